@@ -1,0 +1,139 @@
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { createStore } from '../server/db/create-store';
+import type { Store } from '../server/db/types';
+import { createBenchDatabase, type BenchDatabase } from './bench-database';
+import { freePort, startServer, type BenchProcess } from './processes';
+
+/**
+ * The gateway as it runs in production: `model-gateway serve` in its own process, with a
+ * real account and key made by the CLI, rate limits on, usage recorded to a fresh database
+ * (SQLite, or Postgres + Redis), an `openai`-type provider pointed at the mock upstream.
+ */
+export interface GatewayUnderTest {
+  process: BenchProcess;
+  database: BenchDatabase;
+  authorization: string;
+  logFile: string;
+  /** Usage events stored so far (read beside the running gateway). */
+  countUsage(): Promise<number>;
+  /** Stops the gateway (SIGTERM: drains usage) and counts the usage events it stored. */
+  finish(): Promise<{ exitCode: number | null; usageEvents: number }>;
+}
+
+export interface GatewaySetup {
+  workDirectory: string;
+  mockPort: number;
+  /** A stream's events spaced this far apart, for the `bench-chat-slow` model. */
+  slowDelayMs: number;
+  /** The same for `bench-chat-hold`, whose streams stay open while many are opened at once. */
+  holdDelayMs: number;
+  dimensions: number;
+  postgres: boolean;
+  redisUrl: string;
+  logLevel: string;
+  /** Extra node flags for the gateway process (e.g. --cpu-prof). */
+  nodeFlags: string[];
+}
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const BIN = path.join(ROOT, 'bin', 'model-gateway.js');
+/** Rate limits stay on, high enough that the benchmark's own traffic is never refused. */
+const KEY_RPM = 10_000_000;
+// Postgres stores limits as 32-bit integers.
+const KEY_TPM = 2_000_000_000;
+
+function configYaml(setup: GatewaySetup): string {
+  const upstream = `http://127.0.0.1:${setup.mockPort}`;
+  const pricing = '{ input_per_million: 0.15, output_per_million: 0.6 }';
+  return `# Written by bench/gateway-process.ts for one benchmark run.
+limits:
+  max_streams_per_key: 5000
+providers:
+  bench:
+    type: openai
+    base_url: ${upstream}/v1
+    api_key_env: BENCH_UPSTREAM_KEY
+  bench-slow:
+    type: openai
+    base_url: ${upstream}/delay-${setup.slowDelayMs}/v1
+    api_key_env: BENCH_UPSTREAM_KEY
+  bench-hold:
+    type: openai
+    base_url: ${upstream}/delay-${setup.holdDelayMs}/v1
+    api_key_env: BENCH_UPSTREAM_KEY
+models:
+  - id: bench-chat
+    provider: bench
+    capabilities: [chat, function_calling, json_mode]
+    context_window: 128000
+    pricing: ${pricing}
+  - id: bench-chat-slow
+    provider: bench-slow
+    capabilities: [chat]
+    context_window: 128000
+    pricing: ${pricing}
+  - id: bench-chat-hold
+    provider: bench-hold
+    capabilities: [chat]
+    context_window: 128000
+    pricing: ${pricing}
+  - id: bench-embed
+    provider: bench
+    capabilities: [embeddings]
+    dimensions: [${setup.dimensions}]
+    context_window: 8191
+    pricing: { input_per_million: 0.02, output_per_million: 0 }
+`;
+}
+
+export async function startGateway(setup: GatewaySetup): Promise<GatewayUnderTest> {
+  const database = await createBenchDatabase(setup.postgres ? 'postgres' : 'sqlite');
+  const configFile = path.join(setup.workDirectory, 'gateway.yaml');
+  writeFileSync(configFile, configYaml(setup));
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    GATEWAY_CONFIG: configFile,
+    DATABASE_URL: database.url,
+    LOG_LEVEL: setup.logLevel,
+    BENCH_UPSTREAM_KEY: 'sk-bench-upstream',
+    ...(setup.postgres ? { REDIS_URL: setup.redisUrl } : {}),
+  };
+  const cli = async (...args: string[]): Promise<Record<string, string>> => {
+    const { stdout } = await promisify(execFile)(process.execPath, [BIN, ...args], { env, cwd: ROOT });
+    return JSON.parse(stdout) as Record<string, string>;
+  };
+  const account = await cli('accounts', 'create', '--name', 'bench');
+  const key = await cli('keys', 'create', '--account', account.id ?? '', '--name', 'bench', '--rpm', String(KEY_RPM), '--tpm', String(KEY_TPM));
+
+  const logFile = path.join(setup.workDirectory, 'gateway.log');
+  const gateway = await startServer('gateway', [process.execPath, ...setup.nodeFlags, BIN, 'serve', '--port', String(port), '--host', '127.0.0.1'], {
+    env,
+    logFile,
+    port,
+    readyUrl: `http://127.0.0.1:${port}/healthz`,
+  });
+  let store: Store | null = null;
+  const openStore = async () => (store ??= await createStore(database.url));
+  return {
+    process: gateway,
+    database,
+    authorization: `Bearer ${key.key}`,
+    logFile,
+    countUsage: async () => (await openStore()).countUsageEvents(),
+    async finish() {
+      const exitCode = await gateway.stop();
+      try {
+        return { exitCode, usageEvents: await (await openStore()).countUsageEvents() };
+      } finally {
+        await store?.close();
+        await database.drop();
+      }
+    },
+  };
+}

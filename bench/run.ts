@@ -1,0 +1,389 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { formatTable, type BenchRow } from './bench-table';
+import { startGateway, type GatewayUnderTest } from './gateway-process';
+import { errorCount, runLoad, runSequential, wrkMissing } from './load';
+import { cpuMicros, rssMiB, startScript, type BenchProcess } from './processes';
+import { addRound, alignedTable, cpuPerRequest, emptyStats, formatScenario, percentile, type TargetStats } from './report';
+import { HOLD_STREAM_BODY, scenarios, SLOW_STREAM_BODY, STREAM_BODY, type Scenario } from './scenarios';
+import { openStreams, streamSpread, timeToFirstByte, type StreamTarget } from './stream-probes';
+
+/**
+ * `npm run bench`: the mock upstream, the bare pass-through proxy (the floor) and the gateway,
+ * each its own process, driven in turn by wrk, scenario by scenario, targets alternating
+ * round by round so that they share the machine's conditions. Prints a table per scenario
+ * and the targets' verdicts; exits 1 when one fails. Options: see USAGE.
+ */
+const USAGE = `npm run bench -- [options]
+  --duration S       measured seconds per target and scenario, split over the rounds (default 8)
+  --rounds N         rounds per scenario, targets alternating within each (default 2)
+  --warmup S         warm-up seconds per target and scenario (default 3)
+  --only IDS         scenarios to run, comma-separated: chat,stream,embed-float,embed-base64,chat-1
+  --postgres         the gateway on Postgres + Redis (BENCH_POSTGRES_URL, BENCH_REDIS_URL) instead of SQLite
+  --chunks N         content chunks of a streamed reply (default 20)
+  --dimensions N     embedding size (default 1536)
+  --open-streams N   streams held open at once (default 1000)
+  --log-level L      the gateway's LOG_LEVEL; logs go to a file (default info: an access-log line per request)
+  --cpu-prof DIR     run the gateway under node --cpu-prof, profile written to DIR
+  --json FILE        also write the raw results as JSON
+  --usage            also run the usage benchmark (bench/usage-bench.ts) on the same database kind`;
+
+interface Targets {
+  mock: BenchProcess;
+  proxy: BenchProcess;
+  gateway: GatewayUnderTest;
+}
+
+interface Options {
+  duration: number;
+  rounds: number;
+  warmup: number;
+  only: string[] | null;
+  postgres: boolean;
+  chunks: number;
+  dimensions: number;
+  openStreams: number;
+  logLevel: string;
+  cpuProf: string | null;
+  json: string | null;
+  usage: boolean;
+}
+
+/** Targets of the issue "Performance" (the verdict column). */
+const CPU_RATIO_TARGET = 2;
+const ADDED_P50_TARGET_MS = 0.6;
+const ADDED_P99_TARGET_MS = 2;
+const FIRST_BYTE_TARGET_MS = 1;
+const RSS_TARGET_MIB = 150;
+const SLOW_DELAY_MS = 50;
+/** Streams of the open-streams probe last ~3.5 s: long enough for all of them to be opened first. */
+const HOLD_DELAY_MS = 150;
+const FIRST_BYTE_SAMPLES = 300;
+
+async function main(argv: string[]): Promise<number> {
+  const options = parseOptions(argv);
+  const missing = wrkMissing();
+  if (missing) {
+    process.stderr.write(`${missing}\n`);
+    return 2;
+  }
+  const work = mkdtempSync(path.join(tmpdir(), 'gw-bench-'));
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  log(`bench: ${cpus()[0]?.model ?? 'cpu'} x ${availableParallelism()}, node ${process.version}, work directory ${work}`);
+
+  const script = (name: string) => fileURLToPath(new URL(name, import.meta.url));
+  const mock = await startScript('mock', script('./mock-upstream.ts'), ['--chunks', String(options.chunks), '--dimensions', String(options.dimensions)]);
+  const proxy = await startScript('bare proxy', script('./bare-proxy.ts'), ['--upstream', `http://127.0.0.1:${mock.port}`]);
+  let gateway: GatewayUnderTest | null = null;
+  try {
+    gateway = await startGateway({
+      workDirectory: work,
+      mockPort: mock.port,
+      slowDelayMs: SLOW_DELAY_MS,
+      holdDelayMs: HOLD_DELAY_MS,
+      dimensions: options.dimensions,
+      postgres: options.postgres,
+      redisUrl: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
+      logLevel: options.logLevel,
+      nodeFlags: options.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProf}`] : [],
+    });
+    log(`bench: mock :${mock.port}, bare proxy :${proxy.port}, gateway :${gateway.process.port} (${options.postgres ? 'Postgres + Redis' : 'SQLite'}, LOG_LEVEL=${options.logLevel}, log ${gateway.logFile})`);
+    const targets: Targets = { mock, proxy, gateway };
+    const usage: UsageCount = { loadSent: 0, loadAnswered: 0, loadRecorded: 0, exactSent: 0 };
+
+    const selected = scenarios(options.chunks, options.dimensions).filter((scenario) => !options.only || options.only.includes(scenario.id));
+    const results: Record<string, TargetStats[]> = {};
+    const tables: string[] = [];
+    // wrk's scenarios first: what they cut off when they stop is counted before the exact part.
+    const byLoadGenerator = selected.filter((scenario) => scenario.connections > 1);
+    for (const scenario of [...byLoadGenerator, ...selected.filter((entry) => entry.connections === 1)]) {
+      if (scenario === selected.find((entry) => entry.connections === 1)) usage.loadRecorded = await settledUsage(gateway);
+      log(`bench: ${scenario.title}`);
+      results[scenario.id] = await runScenario(scenario, targets, options, work, usage);
+      tables.push(formatScenario(scenario.title, results[scenario.id] ?? []));
+    }
+    if (!selected.some((entry) => entry.connections === 1)) usage.loadRecorded = await settledUsage(gateway);
+
+    log('bench: stream probes (first byte, incremental delivery, open streams)');
+    const probes = await streamProbes(targets, options, usage);
+    const rss = rssMiB(gateway.process.pid);
+    log('bench: stopping the gateway (drains usage) and counting usage events');
+    const finished = await gateway.finish();
+    gateway = null;
+
+    const rows = verdicts(results, probes, rss, finished, usage, options);
+    if (options.usage) {
+      log('bench: usage benchmark');
+      const { runUsageBench } = await import('./usage-bench');
+      rows.push(...(await runUsageBench({ dialect: options.postgres ? 'postgres' : 'sqlite' })));
+    }
+    const machine = `${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown'}), node ${process.version}, ${options.postgres ? 'Postgres + Redis' : 'SQLite'}, LOG_LEVEL=${options.logLevel}, ${options.duration}s x ${options.rounds === 1 ? '1 round' : `${options.rounds} rounds`} per target`;
+    process.stdout.write(`\n${machine}\n\n${tables.join('\n\n')}\n\n${formatProbes(probes)}\n\n${formatTable(rows)}\n`);
+    if (options.json) writeFileSync(options.json, `${JSON.stringify({ machine, results, probes, rss, finished, usage, rows }, null, 2)}\n`);
+    return rows.some((row) => row.verdict === 'FAIL') ? 1 : 0;
+  } finally {
+    if (gateway) await gateway.finish().catch(() => undefined);
+    await Promise.all([mock.stop(), proxy.stop()]);
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Requests sent to the gateway, for the usage check. wrk stops mid-flight: the requests it cut
+ * off may or may not have reached the point where the gateway bills them (a request whose
+ * client left before it was read is not a request), so for its scenarios usage must lie
+ * between what was answered and what was sent; everything else is counted exactly.
+ */
+interface UsageCount {
+  loadSent: number;
+  loadAnswered: number;
+  /** Usage events stored once wrk's scenarios were over. */
+  loadRecorded: number;
+  exactSent: number;
+}
+
+/** Usage events stored, once the recorder has flushed what it buffered (flush interval: 1 s). */
+async function settledUsage(gateway: GatewayUnderTest): Promise<number> {
+  await new Promise((resolve) => setTimeout(resolve, 2_500));
+  return gateway.countUsage();
+}
+
+async function runScenario(scenario: Scenario, targets: Targets, options: Options, work: string, usage: UsageCount): Promise<TargetStats[]> {
+  const bodyFile = path.join(work, `${scenario.id}.json`);
+  writeFileSync(bodyFile, scenario.body);
+  const list = [
+    { name: 'mock', process: targets.mock, authorization: undefined },
+    { name: 'bare proxy', process: targets.proxy, authorization: undefined },
+    { name: 'gateway', process: targets.gateway.process, authorization: targets.gateway.authorization },
+  ];
+  const sequential = scenario.connections === 1;
+  const load = async (target: (typeof list)[number], durationSeconds: number) => {
+    const result = await (sequential ? runSequential : runLoad)({
+      url: `http://127.0.0.1:${target.process.port}${scenario.path}`,
+      bodyFile,
+      authorization: target.authorization,
+      connections: scenario.connections,
+      durationSeconds,
+    });
+    if (target.name !== 'gateway') return result;
+    if (sequential) usage.exactSent += result.sent;
+    else {
+      usage.loadSent += result.sent;
+      usage.loadAnswered += result.requests;
+    }
+    return result;
+  };
+  for (const target of list) await load(target, options.warmup);
+  const stats = list.map((target) => emptyStats(target.name));
+  const seconds = Math.max(1, Math.round(options.duration / options.rounds));
+  for (let round = 0; round < options.rounds; round++) {
+    for (const [index, target] of list.entries()) {
+      const before = cpuMicros(target.process.pid);
+      const result = await load(target, seconds);
+      const entry = stats[index];
+      if (entry) addRound(entry, result, cpuMicros(target.process.pid) - before, errorCount(result), options.rounds);
+    }
+  }
+  list.forEach((target, index) => {
+    const entry = stats[index];
+    if (entry) entry.rssMiB = rssMiB(target.process.pid);
+  });
+  return stats;
+}
+
+interface Probes {
+  /** p50 and p99 of the time to the first body bytes of a stream, per target, ms. */
+  firstByte: Record<string, { p50: number; p99: number; failures: number }>;
+  spread: { firstByteMs: number; endMs: number; ok: boolean };
+  open: { count: number; maxOpen: number; failures: number; seconds: number; rssMiB: number };
+}
+
+async function streamProbes(targets: Targets, options: Options, usage: UsageCount): Promise<Probes> {
+  const at = (process: BenchProcess, body: string, authorization?: string): StreamTarget => ({
+    url: `http://127.0.0.1:${process.port}/v1/chat/completions`,
+    body,
+    authorization,
+  });
+  const list: Array<[string, StreamTarget]> = [
+    ['mock', at(targets.mock, STREAM_BODY)],
+    ['bare proxy', at(targets.proxy, STREAM_BODY)],
+    ['gateway', at(targets.gateway.process, STREAM_BODY, targets.gateway.authorization)],
+  ];
+  const samples: Record<string, number[]> = {};
+  const failures: Record<string, number> = {};
+  // Alternating batches, like the load scenarios.
+  for (let batch = 0; batch < 3; batch++) {
+    for (const [name, target] of list) {
+      const count = FIRST_BYTE_SAMPLES / 3;
+      const result = await timeToFirstByte(target, count);
+      if (name === 'gateway') usage.exactSent += count;
+      (samples[name] ??= []).push(...result.firstByteMs);
+      failures[name] = (failures[name] ?? 0) + result.failures;
+    }
+  }
+  const firstByte: Probes['firstByte'] = {};
+  for (const [name] of list) {
+    const values = samples[name] ?? [];
+    firstByte[name] = { p50: percentile(values, 0.5), p99: percentile(values, 0.99), failures: failures[name] ?? 0 };
+  }
+
+  const slow = at(targets.gateway.process, SLOW_STREAM_BODY, targets.gateway.authorization);
+  const spread = await streamSpread(slow);
+  usage.exactSent += 1;
+
+  let peakRss = 0;
+  const sampler = setInterval(() => {
+    peakRss = Math.max(peakRss, rssMiB(targets.gateway.process.pid));
+  }, 100);
+  const hold = at(targets.gateway.process, HOLD_STREAM_BODY, targets.gateway.authorization);
+  const open = await openStreams(hold, options.openStreams).finally(() => clearInterval(sampler));
+  usage.exactSent += options.openStreams;
+  return { firstByte, spread, open: { count: options.openStreams, ...open, rssMiB: peakRss } };
+}
+
+function formatProbes(probes: Probes): string {
+  const header = ['streams', 'first byte p50 ms', 'p99 ms', 'failures'];
+  const lines = Object.entries(probes.firstByte).map(([name, entry]) => [name, entry.p50.toFixed(2), entry.p99.toFixed(2), String(entry.failures)]);
+  return `time to the first event of a stream (1 connection, ${FIRST_BYTE_SAMPLES} streams each)\n${alignedTable([header, ...lines])}`;
+}
+
+function verdicts(
+  results: Record<string, TargetStats[]>,
+  probes: Probes,
+  rss: number,
+  finished: { exitCode: number | null; usageEvents: number },
+  usage: UsageCount,
+  options: Options,
+): BenchRow[] {
+  const rows: BenchRow[] = [];
+  const find = (id: string, target: string) => results[id]?.find((entry) => entry.target === target);
+  for (const [id, label, judged] of [
+    ['chat', 'non-streaming chat', true],
+    ['stream', 'streaming chat', true],
+    ['embed-float', 'embeddings float', false],
+    ['embed-base64', 'embeddings base64', false],
+  ] as const) {
+    const gateway = find(id, 'gateway');
+    const proxy = find(id, 'bare proxy');
+    if (!gateway || !proxy) continue;
+    const ratio = cpuPerRequest(gateway) / cpuPerRequest(proxy);
+    rows.push({
+      metric: `CPU per request, ${label} (64 conn.)`,
+      value: `${Math.round(cpuPerRequest(gateway))} µs = ${ratio.toFixed(2)}x bare proxy (${Math.round(cpuPerRequest(proxy))} µs)`,
+      target: judged ? `<= ${CPU_RATIO_TARGET}x` : '',
+      verdict: judged ? (ratio <= CPU_RATIO_TARGET ? 'PASS' : 'FAIL') : 'info',
+    });
+  }
+  const single = find('chat-1', 'gateway');
+  const singleMock = find('chat-1', 'mock');
+  if (single && singleMock) {
+    const p50 = single.p50Ms - singleMock.p50Ms;
+    const p99 = single.p99Ms - singleMock.p99Ms;
+    rows.push({ metric: 'added latency p50, 1 connection', value: `${p50.toFixed(2)} ms`, target: `<= ${ADDED_P50_TARGET_MS} ms`, verdict: p50 <= ADDED_P50_TARGET_MS ? 'PASS' : 'FAIL' });
+    rows.push({ metric: 'added latency p99, 1 connection', value: `${p99.toFixed(2)} ms`, target: `<= ${ADDED_P99_TARGET_MS} ms`, verdict: p99 <= ADDED_P99_TARGET_MS ? 'PASS' : 'FAIL' });
+  }
+  const firstByte = probes.firstByte.gateway;
+  const firstByteMock = probes.firstByte.mock;
+  if (firstByte && firstByteMock) {
+    const added = firstByte.p50 - firstByteMock.p50;
+    rows.push({
+      metric: 'stream first byte after the upstream\'s, p50',
+      value: `${added.toFixed(2)} ms (p99 ${(firstByte.p99 - firstByteMock.p99).toFixed(2)} ms)`,
+      target: `<= ${FIRST_BYTE_TARGET_MS} ms`,
+      verdict: added <= FIRST_BYTE_TARGET_MS && firstByte.failures === 0 ? 'PASS' : 'FAIL',
+    });
+  }
+  // Events SLOW_DELAY_MS apart upstream: the first must reach the client long before the last.
+  const { spread } = probes;
+  const incremental = spread.ok && spread.firstByteMs < 2 * SLOW_DELAY_MS + 20 && spread.endMs - spread.firstByteMs >= options.chunks * SLOW_DELAY_MS * 0.8;
+  rows.push({
+    metric: `no whole-body buffering (events ${SLOW_DELAY_MS} ms apart upstream)`,
+    value: `first event at ${spread.firstByteMs.toFixed(0)} ms, end at ${spread.endMs.toFixed(0)} ms`,
+    target: 'events as they come',
+    verdict: incremental ? 'PASS' : 'FAIL',
+  });
+  const { open } = probes;
+  rows.push({
+    metric: `concurrent open streams (${open.count.toLocaleString('en-US')} at once)`,
+    value: `${open.maxOpen.toLocaleString('en-US')} open, ${open.failures} failed, peak RSS ${open.rssMiB.toFixed(0)} MiB`,
+    target: `${open.count.toLocaleString('en-US')}, 0 failed`,
+    verdict: open.maxOpen === open.count && open.failures === 0 ? 'PASS' : 'FAIL',
+  });
+  rows.push({ metric: 'gateway RSS after the runs', value: `${rss.toFixed(0)} MiB`, target: `<= ${RSS_TARGET_MIB} MiB`, verdict: rss <= RSS_TARGET_MIB ? 'PASS' : 'FAIL' });
+  const errors = Object.values(results).reduce((sum, stats) => sum + (stats.find((entry) => entry.target === 'gateway')?.errors ?? 0), 0);
+  rows.push({ metric: 'gateway errors (socket errors, non-2xx)', value: String(errors), target: '0', verdict: errors === 0 ? 'PASS' : 'FAIL' });
+  const exactRecorded = finished.usageEvents - usage.loadRecorded;
+  const drained = finished.exitCode === 0 ? '' : ` (exit ${finished.exitCode}: usage lost at drain)`;
+  rows.push({
+    metric: 'usage events = requests sent (1-connection client, probes)',
+    value: `${exactRecorded.toLocaleString('en-US')} / ${usage.exactSent.toLocaleString('en-US')}${drained}`,
+    target: 'equal, none lost',
+    verdict: exactRecorded === usage.exactSent && finished.exitCode === 0 ? 'PASS' : 'FAIL',
+  });
+  const inRange = usage.loadAnswered <= usage.loadRecorded && usage.loadRecorded <= usage.loadSent;
+  rows.push({
+    metric: 'usage events, wrk scenarios (wrk cuts requests off when it stops)',
+    value: `${usage.loadRecorded.toLocaleString('en-US')}: ${usage.loadAnswered.toLocaleString('en-US')} answered, ${(usage.loadSent - usage.loadAnswered).toLocaleString('en-US')} cut off`,
+    target: 'answered <= events <= sent',
+    verdict: inRange ? 'PASS' : 'FAIL',
+  });
+  return rows;
+}
+
+function parseOptions(argv: string[]): Options {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      duration: { type: 'string' },
+      rounds: { type: 'string' },
+      warmup: { type: 'string' },
+      only: { type: 'string' },
+      postgres: { type: 'boolean', default: false },
+      chunks: { type: 'string' },
+      dimensions: { type: 'string' },
+      'open-streams': { type: 'string' },
+      'log-level': { type: 'string' },
+      'cpu-prof': { type: 'string' },
+      json: { type: 'string' },
+      usage: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
+  const number = (text: string | undefined, fallback: number) => {
+    if (text === undefined) return fallback;
+    const value = Number(text);
+    if (!Number.isInteger(value) || value < 1) throw new Error(`expected a positive integer, got ${text}\n${USAGE}`);
+    return value;
+  };
+  return {
+    duration: number(values.duration, 8),
+    rounds: number(values.rounds, 2),
+    warmup: number(values.warmup, 3),
+    only: values.only ? values.only.split(',').map((id) => id.trim()) : null,
+    postgres: values.postgres === true,
+    chunks: number(values.chunks, 20),
+    dimensions: number(values.dimensions, 1536),
+    openStreams: number(values['open-streams'], 1000),
+    logLevel: values['log-level'] ?? 'info',
+    cpuProf: values['cpu-prof'] ? path.resolve(values['cpu-prof']) : null,
+    json: values.json ?? null,
+    usage: values.usage === true,
+  };
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 2;
+  },
+);

@@ -1,0 +1,58 @@
+/**
+ * What `npm run bench` sends. The prompt is a typical short chat turn (a system message and
+ * a user question, ~150 tokens); the gateway's per-request costs that grow with the prompt
+ * (parsing, validation, token estimate) are included at that size.
+ */
+export interface Scenario {
+  id: string;
+  title: string;
+  path: string;
+  body: string;
+  connections: number;
+}
+
+const MESSAGES = [
+  {
+    role: 'system',
+    content:
+      'You are a concise technical assistant. Answer in plain English, cite the relevant specification section when there is one, ' +
+      'and say so when you are not sure. Prefer short paragraphs and concrete examples over general advice.',
+  },
+  {
+    role: 'user',
+    content:
+      'Our service proxies HTTP requests to several model providers and we want to know where the time goes under load. ' +
+      'Which measurements should we take first, and how do we tell the cost of the proxy itself apart from the time spent ' +
+      'waiting for the upstream? Keep it to a few points.',
+  },
+];
+
+export const CHAT_BODY = JSON.stringify({ model: 'bench-chat', messages: MESSAGES, max_tokens: 256, temperature: 0.7 });
+export const STREAM_BODY = JSON.stringify({
+  model: 'bench-chat',
+  messages: MESSAGES,
+  max_tokens: 256,
+  temperature: 0.7,
+  stream: true,
+  stream_options: { include_usage: true },
+});
+export const SLOW_STREAM_BODY = STREAM_BODY.replace('"bench-chat"', '"bench-chat-slow"');
+export const HOLD_STREAM_BODY = STREAM_BODY.replace('"bench-chat"', '"bench-chat-hold"');
+const EMBED_INPUT = 'Measure first, then change one thing at a time and measure again; keep the numbers with the change.';
+
+export function scenarios(chunks: number, dimensions: number): Scenario[] {
+  const embeddings = (format: 'float' | 'base64'): Scenario => ({
+    id: `embed-${format}`,
+    title: `embeddings, ${dimensions.toLocaleString('en-US')} dims, ${format}, 64 connections`,
+    path: '/v1/embeddings',
+    body: JSON.stringify({ model: 'bench-embed', input: EMBED_INPUT, encoding_format: format }),
+    connections: 64,
+  });
+  return [
+    { id: 'chat', title: 'chat, non-streaming, 64 connections', path: '/v1/chat/completions', body: CHAT_BODY, connections: 64 },
+    { id: 'stream', title: `chat, streaming (${chunks} chunks), 64 connections`, path: '/v1/chat/completions', body: STREAM_BODY, connections: 64 },
+    embeddings('float'),
+    embeddings('base64'),
+    { id: 'chat-1', title: 'chat, non-streaming, 1 connection', path: '/v1/chat/completions', body: CHAT_BODY, connections: 1 },
+  ];
+}

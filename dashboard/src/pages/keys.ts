@@ -1,0 +1,209 @@
+import type { ApiKey } from '../../../contract';
+import { ApiError, api, expectStatus } from '../api';
+import { field, h, replaceChildren } from '../dom';
+import { formatDateTime, formatInteger } from '../format';
+import type { PageContext } from '../router';
+import { confirmDialog, formDialog } from '../ui/dialog';
+import { accountHeader, loadAccount, loaded, loading } from '../ui/layout';
+import { announce, clearFormError, emptyState, errorBox, showFormError } from '../ui/notice';
+import { secretPanel } from '../ui/secret';
+
+function limitInput(name: 'rpm' | 'tpm', value: number | null = null): HTMLInputElement {
+  return h('input', { type: 'number', name, min: '1', step: '1', inputmode: 'numeric', value: value ?? '', placeholder: 'default' });
+}
+
+/** A limit field: empty = the gateway's default; else a whole number of at least 1. */
+function readLimit(input: HTMLInputElement): number | null {
+  const text = input.value.trim();
+  if (text === '') return null;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) {
+    throw new ApiError(400, `${input.name === 'rpm' ? 'Requests' : 'Tokens'} per minute must be a whole number of at least 1, or empty for the default.`, 'invalid_value', input.name);
+  }
+  return value;
+}
+
+function statusBadge(key: ApiKey): HTMLElement {
+  if (key.status === 'REVOKED') return h('span', { class: 'badge badge-revoked' }, 'Revoked');
+  return key.blocked ? h('span', { class: 'badge badge-blocked' }, 'Blocked') : h('span', { class: 'badge badge-active' }, 'Active');
+}
+
+function limitsText(key: ApiKey): string {
+  const part = (value: number | null, unit: string) => `${value === null ? 'default' : formatInteger(value)} ${unit}`;
+  return `${part(key.rpm, 'RPM')} · ${part(key.tpm, 'TPM')}`;
+}
+
+/** An account's API keys: create (the key shown once), rename, limits, block/unblock, revoke. */
+export async function keysPage({ main, params, isCurrent }: PageContext): Promise<void> {
+  const accountId = params.accountId ?? '';
+  loading(main, 'API keys');
+  const [account, list] = await Promise.all([loadAccount(accountId), expectStatus(api().admin.listKeys({ params: { accountId } }), 200)]);
+  if (!isCurrent()) return;
+
+  let keys: ApiKey[] = list.data;
+  const messages = h('div', { class: 'messages' });
+  const tableSlot = h('div');
+
+  const replace = (updated: ApiKey) => {
+    keys = keys.map((key) => (key.id === updated.id ? updated : key));
+    draw();
+  };
+
+  const rowHeader = (keyId: string) => tableSlot.querySelector<HTMLElement>(`[data-key-id="${CSS.escape(keyId)}"] th`);
+
+  /** Runs a key action; its error (from the envelope) is shown above the table. */
+  const act = async (button: HTMLButtonElement, action: () => Promise<ApiKey>, done: (key: ApiKey) => string) => {
+    replaceChildren(messages);
+    button.disabled = true;
+    try {
+      const updated = await action();
+      replace(updated);
+      announce(done(updated));
+      // The row was redrawn, its buttons with it: focus stays on the row.
+      rowHeader(updated.id)?.focus();
+    } catch (error) {
+      button.disabled = false;
+      replaceChildren(messages, errorBox(error, 'The key was not changed'));
+    }
+  };
+
+  const rowActions = (key: ApiKey): HTMLElement => {
+    if (key.status === 'REVOKED') {
+      return h('span', { class: 'muted' }, key.revoked_at ? `Revoked ${formatDateTime(key.revoked_at)}` : 'Revoked');
+    }
+    const rename = h('button', { type: 'button', class: 'button small', 'aria-label': `Rename key ${key.name}` }, 'Rename');
+    rename.addEventListener('click', () => {
+      const name = h('input', { type: 'text', name: 'name', required: true, maxlength: '100', value: key.name, autocomplete: 'off' });
+      formDialog({
+        title: `Rename “${key.name}”`,
+        fields: [field('Name', name)],
+        submitLabel: 'Save name',
+        returnFocus: () => rowHeader(key.id),
+        onSubmit: async () => {
+          const updated = await expectStatus(api().admin.updateKey({ params: { keyId: key.id }, body: { name: name.value } }), 200);
+          replace(updated);
+          announce(`Key renamed to “${updated.name}”.`);
+        },
+      });
+    });
+    const limits = h('button', { type: 'button', class: 'button small', 'aria-label': `Change the limits of key ${key.name}` }, 'Limits');
+    limits.addEventListener('click', () => {
+      const rpm = limitInput('rpm', key.rpm);
+      const tpm = limitInput('tpm', key.tpm);
+      formDialog({
+        title: `Limits of “${key.name}”`,
+        description: 'Per minute, shared by chat and embeddings. Leave a field empty for the gateway’s default.',
+        fields: [field('Requests per minute (RPM)', rpm), field('Tokens per minute (TPM)', tpm)],
+        submitLabel: 'Save limits',
+        returnFocus: () => rowHeader(key.id),
+        onSubmit: async () => {
+          const body = { rpm: readLimit(rpm), tpm: readLimit(tpm) };
+          const updated = await expectStatus(api().admin.updateKey({ params: { keyId: key.id }, body }), 200);
+          replace(updated);
+          announce(`Limits of “${updated.name}”: ${limitsText(updated)}.`);
+        },
+      });
+    });
+    const block = h('button', { type: 'button', class: 'button small', 'aria-label': `${key.blocked ? 'Unblock' : 'Block'} key ${key.name}` }, key.blocked ? 'Unblock' : 'Block');
+    block.addEventListener('click', () => {
+      const params = { params: { keyId: key.id } };
+      void act(
+        block,
+        () => expectStatus(key.blocked ? api().admin.unblockKey(params) : api().admin.blockKey(params), 200),
+        (updated) => (updated.blocked ? `Key “${updated.name}” blocked: its requests get 403 until unblocked.` : `Key “${updated.name}” unblocked.`),
+      );
+    });
+    const revoke = h('button', { type: 'button', class: 'button small danger', 'aria-label': `Revoke key ${key.name}` }, 'Revoke');
+    revoke.addEventListener('click', () => {
+      void confirmDialog({
+        title: `Revoke “${key.name}”?`,
+        message: `Requests with ${key.hint} will be refused (401) from now on. Revoking is final: the key cannot be restored.`,
+        confirmLabel: 'Revoke key',
+        danger: true,
+      }).then((confirmed) => {
+        if (confirmed) void act(revoke, () => expectStatus(api().admin.revokeKey({ params: { keyId: key.id } }), 200), (updated) => `Key “${updated.name}” revoked.`);
+      });
+    });
+    return h('div', { class: 'actions' }, rename, limits, block, revoke);
+  };
+
+  const draw = () => {
+    if (keys.length === 0) {
+      replaceChildren(tableSlot, emptyState('No API keys yet', 'Create one above; it calls /v1/chat/completions and /v1/embeddings as “Authorization: Bearer sk-…”.'));
+      return;
+    }
+    const rows = keys.map((key) =>
+      h(
+        'tr',
+        { 'data-key-id': key.id, class: key.status === 'REVOKED' ? 'row-revoked' : null },
+        h('th', { scope: 'row', 'data-label': 'Name', tabindex: '-1' }, key.name),
+        h('td', { 'data-label': 'Key' }, h('code', {}, key.hint)),
+        h('td', { 'data-label': 'Status' }, statusBadge(key)),
+        h('td', { 'data-label': 'Limits' }, limitsText(key)),
+        h('td', { 'data-label': 'Created' }, h('time', { datetime: key.created_at, title: key.created_at }, formatDateTime(key.created_at))),
+        h('td', { 'data-label': 'Actions' }, rowActions(key)),
+      ),
+    );
+    replaceChildren(
+      tableSlot,
+      h(
+        'div',
+        { class: 'table-wrap' },
+        h(
+          'table',
+          { class: 'table responsive' },
+          h('caption', { class: 'visually-hidden' }, `API keys of ${account.name}`),
+          h('thead', {}, h('tr', {}, ['Name', 'Key', 'Status', 'Limits', 'Created'].map((title) => h('th', { scope: 'col' }, title)), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')))),
+          h('tbody', {}, rows),
+        ),
+      ),
+    );
+  };
+
+  const secretSlot = h('div', { class: 'secret-slot' });
+  const name = h('input', { type: 'text', name: 'name', required: true, maxlength: '100', autocomplete: 'off' });
+  const rpm = limitInput('rpm');
+  const tpm = limitInput('tpm');
+  const submit = h('button', { type: 'submit', class: 'button primary' }, 'Create key');
+  const form = h(
+    'form',
+    { class: 'card inline-form', novalidate: true, 'aria-labelledby': 'create-key' },
+    h('h2', { id: 'create-key' }, 'New API key'),
+    h('div', { class: 'form-row' }, field('Name', name, 'Where it is used, e.g. “laptop” or “production”.'), field('RPM', rpm, 'Optional'), field('TPM', tpm, 'Optional'), submit),
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    clearFormError(form);
+    submit.disabled = true;
+    Promise.resolve()
+      .then(() => {
+        const body = { name: name.value, rpm: readLimit(rpm) ?? undefined, tpm: readLimit(tpm) ?? undefined };
+        return expectStatus(api().admin.createKey({ params: { accountId }, body }), 201);
+      })
+      .then(
+        (created) => {
+          submit.disabled = false;
+          form.reset();
+          const { key: secret, ...view } = created;
+          keys = [...keys, view];
+          draw();
+          const panel = secretPanel({
+            title: `Your new key “${created.name}”`,
+            note: 'Copy it now and keep it somewhere safe: it is shown only this once. Afterwards the dashboard shows only its hint.',
+            secret,
+            label: `API key ${created.name}`,
+            onDone: () => name.focus(),
+          });
+          replaceChildren(secretSlot, panel);
+          panel.focus();
+        },
+        (error: unknown) => {
+          submit.disabled = false;
+          showFormError(form, error);
+        },
+      );
+  });
+
+  draw();
+  loaded(main, accountHeader(account, 'API keys', 'keys'), form, secretSlot, messages, tableSlot);
+}

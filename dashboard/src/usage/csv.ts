@@ -1,0 +1,37 @@
+import type { UsageReport } from '../../../contract';
+
+const HEADER = ['date', 'key_name', 'key_hint', 'key_status', 'requests', 'prompt_tokens', 'completion_tokens', 'spend_usd'];
+
+/**
+ * One cell. Quoted when it holds a separator, a quote or a line break; a leading = + - @
+ * is defused with an apostrophe so a spreadsheet does not run a key name as a formula.
+ */
+function cell(value: string | number): string {
+  let text = String(value);
+  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/** The report as CSV: one row per key and Asia/Shanghai day with traffic, spend with 9 decimals. */
+export function usageCsv(report: UsageReport): string {
+  const lines = [HEADER.join(',')];
+  for (const key of report.keys) {
+    for (const row of key.daily) {
+      lines.push(
+        [row.date, key.name, key.hint, key.status, row.requests, row.prompt_tokens, row.completion_tokens, row.spend_usd.toFixed(9)].map(cell).join(','),
+      );
+    }
+  }
+  return `${lines.join('\r\n')}\r\n`;
+}
+
+export function downloadText(filename: string, text: string, type: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = filename;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  window.setTimeout(() => URL.revokeObjectURL(url), 1_000);
+}

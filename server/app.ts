@@ -1,0 +1,100 @@
+import { createExpressEndpoints, initServer } from '@ts-rest/express';
+import express, { type Express } from 'express';
+import type { Logger } from 'pino';
+import { contract } from '../contract';
+import type { Config } from './config/load-config';
+import type { Store } from './db/types';
+import type { KeyCache } from './keys/key-cache';
+import type { GatewayMetrics } from './metrics/gateway-metrics';
+import { accessLog } from './middleware/access-log';
+import { authenticate } from './middleware/authenticate';
+import { authorizeAccount } from './middleware/authorize-account';
+import { errorHandler, toValidationError } from './middleware/error-handler';
+import { parseBody } from './middleware/parse-body';
+import { requestId } from './middleware/request-id';
+import { routeNotFound } from './middleware/route-not-found';
+import type { ProviderRegistry } from './providers/registry';
+import type { createKeyLimiter } from './rate-limit/key-limiter';
+import type { StreamLimiter } from './rate-limit/stream-limiter';
+import { adminRouter } from './routes/admin';
+import { dashboardFiles } from './routes/dashboard-files';
+import { chatRouter } from './routes/chat-completions';
+import { docsPage } from './routes/docs-page';
+import { embeddingsRouter } from './routes/embeddings';
+import { withFastBodyChecks } from './routes/fast-body-checks';
+import { healthRouter, type ReadinessCheck } from './routes/health';
+import { METRICS_PATH, metricsEndpoint } from './routes/metrics';
+import { modelsRouter } from './routes/models';
+import { sessionRouter } from './routes/session';
+import { usageRouter } from './routes/usage';
+import { hashKey } from './keys/key-text';
+import type { UsageSink } from './usage/types';
+import { createUsageReporter } from './usage/usage-report';
+import { listRoutes } from '../contract/list-routes';
+import { createCatalogue } from './completions/resolve-model';
+
+export interface AppDependencies {
+  config: Config;
+  store: Store;
+  keys: KeyCache;
+  providers: ProviderRegistry;
+  limiter: ReturnType<typeof createKeyLimiter>;
+  usage: UsageSink;
+  logger: Logger;
+  readiness: ReadinessCheck;
+  openapiDocument: Record<string, unknown>;
+  /** Clock (ms) and id generator: injected so tests can fix them. */
+  now: () => number;
+  generateId: () => string;
+  /** The built dashboard (dashboard/dist); tests point it elsewhere. */
+  dashboardDirectory?: string;
+  /** This instance's Prometheus registry (GET /metrics, access log). */
+  metrics: GatewayMetrics;
+  /** Open streams per key (`limits.max_streams_per_key`). */
+  streams: StreamLimiter;
+}
+
+const s = initServer();
+
+/** The Express app, without listen and without reading the environment (style.md). */
+export function createApp(dependencies: AppDependencies): Express {
+  const { config, logger } = dependencies;
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.set('trust proxy', config.server.trustProxy);
+
+  app.use(requestId(dependencies.generateId));
+  app.use(accessLog({ logger, metrics: dependencies.metrics }));
+  app.use(parseBody(config.server.bodyLimitBytes));
+
+  const usageReport = createUsageReporter({ store: dependencies.store, now: dependencies.now });
+  const calls = { ...dependencies, limits: config.limits, catalogue: createCatalogue(config) };
+  const adminTokenHash = config.adminToken ? hashKey(config.adminToken) : null;
+  const sessions = { store: dependencies.store, now: dependencies.now };
+  const router = s.router(contract, {
+    chat: chatRouter(calls),
+    embeddings: embeddingsRouter(calls),
+    models: modelsRouter(config.models),
+    usage: usageRouter({ limiter: dependencies.limiter, limits: config.limits, usageReport }),
+    admin: adminRouter({ store: dependencies.store, keys: dependencies.keys, now: dependencies.now, usageReport }),
+    session: sessionRouter({ ...sessions, adminTokenHash }),
+    health: healthRouter(dependencies.readiness, dependencies.openapiDocument),
+  });
+
+  // The hot bodies are checked by hand before zod (same answers): see fast-body-checks.ts.
+  createExpressEndpoints(withFastBodyChecks(contract), router, app, {
+    logInitialization: false,
+    jsonQuery: false,
+    responseValidation: false,
+    globalMiddleware: [authenticate({ keys: dependencies.keys, adminTokenHash, sessions }), authorizeAccount({ store: dependencies.store })],
+    requestValidationErrorHandler: (error, _request, _response, next) => next(toValidationError(error)),
+  });
+
+  app.get('/docs', docsPage(dependencies.openapiDocument));
+  app.use('/dashboard', dashboardFiles(dependencies.dashboardDirectory));
+  app.get(METRICS_PATH, metricsEndpoint(dependencies.metrics, config.metricsToken));
+  app.use(routeNotFound([...listRoutes(contract), { method: 'GET', path: '/docs' }, { method: 'GET', path: METRICS_PATH }, { method: 'GET', path: '/dashboard' }]));
+  app.use(errorHandler(logger));
+  return app;
+}

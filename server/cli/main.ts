@@ -1,0 +1,184 @@
+import { availableParallelism } from 'node:os';
+import { parseArgs } from 'node:util';
+import { createAccount, listAccounts } from '../accounts/account-operations';
+import { ConfigError, loadConfig } from '../config/load-config';
+import { createStore } from '../db/create-store';
+import { migrate } from '../db/migrate';
+import type { Store } from '../db/types';
+import { GatewayError } from '../errors/gateway-error';
+import { KeyCache } from '../keys/key-cache';
+import { publishKeyEventOnce } from '../keys/key-events';
+import { changeApiKey, createApiKey, listApiKeys, rotateUsageKey } from '../keys/key-operations';
+import { createLoginLink } from '../sessions/session-operations';
+import { serve } from './serve';
+
+const USAGE = `Usage: model-gateway <command> [options]
+
+  serve [--config FILE] [--port N] [--host H] [--workers N|auto]
+                                                  start the gateway (applies pending migrations first);
+                                                  --workers: N processes on the port (auto: one per core; needs REDIS_URL)
+  migrate [--config FILE]                         apply pending database migrations
+  accounts create --name NAME                     -> {"id","name"}
+  accounts list
+  accounts login-link ID [--base-url URL]         -> {"url","expires_at"}: a one-time dashboard sign-in for
+                                                  the account's owner (URL default: http://localhost:PORT)
+  keys create --account ID --name NAME [--rpm N] [--tpm N]
+                                                  -> {"id","name","key","hint","status","blocked","created_at"}
+  keys list --account ID
+  keys revoke ID | keys block ID | keys unblock ID
+  keys limits ID [--rpm N] [--tpm N]              (0 = back to the configured default)
+  usage-key create --account ID                   -> {"key":"uk-…"}
+
+Every command reads GATEWAY_CONFIG, DATABASE_URL and REDIS_URL like serve does, and prints JSON.`;
+
+/** CLI failures: one line on stderr, exit code 1. */
+class CliError extends Error {}
+
+/** Runs one command; resolves to the process exit code. */
+export async function main(argv: string[], env: Record<string, string | undefined> = process.env): Promise<number> {
+  try {
+    const [command, subcommand] = argv;
+    if (!command || command === '--help' || command === '-h' || command === 'help') {
+      process.stdout.write(`${USAGE}\n`);
+      return command ? 0 : 1;
+    }
+    const options = parseArgs({
+      args: withWorkersDefault(argv.slice(1)),
+      allowPositionals: true,
+      strict: true,
+      options: {
+        config: { type: 'string' },
+        port: { type: 'string' },
+        host: { type: 'string' },
+        name: { type: 'string' },
+        account: { type: 'string' },
+        rpm: { type: 'string' },
+        tpm: { type: 'string' },
+        'base-url': { type: 'string' },
+        workers: { type: 'string' },
+      },
+    });
+    const config = loadConfig({ path: options.values.config, env });
+    if (command === 'serve') {
+      if (options.values.port) config.server.port = integerOption('--port', options.values.port, 0);
+      if (options.values.host) config.server.host = options.values.host;
+      return await serve(config, { workers: workersOption(options.values.workers) });
+    }
+    if (command === 'migrate') {
+      const result = await migrate(config.databaseUrl);
+      print({ applied: result.applied });
+      return 0;
+    }
+    await migrate(config.databaseUrl);
+    const store = await createStore(config.databaseUrl);
+    // With REDIS_URL, a key change made here is announced to running servers at once (their
+    // polling picks it up within a second otherwise). The CLI's own cache only announces.
+    const redisUrl = config.redisUrl;
+    const cache = new KeyCache(store, {
+      broadcast: redisUrl ? (event) => publishKeyEventOnce(redisUrl, event) : undefined,
+      onError: (error) => process.stderr.write(`model-gateway: warning: running servers were not notified through Redis (${describe(error)}); they pick the change up within a second\n`),
+    });
+    try {
+      const values = { ...options.values, 'base-url': options.values['base-url'] ?? `http://localhost:${config.server.port}` };
+      print(await runStoreCommand(store, cache, command, subcommand, options.positionals.slice(1), values));
+      return 0;
+    } finally {
+      await store.close();
+    }
+  } catch (error) {
+    process.stderr.write(`model-gateway: ${describe(error)}\n`);
+    return 1;
+  }
+}
+
+type Values = { name?: string; account?: string; rpm?: string; tpm?: string; 'base-url'?: string };
+
+async function runStoreCommand(
+  store: Store,
+  cache: KeyCache,
+  command: string,
+  subcommand: string | undefined,
+  positionals: string[],
+  values: Values,
+): Promise<unknown> {
+  const dependencies = { store, cache, now: Date.now };
+  const keyId = () => positionals[0] ?? fail(`${command} ${subcommand} needs a key id`);
+  const need = (name: keyof Values) => values[name] ?? fail(`${command} ${subcommand} needs --${name}`);
+
+  switch (`${command} ${subcommand ?? ''}`.trim()) {
+    case 'accounts create': {
+      const account = await createAccount(dependencies, need('name'));
+      return { id: account.id, name: account.name };
+    }
+    case 'accounts list':
+      return listAccounts(dependencies);
+    case 'accounts login-link': {
+      const accountId = positionals[0] ?? fail('accounts login-link needs an account id');
+      const baseUrl = need('base-url');
+      if (!/^https?:\/\/[^\s/]+(\/\S*)?$/.test(baseUrl)) fail('--base-url must be an http:// or https:// address, e.g. https://gateway.example.com');
+      return createLoginLink(dependencies, accountId, baseUrl);
+    }
+    case 'keys create': {
+      const created = await createApiKey(dependencies, {
+        accountId: need('account'),
+        name: need('name'),
+        rpm: values.rpm === undefined ? undefined : integerOption('--rpm', values.rpm, 1),
+        tpm: values.tpm === undefined ? undefined : integerOption('--tpm', values.tpm, 1),
+      });
+      const { id, name, key, hint, status, blocked, created_at } = created;
+      return { id, name, key, hint, status, blocked, created_at };
+    }
+    case 'keys list':
+      return listApiKeys(dependencies, need('account'));
+    case 'keys revoke':
+      return changeApiKey(dependencies, keyId(), { kind: 'revoke' });
+    case 'keys block':
+      return changeApiKey(dependencies, keyId(), { kind: 'block' });
+    case 'keys unblock':
+      return changeApiKey(dependencies, keyId(), { kind: 'unblock' });
+    case 'keys limits': {
+      if (values.rpm === undefined && values.tpm === undefined) fail('keys limits needs --rpm and/or --tpm');
+      const limit = (flag: string, text: string | undefined) => {
+        if (text === undefined) return undefined;
+        const value = integerOption(flag, text, 0);
+        return value === 0 ? null : value;
+      };
+      return changeApiKey(dependencies, keyId(), { kind: 'update', rpm: limit('--rpm', values.rpm), tpm: limit('--tpm', values.tpm) });
+    }
+    case 'usage-key create':
+      return { key: (await rotateUsageKey(dependencies, need('account'))).key };
+    default:
+      return fail(`unknown command "${[command, subcommand].filter(Boolean).join(' ')}"; run model-gateway --help`);
+  }
+}
+
+/** `--workers` alone (last, or before another flag) means one worker per core. */
+function withWorkersDefault(args: string[]): string[] {
+  return args.flatMap((arg, index) => (arg === '--workers' && (args[index + 1] === undefined || args[index + 1]?.startsWith('--')) ? [arg, 'auto'] : [arg]));
+}
+
+function workersOption(text: string | undefined): number {
+  if (text === undefined) return 1;
+  if (text === 'auto') return availableParallelism();
+  return integerOption('--workers', text, 1);
+}
+
+function integerOption(flag: string, text: string, minimum: number): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < minimum) fail(`${flag} must be a whole number of at least ${minimum}`);
+  return value;
+}
+
+function fail(message: string): never {
+  throw new CliError(message);
+}
+
+function print(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+function describe(error: unknown): string {
+  if (error instanceof ConfigError || error instanceof CliError || error instanceof GatewayError) return error.message;
+  if (error instanceof Error && 'code' in error && typeof error.code === 'string' && error.code.startsWith('ERR_PARSE_ARGS')) return error.message;
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,207 @@
+import type { Response } from 'express';
+import type { Readable } from 'node:stream';
+import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest } from '../../contract';
+import type { Config } from '../config/load-config';
+import type { CachedApiKey } from '../keys/key-cache';
+import { rateLimited } from '../errors/gateway-error';
+import { timeUpstream } from '../metrics/request-timing';
+import { callWithFallbacks } from '../providers/call-with-fallbacks';
+import { isAbortError } from '../providers/http-client';
+import { encodeSseData, SSE_DONE } from '../streaming/encode-sse';
+import { sseBody } from '../streaming/send-sse';
+import { countTextTokens, promptTokenCounter, quickPromptTokens } from '../usage/count-tokens';
+import { Meter, type MeterDependencies } from './meter';
+import { toGatewayError } from './to-gateway-error';
+import { attemptsFor, checkChatCapabilities, checkN, resolveModel, type Attempt, type Catalogue } from './resolve-model';
+import type { ProviderRegistry } from '../providers/registry';
+import type { StreamLimiter } from '../rate-limit/stream-limiter';
+import { observedAttempt } from './observe-upstream';
+
+export interface ChatDependencies extends MeterDependencies {
+  config: Config;
+  catalogue: Catalogue;
+  providers: ProviderRegistry;
+  streams: StreamLimiter;
+}
+
+export interface ChatCall {
+  body: ChatCompletionRequest;
+  key: CachedApiKey;
+  requestId: string;
+  response: Response;
+}
+
+/** Reserved for the reply when the request sets no max_tokens (decisions.md §4). */
+const DEFAULT_COMPLETION_RESERVE = 4096;
+
+/** POST /v1/chat/completions: validation beyond the schema, limits, the call, usage. */
+export async function createChatCompletion(dependencies: ChatDependencies, call: ChatCall): Promise<ChatCompletion | Readable> {
+  const { body, response } = call;
+  const receivedAt = dependencies.now();
+  const model = resolveModel(dependencies.catalogue, body.model, 'chat');
+  // Metrics and the access log name the requested model until another one answers.
+  response.locals.model = model.id;
+  response.locals.provider = model.provider;
+  response.locals.stream = body.stream === true;
+  checkChatCapabilities(model, body);
+  const attempts = attemptsFor(dependencies.catalogue, model, dependencies.config, (name) => dependencies.providers.get(name));
+  checkN(attempts[0]?.providerType ?? 'unknown', model, body.n);
+
+  // Reserved on a quick estimate; the tokenizer runs only if the provider reports no usage.
+  const promptEstimate = promptTokenCounter(body);
+  const completionReserve = body.max_completion_tokens ?? body.max_tokens ?? Math.min(model.maxOutputTokens ?? DEFAULT_COMPLETION_RESERVE, DEFAULT_COMPLETION_RESERVE);
+  const meter = await Meter.open(dependencies, {
+    key: call.key,
+    requestId: call.requestId,
+    receivedAt,
+    stream: body.stream === true,
+    reserveTokens: quickPromptTokens(body) + completionReserve,
+    response,
+  });
+  if (body.stream === true) holdStreamSlot(dependencies.streams, meter, call);
+
+  const controller = new AbortController();
+  const retry = {
+    maxRetries: dependencies.config.upstream.maxRetries,
+    baseDelayMs: dependencies.config.upstream.retryBaseDelayMs,
+    signal: controller.signal,
+  };
+  // Until the reply starts, a client that goes away cancels the upstream work too.
+  const onEarlyClose = () => controller.abort();
+  response.once('close', onEarlyClose);
+  const options = { signal: controller.signal, requestId: call.requestId };
+
+  if (body.stream !== true) {
+    try {
+      const { value, attempt } = await timeUpstream(response, () =>
+        callWithFallbacks(attempts, observedAttempt(dependencies.metrics, false, (entry: Attempt) => entry.adapter.chat(body, entry.target, options)), retry),
+      );
+      const completion = value.completion;
+      const usage = value.usage ?? {
+        promptTokens: promptEstimate(),
+        completionTokens: completion.choices.reduce((sum, choice) => sum + countTextTokens(choice.message.content ?? ''), 0),
+      };
+      completion.model = attempt.model.id;
+      completion.usage = {
+        prompt_tokens: usage.promptTokens,
+        completion_tokens: usage.completionTokens,
+        total_tokens: usage.promptTokens + usage.completionTokens,
+      };
+      meter.finish({ model: attempt.model, ...usage, estimated: value.usage === null, status: 200, errorCode: null });
+      response.locals.model = attempt.model.id;
+      response.locals.provider = attempt.model.provider;
+      return completion;
+    } catch (error) {
+      const gatewayError = toGatewayError(error, call.requestId, controller.signal.aborted);
+      meter.failed(model, gatewayError);
+      throw gatewayError;
+    } finally {
+      response.off('close', onEarlyClose);
+    }
+  }
+
+  let started;
+  try {
+    started = await timeUpstream(response, () =>
+      callWithFallbacks(attempts, observedAttempt(dependencies.metrics, true, (entry: Attempt) => entry.adapter.chatStream(body, entry.target, options)), retry),
+    );
+  } catch (error) {
+    response.off('close', onEarlyClose);
+    const gatewayError = toGatewayError(error, call.requestId, controller.signal.aborted);
+    meter.failed(model, gatewayError);
+    throw gatewayError;
+  }
+  response.off('close', onEarlyClose);
+  response.locals.model = started.attempt.model.id;
+  response.locals.provider = started.attempt.model.provider;
+  const includeUsage = body.stream_options?.include_usage === true;
+  const events = streamEvents(started.value.chunks, started.attempt, includeUsage, meter, promptEstimate, call.requestId);
+  return sseBody(response, events, () => controller.abort());
+}
+
+/**
+ * `limits.max_streams_per_key`: a slot for the life of the response (released on `close`,
+ * which every response emits exactly once, however it ends), or 429 with `retry-after: 1`.
+ */
+function holdStreamSlot(streams: StreamLimiter, meter: Meter, call: ChatCall): void {
+  const release = streams.acquire(call.key.id);
+  if (release === null) {
+    meter.cancel();
+    call.response.locals.rateLimitExceeded = 'streams';
+    throw rateLimited(
+      `Too many concurrent streams for this API key (at most ${streams.maxPerKey} at once); wait for one to finish, or retry after the time in retry-after.`,
+      { 'retry-after': '1' },
+    );
+  }
+  call.response.once('close', release);
+}
+
+/**
+ * The SSE events of one streamed reply (decisions.md §5): chunks as they come, the usage
+ * chunk only when the client asked for it, `[DONE]`; an error after the start becomes an
+ * error event. Usage is recorded however it ends, also when the client goes away.
+ */
+async function* streamEvents(
+  chunks: AsyncIterable<ChatCompletionChunk>,
+  attempt: Attempt,
+  includeUsage: boolean,
+  meter: Meter,
+  promptEstimate: () => number,
+  requestId: string,
+): AsyncGenerator<string> {
+  let text = '';
+  let reported: { promptTokens: number; completionTokens: number } | null = null;
+  let status = 200;
+  let errorCode: string | null = null;
+  let completed = false;
+  let last: ChatCompletionChunk | null = null;
+  try {
+    for await (const chunk of chunks) {
+      chunk.model = attempt.model.id;
+      last = chunk;
+      if (chunk.usage) {
+        reported = { promptTokens: chunk.usage.prompt_tokens, completionTokens: chunk.usage.completion_tokens };
+        if (chunk.choices.length === 0) {
+          if (includeUsage) yield encodeSseData(chunk);
+          continue;
+        }
+        if (!includeUsage) chunk.usage = undefined;
+      }
+      for (const choice of chunk.choices) {
+        if (choice.delta.content) text += choice.delta.content;
+        for (const call of choice.delta.tool_calls ?? []) text += call.function?.arguments ?? '';
+      }
+      yield encodeSseData(chunk);
+    }
+    if (includeUsage && reported === null && last) {
+      // decisions.md §5: a client that asked for usage gets the usage chunk, with the
+      // gateway's count (the one billed) when the provider reported none.
+      const promptTokens = promptEstimate();
+      const completionTokens = countTextTokens(text);
+      const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+      yield encodeSseData({ id: last.id, object: 'chat.completion.chunk', created: last.created, model: attempt.model.id, choices: [], usage });
+    }
+    completed = true;
+    yield SSE_DONE;
+  } catch (error) {
+    if (isAbortError(error)) {
+      status = 499;
+      errorCode = 'client_closed_request';
+      return;
+    }
+    const gatewayError = toGatewayError(error, requestId, false);
+    status = gatewayError.status;
+    errorCode = gatewayError.code;
+    completed = true;
+    yield encodeSseData(gatewayError.toBody());
+  } finally {
+    // Reached on normal end, on error, and when the client went away (the generator is
+    // closed at a yield, so neither the loop's end nor the catch ran).
+    if (!completed && status === 200) {
+      status = 499;
+      errorCode = 'client_closed_request';
+    }
+    const usage = reported ?? { promptTokens: promptEstimate(), completionTokens: countTextTokens(text) };
+    meter.finish({ model: attempt.model, ...usage, estimated: reported === null, status, errorCode });
+  }
+}

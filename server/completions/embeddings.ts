@@ -1,0 +1,89 @@
+import type { Response } from 'express';
+import type { EmbeddingsRequest, EmbeddingsResponse } from '../../contract';
+import { invalidRequest } from '../errors/gateway-error';
+import type { CachedApiKey } from '../keys/key-cache';
+import { timeUpstream } from '../metrics/request-timing';
+import { callWithFallbacks } from '../providers/call-with-fallbacks';
+import { estimateEmbeddingTokens, quickEmbeddingTokens } from '../usage/count-tokens';
+import type { ChatDependencies } from './chat-completion';
+import { toGatewayError } from './to-gateway-error';
+import { Meter } from './meter';
+import { observedAttempt } from './observe-upstream';
+import { attemptsFor, resolveModel, type Attempt } from './resolve-model';
+
+export interface EmbeddingsCall {
+  body: EmbeddingsRequest;
+  key: CachedApiKey;
+  requestId: string;
+  response: Response;
+}
+
+/** POST /v1/embeddings: single and batch input, float or base64, `dimensions` where allowed. */
+export async function createEmbeddings(dependencies: ChatDependencies, call: EmbeddingsCall): Promise<EmbeddingsResponse> {
+  const { body } = call;
+  const receivedAt = dependencies.now();
+  const model = resolveModel(dependencies.catalogue, body.model, 'embeddings');
+  // Metrics and the access log name the requested model until another one answers.
+  call.response.locals.model = model.id;
+  call.response.locals.provider = model.provider;
+  if (body.dimensions !== undefined) {
+    // decisions.md §5: a model's `dimensions` list is the set of values a request may ask for.
+    if (!model.dimensions) throw invalidRequest('invalid_value', `The model "${model.id}" does not support the dimensions parameter.`, 'dimensions');
+    if (!model.dimensions.includes(body.dimensions)) {
+      throw invalidRequest('invalid_value', `The model "${model.id}" supports dimensions ${model.dimensions.join(', ')}.`, 'dimensions');
+    }
+  }
+  const attempts = attemptsFor(dependencies.catalogue, model, dependencies.config, (name) => dependencies.providers.get(name));
+  const meter = await Meter.open(dependencies, {
+    key: call.key,
+    requestId: call.requestId,
+    receivedAt,
+    stream: false,
+    // Reserved on a quick estimate; the tokenizer runs only if the provider reports no usage.
+    reserveTokens: quickEmbeddingTokens(body),
+    response: call.response,
+  });
+
+  const controller = new AbortController();
+  const onClose = () => controller.abort();
+  call.response.once('close', onClose);
+  try {
+    const { value, attempt } = await timeUpstream(call.response, () =>
+      callWithFallbacks(
+        attempts,
+        observedAttempt(dependencies.metrics, false, (entry: Attempt) =>
+          entry.adapter.embeddings(body, entry.target, { signal: controller.signal, requestId: call.requestId }),
+        ),
+        { maxRetries: dependencies.config.upstream.maxRetries, baseDelayMs: dependencies.config.upstream.retryBaseDelayMs, signal: controller.signal },
+      ),
+    );
+    const promptTokens = value.usage?.promptTokens ?? estimateEmbeddingTokens(body);
+    meter.finish({ model: attempt.model, promptTokens, completionTokens: 0, estimated: value.usage === null, status: 200, errorCode: null });
+    call.response.locals.model = attempt.model.id;
+    call.response.locals.provider = attempt.model.provider;
+    const base64 = body.encoding_format === 'base64';
+    return {
+      object: 'list',
+      data: value.response.data.map((item) => ({
+        object: 'embedding' as const,
+        index: item.index,
+        embedding: base64 && Array.isArray(item.embedding) ? float32Base64(item.embedding) : item.embedding,
+      })),
+      model: attempt.model.id,
+      usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
+    };
+  } catch (error) {
+    const gatewayError = toGatewayError(error, call.requestId, controller.signal.aborted);
+    meter.failed(model, gatewayError);
+    throw gatewayError;
+  } finally {
+    call.response.off('close', onClose);
+  }
+}
+
+/** OpenAI's base64 format: the vector as little-endian float32, base64-encoded. */
+export function float32Base64(vector: number[]): string {
+  const buffer = Buffer.allocUnsafe(vector.length * 4);
+  for (let index = 0; index < vector.length; index++) buffer.writeFloatLE(vector[index] ?? 0, index * 4);
+  return buffer.toString('base64');
+}

@@ -1,0 +1,127 @@
+import type { Response } from 'express';
+import type { Config, ModelConfig } from '../config/load-config';
+import { rateLimited, type GatewayError } from '../errors/gateway-error';
+import type { CachedApiKey } from '../keys/key-cache';
+import type { GatewayMetrics } from '../metrics/gateway-metrics';
+import type { UsageOutcome } from '../middleware/access-log';
+import type { createKeyLimiter, Reservation } from '../rate-limit/key-limiter';
+import { costFemtoUsd } from '../usage/cost';
+import type { UsageSink } from '../usage/types';
+
+export interface MeterDependencies {
+  limiter: ReturnType<typeof createKeyLimiter>;
+  usage: UsageSink;
+  limits: Config['limits'];
+  metrics: GatewayMetrics;
+  now: () => number;
+}
+
+export interface MeterOutcome {
+  /** The catalogue model that answered, or the requested one when none did. */
+  model: ModelConfig;
+  promptTokens: number;
+  completionTokens: number;
+  estimated: boolean;
+  status: number;
+  errorCode: string | null;
+}
+
+/**
+ * One metered model call: the rate-limit reservation before it (decisions.md §4: tokens are
+ * reserved, then reconciled) and exactly one usage event after it, whatever the outcome
+ * (decisions.md §3: a request counts once, on the day it was received).
+ */
+export class Meter {
+  private finished = false;
+  private markRecorded: () => void = () => undefined;
+
+  private constructor(
+    private readonly dependencies: MeterDependencies,
+    private readonly key: CachedApiKey,
+    private readonly requestId: string,
+    private readonly receivedAt: number,
+    private readonly stream: boolean,
+    private readonly reservation: Reservation,
+    private readonly response: Response,
+  ) {
+    // The access log of a stream cut short waits for this to report its tokens.
+    const outcome: UsageOutcome = { settled: false, onSettled: null };
+    this.markRecorded = () => {
+      outcome.settled = true;
+      outcome.onSettled?.();
+    };
+    response.locals.usageOutcome = outcome;
+  }
+
+  /** Reserves capacity or throws the 429 with its headers; sets the rate-limit headers on success. */
+  static async open(
+    dependencies: MeterDependencies,
+    input: { key: CachedApiKey; requestId: string; receivedAt: number; stream: boolean; reserveTokens: number; response: Response },
+  ): Promise<Meter> {
+    const limits = {
+      rpm: input.key.rpm ?? dependencies.limits.defaultRpm,
+      tpm: input.key.tpm ?? dependencies.limits.defaultTpm,
+    };
+    const reservation = await dependencies.limiter.reserve(input.key.id, limits, input.reserveTokens);
+    if (!reservation.allowed) {
+      input.response.locals.rateLimitExceeded = reservation.exceeded ?? 'requests';
+      if (reservation.tooLarge) {
+        throw rateLimited(
+          `Request too large: it may use up to ${input.reserveTokens} tokens (prompt + max_tokens), more than this key's ` +
+            `limit of ${limits.tpm} tokens per minute. Lower max_tokens or shorten the prompt.`,
+          reservation.headers,
+        );
+      }
+      const which = reservation.exceeded === 'tokens' ? `tokens per minute (${limits.tpm})` : `requests per minute (${limits.rpm})`;
+      throw rateLimited(`Rate limit exceeded: ${which} for this API key. Retry after the time in retry-after.`, reservation.headers);
+    }
+    for (const [name, value] of Object.entries(reservation.headers)) input.response.setHeader(name, value);
+    return new Meter(dependencies, input.key, input.requestId, input.receivedAt, input.stream, reservation, input.response);
+  }
+
+  /** Records the usage event and settles the reservation. Only the first call counts. */
+  finish(outcome: MeterOutcome): void {
+    if (this.finished) return;
+    this.finished = true;
+    const { model } = outcome;
+    this.dependencies.usage.record({
+      requestId: this.requestId,
+      accountId: this.key.accountId,
+      keyId: this.key.id,
+      model: model.id,
+      provider: model.provider,
+      receivedAt: this.receivedAt,
+      promptTokens: outcome.promptTokens,
+      completionTokens: outcome.completionTokens,
+      costFemtoUsd: costFemtoUsd(model.pricing, outcome.promptTokens, outcome.completionTokens),
+      estimated: outcome.estimated,
+      stream: this.stream,
+      status: outcome.status,
+      errorCode: outcome.errorCode,
+      latencyMs: this.dependencies.now() - this.receivedAt,
+    });
+    // Reconciliation is off the response path: a failure here only skews the next window.
+    this.dependencies.limiter.settle(this.reservation, outcome.promptTokens + outcome.completionTokens).catch(() => undefined);
+    const labels = { model: model.id, provider: model.provider };
+    if (outcome.promptTokens > 0) this.dependencies.metrics.tokens.inc({ ...labels, type: 'prompt' }, outcome.promptTokens);
+    if (outcome.completionTokens > 0) this.dependencies.metrics.tokens.inc({ ...labels, type: 'completion' }, outcome.completionTokens);
+    this.response.locals.promptTokens = outcome.promptTokens;
+    this.response.locals.completionTokens = outcome.completionTokens;
+    this.markRecorded();
+  }
+
+  /**
+   * The gateway refused the call after reserving (e.g. too many open streams): refunds the
+   * reserved tokens and records no usage (a request refused by the gateway is not counted).
+   */
+  cancel(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.dependencies.limiter.settle(this.reservation, 0).catch(() => undefined);
+    this.markRecorded();
+  }
+
+  failed(model: ModelConfig, error: GatewayError): void {
+    this.finish({ model, promptTokens: 0, completionTokens: 0, estimated: false, status: error.status, errorCode: error.code });
+  }
+}

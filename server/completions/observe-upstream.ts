@@ -1,0 +1,39 @@
+import { UpstreamError } from '../errors/gateway-error';
+import { isAbortError } from '../providers/http-client';
+import type { GatewayMetrics } from '../metrics/gateway-metrics';
+import { monotonicNow } from '../metrics/request-timing';
+import type { Attempt } from './resolve-model';
+
+/** The `outcome` label of one upstream call: `ok`, the UpstreamError kind, `aborted` or `error`. */
+export function upstreamOutcome(error: unknown): string {
+  if (error instanceof UpstreamError) return error.kind;
+  if (isAbortError(error)) return 'aborted';
+  return 'error';
+}
+
+/**
+ * Wraps one attempt of the retry/fallback loop so that each upstream call (retries and
+ * fallbacks each count) lands in `gateway_upstream_duration_seconds` under the catalogue
+ * model and provider that were actually called.
+ */
+export function observedAttempt<T>(
+  metrics: GatewayMetrics,
+  stream: boolean,
+  run: (attempt: Attempt) => Promise<T>,
+): (attempt: Attempt) => Promise<T> {
+  return async (attempt) => {
+    const startedAt = monotonicNow();
+    let outcome = 'ok';
+    try {
+      return await run(attempt);
+    } catch (error) {
+      outcome = upstreamOutcome(error);
+      throw error;
+    } finally {
+      metrics.upstreamDuration.observe(
+        { provider: attempt.model.provider, model: attempt.model.id, stream: stream ? 'true' : 'false', outcome },
+        (monotonicNow() - startedAt) / 1000,
+      );
+    }
+  };
+}

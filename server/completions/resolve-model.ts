@@ -1,0 +1,103 @@
+import type { ChatCompletionRequest } from '../../contract';
+import type { Capability } from '../config/schema';
+import type { Config, ModelConfig } from '../config/load-config';
+import { invalidRequest, notFound, type GatewayError } from '../errors/gateway-error';
+import { missingKeyProvider } from '../providers/missing-key';
+import type { ModelTarget, ProviderAdapter } from '../providers/types';
+
+export interface Catalogue {
+  byId: Map<string, ModelConfig>;
+  /** attemptsFor's answers: the catalogue and adapters are fixed for the process's life. */
+  attempts: Map<string, Attempt[]>;
+}
+
+export function createCatalogue(config: Config): Catalogue {
+  return { byId: new Map(config.models.map((model) => [model.id, model])), attempts: new Map() };
+}
+
+/** 404 `model_not_found` (decisions.md §1) or a model of the wrong kind for the route. */
+export function resolveModel(catalogue: Catalogue, id: string, kind: 'chat' | 'embeddings'): ModelConfig {
+  const model = catalogue.byId.get(id);
+  if (!model) throw notFound('model_not_found', `The model "${id}" does not exist; GET /v1/models lists the available ones.`, 'model');
+  if (model.kind !== kind) {
+    const what = kind === 'chat' ? 'a chat model' : 'an embeddings model';
+    throw invalidRequest('unsupported_capability', `The model "${id}" is not ${what}.`, 'model');
+  }
+  return model;
+}
+
+/**
+ * decisions.md §5: a request that needs a capability the model lacks is 400
+ * `unsupported_capability`, naming the field that needs it.
+ */
+export function checkChatCapabilities(model: ModelConfig, request: ChatCompletionRequest): void {
+  const missing = (capability: Capability, param: string, what: string): GatewayError =>
+    invalidRequest('unsupported_capability', `The model "${model.id}" does not support ${what} (capability "${capability}").`, param);
+  const has = (capability: Capability) => model.capabilities.includes(capability);
+
+  if (request.tools && request.tools.length > 0 && !has('function_calling')) throw missing('function_calling', 'tools', 'tools');
+  const format = request.response_format?.type;
+  if ((format === 'json_object' || format === 'json_schema') && !has('json_mode')) throw missing('json_mode', 'response_format', 'JSON mode');
+  if (!has('vision')) {
+    request.messages.forEach((message, messageIndex) => {
+      if (!Array.isArray(message.content)) return;
+      message.content.forEach((part, partIndex) => {
+        if (part.type === 'image_url') throw missing('vision', `messages[${messageIndex}].content[${partIndex}]`, 'image inputs');
+      });
+    });
+  }
+}
+
+/** Provider types whose API can return several choices for `n` (decisions.md §5). */
+const SUPPORTS_N = new Set(['openai', 'gemini']);
+
+export function checkN(providerType: string, model: ModelConfig, n: number | null | undefined): void {
+  if (n !== undefined && n !== null && n !== 1 && !SUPPORTS_N.has(providerType)) {
+    throw invalidRequest('invalid_value', `The model "${model.id}" can only return one choice (n = 1).`, 'n');
+  }
+}
+
+export interface Attempt {
+  model: ModelConfig;
+  target: ModelTarget;
+  adapter: ProviderAdapter;
+  providerType: string;
+}
+
+/** The model then its configured `fallbacks`, in order (decisions.md §6). */
+export function attemptsFor(
+  catalogue: Catalogue,
+  model: ModelConfig,
+  config: Config,
+  adapterFor: (providerName: string) => ProviderAdapter,
+): Attempt[] {
+  const known = catalogue.attempts.get(model.id);
+  if (known) return known;
+  const attempts = buildAttempts(catalogue, model, config, adapterFor);
+  catalogue.attempts.set(model.id, attempts);
+  return attempts;
+}
+
+function buildAttempts(
+  catalogue: Catalogue,
+  model: ModelConfig,
+  config: Config,
+  adapterFor: (providerName: string) => ProviderAdapter,
+): Attempt[] {
+  const models = [model, ...model.fallbacks.map((id) => catalogue.byId.get(id)).filter((entry): entry is ModelConfig => entry !== undefined)];
+  return models.map((entry) => {
+    const target: ModelTarget = {
+      id: entry.id,
+      upstreamModel: entry.upstreamModel,
+      defaultMaxTokens: entry.maxOutputTokens ?? 4096,
+    };
+    if (entry.dimensions) target.dimensions = entry.dimensions;
+    const provider = config.providers[entry.provider];
+    const providerType = provider?.type ?? 'unknown';
+    const adapter =
+      provider?.apiKeyEnv && provider.apiKey === ''
+        ? missingKeyProvider(provider.name, providerType, provider.apiKeyEnv)
+        : adapterFor(entry.provider);
+    return { model: entry, target, adapter, providerType };
+  });
+}

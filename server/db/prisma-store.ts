@@ -1,0 +1,239 @@
+import { dailyUsageThroughPrisma, type DailyUsageQuery } from './daily-usage';
+import type { GatewayDb } from './gateway-db';
+import { toAccountRow, toApiKeyRow, toDashboardSessionRow, toLoginTokenRow, toUsageKeyRow } from './rows';
+import type { Store, UsageEventRow } from './types';
+import { insertEventStatements } from './usage-events-insert';
+import { aggregateUsage, rollupStatements } from './usage-rollup';
+
+export interface PrismaStoreOptions {
+  kind: Store['kind'];
+  /** Stamps `updatedAt`; injectable so tests control it. */
+  now?: () => Date;
+  /** The report's rollup read; default a raw query through the client (Postgres passes the pg pool's). */
+  dailyUsage?: DailyUsageQuery;
+  /** Releases what the client does not own (e.g. a pg pool); runs after `$disconnect`. */
+  onClose?: () => Promise<void>;
+}
+
+/**
+ * Prisma's interactive-transaction defaults (2 s to start, 5 s to finish) are too tight
+ * for a large usage batch waiting on SQLite's write lock (busy timeout 10 s).
+ */
+const WRITE_TRANSACTION = { maxWait: 10_000, timeout: 30_000 };
+
+/** Prisma's "record to update not found". */
+const RECORD_NOT_FOUND = 'P2025';
+
+/** The Store on a Prisma client of either dialect. */
+export function createPrismaStore(db: GatewayDb, options: PrismaStoreOptions): Store {
+  const now = options.now ?? (() => new Date());
+  const dailyUsage = options.dailyUsage ?? dailyUsageThroughPrisma(db);
+
+  return {
+    kind: options.kind,
+
+    async createAccount(input) {
+      return toAccountRow(await db.account.create({ data: input }));
+    },
+
+    async listAccounts() {
+      const records = await db.account.findMany({ orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+      return records.map(toAccountRow);
+    },
+
+    async getAccount(id) {
+      const record = await db.account.findUnique({ where: { id } });
+      return record === null ? null : toAccountRow(record);
+    },
+
+    async createApiKey(input) {
+      const record = await db.apiKey.create({
+        data: {
+          id: input.id,
+          accountId: input.accountId,
+          name: input.name,
+          keyHash: input.keyHash,
+          hint: input.hint,
+          status: 'ACTIVE',
+          blocked: false,
+          rpm: input.rpm,
+          tpm: input.tpm,
+          createdAt: input.createdAt,
+          revokedAt: null,
+          updatedAt: now(),
+        },
+      });
+      return toApiKeyRow(record);
+    },
+
+    async getApiKey(id) {
+      const record = await db.apiKey.findUnique({ where: { id } });
+      return record === null ? null : toApiKeyRow(record);
+    },
+
+    async findApiKeyByHash(keyHash) {
+      const record = await db.apiKey.findUnique({ where: { keyHash } });
+      return record === null ? null : toApiKeyRow(record);
+    },
+
+    async listApiKeys(accountId) {
+      const records = await db.apiKey.findMany({
+        where: { accountId },
+        orderBy: [{ createdAt: 'asc' }, { name: 'asc' }, { id: 'asc' }],
+      });
+      return records.map(toApiKeyRow);
+    },
+
+    async updateApiKey(id, patch) {
+      try {
+        const record = await db.apiKey.update({
+          where: { id },
+          // Only the listed fields: a caller's object may carry more at runtime.
+          data: {
+            ...pick(patch, ['name', 'status', 'blocked', 'rpm', 'tpm', 'revokedAt']),
+            updatedAt: now(),
+          },
+        });
+        return toApiKeyRow(record);
+      } catch (error) {
+        if (isPrismaError(error, RECORD_NOT_FOUND)) return null;
+        throw error;
+      }
+    },
+
+    async apiKeysChangedSince(since) {
+      const records = await db.apiKey.findMany({
+        where: { updatedAt: { gte: since } },
+        orderBy: [{ updatedAt: 'asc' }, { id: 'asc' }],
+      });
+      return records.map(toApiKeyRow);
+    },
+
+    async setUsageKey(input) {
+      const record = await db.$transaction(async (transaction) => {
+        // Delete then insert (not update): the id may change, and the old hash must be gone
+        // in the same commit that makes the new one findable.
+        await transaction.usageKey.deleteMany({ where: { accountId: input.accountId } });
+        return transaction.usageKey.create({ data: { ...input, updatedAt: now() } });
+      }, WRITE_TRANSACTION);
+      return toUsageKeyRow(record);
+    },
+
+    async getUsageKeyByAccount(accountId) {
+      const record = await db.usageKey.findUnique({ where: { accountId } });
+      return record === null ? null : toUsageKeyRow(record);
+    },
+
+    async findUsageKeyByHash(keyHash) {
+      const record = await db.usageKey.findUnique({ where: { keyHash } });
+      return record === null ? null : toUsageKeyRow(record);
+    },
+
+    async usageKeysChangedSince(since) {
+      const records = await db.usageKey.findMany({
+        where: { updatedAt: { gte: since } },
+        orderBy: [{ updatedAt: 'asc' }, { id: 'asc' }],
+      });
+      return records.map(toUsageKeyRow);
+    },
+
+    async recordUsage(events) {
+      if (events.length === 0) return;
+      const inserts = insertEventStatements(events);
+      await db.$transaction(async (transaction) => {
+        const inserted = new Set<string>();
+        for (const statement of inserts) {
+          for (const eventId of insertedEventIds(await transaction.$queryRaw(statement))) inserted.add(eventId);
+        }
+        // Only what this transaction inserted goes into the rollup: an event already stored
+        // (its batch committed before, but the acknowledgement was lost) was counted then.
+        for (const statement of rollupStatements(aggregateUsage(onlyInserted(events, inserted)))) {
+          await transaction.$executeRaw(statement);
+        }
+      }, WRITE_TRANSACTION);
+    },
+
+    dailyUsage,
+
+    async countUsageEvents(filter = {}) {
+      return db.usageEvent.count({
+        where: filter.accountId === undefined ? {} : { accountId: filter.accountId },
+      });
+    },
+
+    async pruneUsageEvents(before) {
+      const { count } = await db.usageEvent.deleteMany({ where: { receivedAt: { lt: before } } });
+      return count;
+    },
+
+    async createDashboardSession(input) {
+      return toDashboardSessionRow(await db.dashboardSession.create({ data: input }));
+    },
+
+    async findDashboardSessionByHash(tokenHash) {
+      const record = await db.dashboardSession.findUnique({ where: { tokenHash } });
+      return record === null ? null : toDashboardSessionRow(record);
+    },
+
+    async deleteDashboardSession(tokenHash) {
+      await db.dashboardSession.deleteMany({ where: { tokenHash } });
+    },
+
+    async createLoginToken(input) {
+      return toLoginTokenRow(await db.loginToken.create({ data: { ...input, usedAt: null } }));
+    },
+
+    async consumeLoginToken(tokenHash, at) {
+      // One conditional UPDATE: of two concurrent sign-ins with the same link, one wins.
+      const { count } = await db.loginToken.updateMany({
+        where: { tokenHash, usedAt: null, expiresAt: { gt: at } },
+        data: { usedAt: at },
+      });
+      if (count === 0) return null;
+      const record = await db.loginToken.findUnique({ where: { tokenHash } });
+      return record === null ? null : toLoginTokenRow(record);
+    },
+
+    async pruneDashboardCredentials(before) {
+      const sessions = await db.dashboardSession.deleteMany({ where: { expiresAt: { lt: before } } });
+      const tokens = await db.loginToken.deleteMany({ where: { expiresAt: { lt: before } } });
+      return sessions.count + tokens.count;
+    },
+
+    async ping() {
+      await db.$queryRawUnsafe('SELECT 1');
+    },
+
+    async close() {
+      await db.$disconnect();
+      await options.onClose?.();
+    },
+  };
+}
+
+function insertedEventIds(rows: unknown): string[] {
+  if (!Array.isArray(rows)) throw new Error('INSERT … RETURNING gave no rows array');
+  return rows.map((row: { event_id?: unknown }) => {
+    if (typeof row.event_id !== 'string') throw new Error('INSERT … RETURNING gave a row without event_id');
+    return row.event_id;
+  });
+}
+
+/** The events whose id is in `inserted`, each id once (`inserted` is consumed). */
+function onlyInserted(events: readonly UsageEventRow[], inserted: Set<string>): readonly UsageEventRow[] {
+  // Every id returned is one of the batch's, so as many distinct ids as events means all of them.
+  if (inserted.size === events.length) return events;
+  return events.filter((event) => inserted.delete(event.eventId));
+}
+
+function pick<T extends object, K extends keyof T>(source: T, keys: readonly K[]): Partial<Pick<T, K>> {
+  const result: Partial<Pick<T, K>> = {};
+  for (const key of keys) {
+    if (source[key] !== undefined) result[key] = source[key];
+  }
+  return result;
+}
+
+function isPrismaError(error: unknown, code: string): boolean {
+  return typeof error === 'object' && error !== null && 'code' in error && error.code === code;
+}

@@ -1,0 +1,159 @@
+/**
+ * The data access layer's interface: the rest of the server sees these plain rows and
+ * functions; only server/db/ touches Prisma. Implemented once for both SQLite and Postgres.
+ */
+
+export type KeyStatus = 'ACTIVE' | 'REVOKED';
+
+export interface AccountRow {
+  id: string;
+  name: string;
+  createdAt: Date;
+}
+
+export interface ApiKeyRow {
+  id: string;
+  accountId: string;
+  name: string;
+  /** SHA-256 of the full key text, hex. */
+  keyHash: string;
+  hint: string;
+  status: KeyStatus;
+  blocked: boolean;
+  /** null = the configured default. */
+  rpm: number | null;
+  tpm: number | null;
+  createdAt: Date;
+  revokedAt: Date | null;
+  updatedAt: Date;
+}
+
+export interface UsageKeyRow {
+  id: string;
+  accountId: string;
+  keyHash: string;
+  hint: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** One request's usage, as recorded (issue 4). Money in exact integer femto-dollars (1e-15 USD). */
+export interface UsageEventRow {
+  /**
+   * Unique per event, given by the gateway when it records the event (not by the database),
+   * so a batch retried after a lost COMMIT acknowledgement carries the same ids and
+   * `recordUsage` skips the events already stored.
+   */
+  eventId: string;
+  requestId: string;
+  accountId: string;
+  keyId: string;
+  model: string;
+  provider: string;
+  /** Asia/Shanghai calendar day of `receivedAt`, YYYY-MM-DD. */
+  day: string;
+  receivedAt: Date;
+  promptTokens: number;
+  completionTokens: number;
+  costFemtoUsd: bigint;
+  /** Tokens counted by the gateway because the provider gave none. */
+  estimated: boolean;
+  stream: boolean;
+  /** HTTP status the client got (499 = client went away). */
+  status: number;
+  errorCode: string | null;
+  latencyMs: number;
+}
+
+/** The per key per day rollup, maintained with each batch. */
+export interface UsageDailyRow {
+  keyId: string;
+  accountId: string;
+  day: string;
+  requests: number;
+  promptTokens: number;
+  completionTokens: number;
+  /**
+   * The day's cost is exactly costNanoUsd x 1e6 + costFemtoRemainder femto-dollars. Whole
+   * nano-dollars are a number while that is exact (a safe integer: up to 9 million USD per key
+   * and day) and a bigint beyond, so reading a report needs no bigint arithmetic in practice.
+   */
+  costNanoUsd: number | bigint;
+  /** 0 to 999,999 femto-dollars. */
+  costFemtoRemainder: number;
+}
+
+/** A signed-in dashboard browser (the cookie holds the token; only its hash is stored). */
+export interface DashboardSessionRow {
+  id: string;
+  /** SHA-256 of the session token, hex. */
+  tokenHash: string;
+  /** null = the operator (signed in with the admin token); else the one account it may see. */
+  accountId: string | null;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+/** A one-time dashboard login link of an account. */
+export interface LoginTokenRow {
+  id: string;
+  /** SHA-256 of the token in the link, hex. */
+  tokenHash: string;
+  accountId: string;
+  createdAt: Date;
+  expiresAt: Date;
+  usedAt: Date | null;
+}
+
+export interface Store {
+  readonly kind: 'sqlite' | 'postgres';
+
+  createAccount(input: { id: string; name: string; createdAt: Date }): Promise<AccountRow>;
+  listAccounts(): Promise<AccountRow[]>;
+  getAccount(id: string): Promise<AccountRow | null>;
+
+  createApiKey(input: Omit<ApiKeyRow, 'revokedAt' | 'updatedAt' | 'status' | 'blocked'>): Promise<ApiKeyRow>;
+  getApiKey(id: string): Promise<ApiKeyRow | null>;
+  findApiKeyByHash(keyHash: string): Promise<ApiKeyRow | null>;
+  /** Ordered by createdAt then name. */
+  listApiKeys(accountId: string): Promise<ApiKeyRow[]>;
+  updateApiKey(id: string, patch: Partial<Pick<ApiKeyRow, 'name' | 'status' | 'blocked' | 'rpm' | 'tpm' | 'revokedAt'>>): Promise<ApiKeyRow | null>;
+  /** Keys whose row changed at or after `since` (updatedAt), for cache invalidation across processes. */
+  apiKeysChangedSince(since: Date): Promise<ApiKeyRow[]>;
+
+  /** Replaces the account's usage query key (at most one per account). */
+  setUsageKey(input: { id: string; accountId: string; keyHash: string; hint: string; createdAt: Date }): Promise<UsageKeyRow>;
+  getUsageKeyByAccount(accountId: string): Promise<UsageKeyRow | null>;
+  findUsageKeyByHash(keyHash: string): Promise<UsageKeyRow | null>;
+  usageKeysChangedSince(since: Date): Promise<UsageKeyRow[]>;
+
+  /**
+   * In one transaction: inserts the events and adds them into the daily rollup
+   * (upsert-increment per key and day). Either everything is written or nothing.
+   * Idempotent per event: an event whose `eventId` is already stored is skipped, in the
+   * events and in the rollup, so retrying a batch whose commit was not acknowledged is safe.
+   */
+  recordUsage(events: UsageEventRow[]): Promise<void>;
+  /** Rollup rows of an account with `startDay <= day <= endDay`, in no particular order. */
+  dailyUsage(accountId: string, startDay: string, endDay: string): Promise<UsageDailyRow[]>;
+  countUsageEvents(filter?: { accountId?: string }): Promise<number>;
+  /** Deletes raw events received before `before` (retention); the rollup is kept. */
+  pruneUsageEvents(before: Date): Promise<number>;
+
+  createDashboardSession(input: DashboardSessionRow): Promise<DashboardSessionRow>;
+  findDashboardSessionByHash(tokenHash: string): Promise<DashboardSessionRow | null>;
+  /** Signs out: no error when the session is already gone. */
+  deleteDashboardSession(tokenHash: string): Promise<void>;
+  createLoginToken(input: Omit<LoginTokenRow, 'usedAt'>): Promise<LoginTokenRow>;
+  /**
+   * Marks the token used, atomically: resolves to its row only for the one caller that
+   * found it unused and not expired at `at`; every other call (used, expired, unknown) gets null.
+   */
+  consumeLoginToken(tokenHash: string, at: Date): Promise<LoginTokenRow | null>;
+  /** Deletes sessions and login tokens that expired before `before`. */
+  pruneDashboardCredentials(before: Date): Promise<number>;
+
+  /** Cheap round trip for /readyz. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

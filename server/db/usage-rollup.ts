@@ -1,0 +1,93 @@
+import { join, sqltag, type Sql } from '@prisma/client/runtime/client';
+import { FEMTO_PER_NANO } from './rows';
+import type { UsageEventRow } from './types';
+
+export interface RollupIncrement {
+  keyId: string;
+  day: string;
+  accountId: string;
+  requests: number;
+  promptTokens: bigint;
+  completionTokens: bigint;
+  costNanoUsd: bigint;
+  costFemtoRemainder: bigint;
+}
+
+/** Keeps each upsert statement well under SQLite's and Postgres's bound-parameter limits. */
+const ROWS_PER_STATEMENT = 500;
+
+/**
+ * Sums a batch of events per (keyId, day), so each rollup row is written once per batch;
+ * ordered by keyId then day, so concurrent batches (several instances or workers, the bench's
+ * preload) lock the rollup rows they share in the same order instead of deadlocking.
+ */
+export function aggregateUsage(events: readonly UsageEventRow[]): RollupIncrement[] {
+  const totals = new Map<string, { row: RollupIncrement; costFemtoUsd: bigint }>();
+  for (const event of events) {
+    if (event.costFemtoUsd < 0n) {
+      throw new Error(`Usage event ${event.requestId} has a negative cost`);
+    }
+    const mapKey = `${event.keyId}\u0000${event.day}`;
+    let total = totals.get(mapKey);
+    if (total === undefined) {
+      total = {
+        row: {
+          keyId: event.keyId,
+          day: event.day,
+          accountId: event.accountId,
+          requests: 0,
+          promptTokens: 0n,
+          completionTokens: 0n,
+          costNanoUsd: 0n,
+          costFemtoRemainder: 0n,
+        },
+        costFemtoUsd: 0n,
+      };
+      totals.set(mapKey, total);
+    }
+    total.row.requests += 1;
+    total.row.promptTokens += BigInt(event.promptTokens);
+    total.row.completionTokens += BigInt(event.completionTokens);
+    total.costFemtoUsd += event.costFemtoUsd;
+  }
+  return [...totals.values()]
+    .map(({ row, costFemtoUsd }) => ({
+      ...row,
+      costNanoUsd: costFemtoUsd / FEMTO_PER_NANO,
+      costFemtoRemainder: costFemtoUsd % FEMTO_PER_NANO,
+    }))
+    .sort((a, b) => compareText(a.keyId, b.keyId) || compareText(a.day, b.day));
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * Upsert-increment statements for the rollup; the same SQL runs on SQLite and Postgres.
+ * The femto remainder is carried into nano-dollars as it goes, so neither int64 column
+ * can overflow at realistic spend (int64 nano-dollars hold 9.2 billion USD per key per day).
+ */
+export function rollupStatements(increments: readonly RollupIncrement[]): Sql[] {
+  const statements: Sql[] = [];
+  for (let start = 0; start < increments.length; start += ROWS_PER_STATEMENT) {
+    const values = increments
+      .slice(start, start + ROWS_PER_STATEMENT)
+      .map(
+        (row) =>
+          sqltag`(${row.keyId}, ${row.day}, ${row.accountId}, ${row.requests}, ${row.promptTokens}, ${row.completionTokens}, ${row.costNanoUsd}, ${row.costFemtoRemainder})`,
+      );
+    statements.push(sqltag`
+      INSERT INTO "usage_daily" AS "daily"
+        ("key_id", "day", "account_id", "requests", "prompt_tokens", "completion_tokens", "cost_nano_usd", "cost_femto_remainder")
+      VALUES ${join(values)}
+      ON CONFLICT ("key_id", "day") DO UPDATE SET
+        "requests" = "daily"."requests" + excluded."requests",
+        "prompt_tokens" = "daily"."prompt_tokens" + excluded."prompt_tokens",
+        "completion_tokens" = "daily"."completion_tokens" + excluded."completion_tokens",
+        "cost_nano_usd" = "daily"."cost_nano_usd" + excluded."cost_nano_usd"
+          + ("daily"."cost_femto_remainder" + excluded."cost_femto_remainder") / 1000000,
+        "cost_femto_remainder" = ("daily"."cost_femto_remainder" + excluded."cost_femto_remainder") % 1000000`);
+  }
+  return statements;
+}

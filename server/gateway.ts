@@ -1,0 +1,198 @@
+import { randomUUID } from 'node:crypto';
+import type { Express } from 'express';
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { buildOpenApiDocument } from '../openapi/build-document';
+import { createApp } from './app';
+import type { Config } from './config/load-config';
+import { createStore } from './db/create-store';
+import type { Store } from './db/types';
+import { KeyCache } from './keys/key-cache';
+import { publishKeyEvent, subscribeKeyEvents } from './keys/key-events';
+import { createLogger } from './logging/logger';
+import { createGatewayMetrics, type GatewayMetrics, type GatewayMetricsOptions } from './metrics/gateway-metrics';
+import { createHttpClient } from './providers/http-client';
+import { createProviderRegistry, type ProviderRegistryDependencies } from './providers/registry';
+import { createKeyLimiter } from './rate-limit/key-limiter';
+import { createMemoryRateLimitStore } from './rate-limit/memory-store';
+import { createRedisRateLimitStore } from './rate-limit/redis-store';
+import { createResilientRateLimitStore, type ResilientRateLimitStore } from './rate-limit/resilient-store';
+import { createStreamLimiter } from './rate-limit/stream-limiter';
+import type { RateLimitStore } from './rate-limit/types';
+import { UsageRecorder } from './usage/recorder';
+import { startRetention } from './usage/retention';
+import type { UsageSink } from './usage/types';
+import { packageVersion } from './version';
+
+export interface GatewayOptions {
+  logger?: Logger;
+  now?: () => number;
+  generateId?: () => string;
+  /** Replaces the usage recorder (tests). */
+  usageSink?: UsageSink;
+  /** Replaces provider factories by type (tests). */
+  providerFactories?: ProviderRegistryDependencies['factories'];
+  /** An already open store (tests share one between two instances). */
+  store?: Store;
+  /** Redis key prefix of the rate-limit buckets (tests isolate runs with their own). */
+  rateLimitPrefix?: string;
+  /** The key cache's database re-check (the backstop of the Redis key-change channel); default 500 ms. */
+  keyRefreshIntervalMs?: number;
+  /** Process metrics (CPU, memory, event loop) in GET /metrics: `serve` turns them on. */
+  processMetrics?: boolean;
+  /** Replaces how GET /metrics renders (cluster workers answer for the whole cluster). */
+  renderMetrics?: GatewayMetricsOptions['render'];
+}
+
+export interface Gateway {
+  app: Express;
+  config: Config;
+  store: Store;
+  keys: KeyCache;
+  recorder: UsageRecorder | null;
+  logger: Logger;
+  metrics: GatewayMetrics;
+  /** Flushes usage and closes connections; the HTTP server is the caller's. */
+  close(options?: { drainTimeoutMs?: number }): Promise<{ written: number; lost: number }>;
+}
+
+/**
+ * Builds every dependency from the configuration and returns the app (the composition
+ * root: nothing else creates clients or reads the config). Migrations are the caller's.
+ */
+export async function createGateway(config: Config, options: GatewayOptions = {}): Promise<Gateway> {
+  const logger = options.logger ?? createLogger({ level: config.logLevel });
+  const now = options.now ?? Date.now;
+  const generateId = options.generateId ?? (() => randomUUID().replace(/-/g, ''));
+  const store = options.store ?? (await createStore(config.databaseUrl));
+
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 0, enableOfflineQueue: false }) : null;
+  redis?.on('error', () => undefined);
+
+  // decisions.md §2: a key change reaches every instance within 1 s: at once through Redis
+  // pub/sub, and through the cache's database re-check when Redis is absent or down.
+  const keys = new KeyCache(store, {
+    now,
+    refreshIntervalMs: options.keyRefreshIntervalMs,
+    onError: (error) => logger.warn({ err: error }, 'key cache refresh failed; serving cached keys'),
+    broadcast: redis ? (event) => publishKeyEvent(redis, event) : undefined,
+  });
+  keys.start();
+  const keyEvents = config.redisUrl
+    ? subscribeKeyEvents({
+        redisUrl: config.redisUrl,
+        onEvent: (event) => void keys.reload(event),
+        onResubscribed: () => void keys.refresh(),
+        onError: (error) => logger.warn({ err: error }, 'key-change channel unavailable; key changes from other instances arrive by polling'),
+      })
+    : null;
+  let rateStore: RateLimitStore = createMemoryRateLimitStore({ now });
+  let resilient: ResilientRateLimitStore | null = null;
+  if (redis) {
+    resilient = createResilientRateLimitStore({
+      primary: createRedisRateLimitStore({ redis, prefix: options.rateLimitPrefix ?? 'mg:rl:' }),
+      policy: config.limits.redisFailure,
+      onStateChange: (state, error) =>
+        state === 'down'
+          ? logger.error({ err: error, policy: config.limits.redisFailure }, 'Redis unreachable: rate limits degraded')
+          : logger.info('Redis reachable again: shared rate limits restored'),
+    });
+    rateStore = resilient;
+  }
+  const limiter = createKeyLimiter(rateStore);
+  const streams = createStreamLimiter(config.limits.maxStreamsPerKey);
+
+  const http = createHttpClient({
+    connectTimeoutMs: config.upstream.connectTimeoutMs,
+    firstByteTimeoutMs: config.upstream.firstByteTimeoutMs,
+    idleTimeoutMs: config.upstream.idleTimeoutMs,
+  });
+  const providers = createProviderRegistry({
+    providers: Object.values(config.providers),
+    http,
+    now,
+    generateId,
+    factories: options.providerFactories,
+  });
+  const keyless = Object.values(config.providers).filter((provider) => provider.apiKeyEnv && provider.apiKey === '');
+  if (keyless.length > 0) {
+    logger.info(
+      { providers: keyless.map((provider) => `${provider.name} (${provider.apiKeyEnv})`) },
+      'providers without an API key answer 502 until their variable is set',
+    );
+  }
+
+  const recorder = options.usageSink
+    ? null
+    : new UsageRecorder(store, {
+        flushIntervalMs: config.usage.flushIntervalMs,
+        batchSize: config.usage.flushBatchSize,
+        maxBufferedEvents: config.usage.maxBufferedEvents,
+        logger,
+      });
+  recorder?.start();
+  const stopRetention = startRetention(store, {
+    retentionDays: config.usage.retentionDays,
+    now,
+    onError: (error) => logger.warn({ err: error }, 'pruning old usage events failed'),
+    onPruned: (count) => logger.info({ count }, 'pruned usage events past the retention period'),
+  });
+
+  const metrics = createGatewayMetrics(
+    {
+      usage: recorder ? () => recorder.stats() : undefined,
+      streamsInFlight: () => streams.active(),
+      redisUp: resilient ? () => resilient?.status() === 'ok' : undefined,
+    },
+    { processMetrics: options.processMetrics, render: options.renderMetrics },
+  );
+
+  const readiness = async () => {
+    const checks: Record<string, 'ok' | 'down' | 'disabled'> = {};
+    checks.database = await store.ping().then(
+      () => 'ok' as const,
+      () => 'down' as const,
+    );
+    checks.redis = resilient ? resilient.status() : 'disabled';
+    // With the `open` policy the gateway keeps serving on per-instance limits while Redis is
+    // down, so that alone does not make it unready; with `closed` it refuses model calls.
+    const redisCritical = config.limits.redisFailure === 'closed';
+    return { ready: checks.database === 'ok' && (!redisCritical || checks.redis !== 'down'), checks };
+  };
+
+  const app = createApp({
+    config,
+    store,
+    keys,
+    providers,
+    limiter,
+    usage: options.usageSink ?? (recorder as UsageRecorder),
+    logger,
+    readiness,
+    openapiDocument: buildOpenApiDocument(packageVersion()),
+    now,
+    generateId,
+    metrics,
+    streams,
+  });
+
+  return {
+    app,
+    config,
+    store,
+    keys,
+    recorder,
+    logger,
+    metrics,
+    async close(closeOptions = {}) {
+      keys.stop();
+      await keyEvents?.close();
+      stopRetention();
+      const drained = recorder ? await recorder.drain(closeOptions.drainTimeoutMs ?? 10_000) : { written: 0, lost: 0 };
+      await Promise.allSettled([http.close(), rateStore.close(), options.store ? Promise.resolve() : store.close()]);
+      redis?.disconnect();
+      logger.flush();
+      return drained;
+    },
+  };
+}

@@ -1,0 +1,58 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Config } from './config/load-config';
+import { GatewayError } from './errors/gateway-error';
+import { errorJson } from './errors/render-error';
+import { serverClassesFor } from './http-prototypes';
+
+/**
+ * The Node HTTP server around the app, with the limits against slow and malformed clients
+ * (config `server.*_timeout_ms`): the headers, then the whole request, must arrive in time
+ * (slowloris), idle keep-alive sockets are closed. Node answers those failures itself,
+ * before Express sees a request; `clientError` gives them the error envelope too.
+ */
+export function createHttpServer(app: RequestListener, settings: Config['server']): Server {
+  const server = createServer(
+    {
+      // Requests and responses born with Express's prototypes: see http-prototypes.ts.
+      ...serverClassesFor(app),
+      headersTimeout: settings.headersTimeoutMs,
+      // Node's requestTimeout bounds receiving the request only; a long stream is unaffected.
+      requestTimeout: settings.requestTimeoutMs,
+      keepAliveTimeout: settings.keepAliveTimeoutMs,
+      // How often Node checks those timeouts (default 30 s, which would let a slow client
+      // hold its socket up to 30 s past the limit).
+      connectionsCheckingInterval: Math.min(1_000, Math.max(50, Math.floor(settings.headersTimeoutMs / 4))),
+    },
+    app,
+  );
+  server.on('clientError', answerClientError);
+  return server;
+}
+
+function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  // A response already under way on this socket cannot get another status line.
+  const inProgress = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+  if (error.code === 'ECONNRESET' || !socket.writable || inProgress) {
+    socket.destroy();
+    return;
+  }
+  const [status, reason, gatewayError] = describe(error.code);
+  const body = errorJson(gatewayError);
+  socket.end(
+    // decisions.md §1: every response carries x-request-id (none could be read from this request).
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `X-Request-Id: ${randomUUID().replace(/-/g, '')}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+function describe(code: string | undefined): [number, string, GatewayError] {
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    return [408, 'Request Timeout', new GatewayError(408, 'invalid_request_error', 'request_timeout', 'The request was not received in time.')];
+  }
+  if (code === 'HPE_HEADER_OVERFLOW') {
+    return [431, 'Request Header Fields Too Large', new GatewayError(431, 'invalid_request_error', 'headers_too_large', 'The request headers are too large.')];
+  }
+  return [400, 'Bad Request', new GatewayError(400, 'invalid_request_error', 'bad_request', 'The request is not valid HTTP.')];
+}

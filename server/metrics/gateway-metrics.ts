@@ -1,0 +1,160 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/**
+ * The Prometheus metrics of one gateway instance (GET /metrics). One registry per instance,
+ * never prom-client's global one: `createApp` may run twice in one process (style.md).
+ *
+ * Label values are bounded: `route` is the contract's path pattern (never the raw path),
+ * `model`/`provider` are catalogue ids and provider names (set only after the model was
+ * resolved from the catalogue), statuses and limit names are small fixed sets.
+ */
+export interface GatewayMetrics {
+  registry: Registry;
+  requests: Counter<'route' | 'method' | 'status' | 'model' | 'provider'>;
+  requestDuration: Histogram<'route' | 'method' | 'status_class'>;
+  overhead: Histogram<'route'>;
+  upstreamDuration: Histogram<'provider' | 'model' | 'stream' | 'outcome'>;
+  tokens: Counter<'model' | 'provider' | 'type'>;
+  rateLimitRejections: Counter<'route' | 'limit'>;
+  /** The Prometheus text of this instance (or, in a cluster worker, of the whole cluster). */
+  render(): Promise<string>;
+  contentType: string;
+}
+
+export interface UsageBufferStats {
+  buffered: number;
+  dropped: number;
+  lost: number;
+  written: number;
+}
+
+/** What the gauges read at scrape time; each is optional (tests replace parts of the gateway). */
+export interface MetricsSources {
+  usage?: () => UsageBufferStats;
+  streamsInFlight?: () => number;
+  redisUp?: () => boolean | null;
+}
+
+export interface GatewayMetricsOptions {
+  /** Process metrics (CPU, memory, event-loop lag, GC): on for `serve`, off in tests. */
+  processMetrics?: boolean;
+  /** Replaces `render` (cluster workers aggregate through the primary). */
+  render?: (registry: Registry) => Promise<string>;
+}
+
+/** Request latencies: from well under a millisecond (cached errors) to long streams. */
+const REQUEST_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+/** The gateway's own time: it should stay in the sub-millisecond to few-millisecond range. */
+const OVERHEAD_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
+const UPSTREAM_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+
+export function createGatewayMetrics(sources: MetricsSources = {}, options: GatewayMetricsOptions = {}): GatewayMetrics {
+  const registry = new Registry();
+  if (options.processMetrics) collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+
+  const requests = new Counter({
+    name: 'gateway_http_requests_total',
+    help: 'HTTP requests answered, by route pattern, method, status and (model routes) catalogue model and provider.',
+    labelNames: ['route', 'method', 'status', 'model', 'provider'] as const,
+    registers,
+  });
+  const requestDuration = new Histogram({
+    name: 'gateway_http_request_duration_seconds',
+    help: 'Time from receiving a request to the end of its response (whole stream included).',
+    labelNames: ['route', 'method', 'status_class'] as const,
+    buckets: REQUEST_BUCKETS,
+    registers,
+  });
+  const overhead = new Histogram({
+    name: 'gateway_overhead_seconds',
+    help: 'Gateway time until the response headers, minus the time spent waiting for the upstream (x-gateway-overhead-ms).',
+    labelNames: ['route'] as const,
+    buckets: OVERHEAD_BUCKETS,
+    registers,
+  });
+  const upstreamDuration = new Histogram({
+    name: 'gateway_upstream_duration_seconds',
+    help: 'One upstream call: until the reply (non-streamed) or its response headers (streamed); per attempt, retries and fallbacks included.',
+    labelNames: ['provider', 'model', 'stream', 'outcome'] as const,
+    buckets: UPSTREAM_BUCKETS,
+    registers,
+  });
+  const tokens = new Counter({
+    name: 'gateway_tokens_total',
+    help: 'Tokens billed, by catalogue model, provider and type (prompt, completion).',
+    labelNames: ['model', 'provider', 'type'] as const,
+    registers,
+  });
+  const rateLimitRejections = new Counter({
+    name: 'gateway_rate_limit_rejections_total',
+    help: 'Requests refused with 429, by route and limit (requests, tokens, streams, usage_key, usage_ip).',
+    labelNames: ['route', 'limit'] as const,
+    registers,
+  });
+
+  const { usage, streamsInFlight, redisUp } = sources;
+  if (usage) {
+    new Gauge({
+      name: 'gateway_usage_buffered_events',
+      help: 'Usage events waiting in memory to be written to the database.',
+      registers,
+      collect() {
+        this.set(usage().buffered);
+      },
+    });
+    // Counters that mirror the recorder's own totals: advanced by the difference at scrape time.
+    const mirrored = (name: string, help: string, read: (stats: UsageBufferStats) => number) => {
+      let seen = 0;
+      new Counter({
+        name,
+        help,
+        registers,
+        collect() {
+          const value = read(usage());
+          if (value > seen) this.inc(value - seen);
+          seen = Math.max(seen, value);
+        },
+      });
+    };
+    mirrored('gateway_usage_written_events_total', 'Usage events written to the database.', (stats) => stats.written);
+    mirrored('gateway_usage_dropped_events_total', 'Usage events dropped because the buffer was full (database down too long).', (stats) => stats.dropped);
+    mirrored('gateway_usage_lost_events_total', 'Usage events still unwritten when a shutdown drain gave up.', (stats) => stats.lost);
+  }
+  if (streamsInFlight) {
+    new Gauge({
+      name: 'gateway_streams_in_flight',
+      help: 'Streamed chat completions currently open.',
+      registers,
+      collect() {
+        this.set(streamsInFlight());
+      },
+    });
+  }
+  if (redisUp) {
+    new Gauge({
+      name: 'gateway_redis_up',
+      help: '1 while the shared rate-limit store (Redis) answers, 0 while limits are degraded; absent without Redis.',
+      registers,
+      // Across cluster workers: 0 as soon as one worker has lost Redis.
+      aggregator: 'min',
+      collect() {
+        const up = redisUp();
+        if (up !== null) this.set(up ? 1 : 0);
+      },
+    });
+  }
+
+  const render = options.render ?? ((local: Registry) => local.metrics());
+  return {
+    registry,
+    requests,
+    requestDuration,
+    overhead,
+    upstreamDuration,
+    tokens,
+    rateLimitRejections,
+    render: () => render(registry),
+    contentType: registry.contentType,
+  };
+}

@@ -1,0 +1,135 @@
+import type { NextFunction, Request, Response } from 'express';
+
+/** What the middleware reads of a request: ts-rest has set `tsRestRoute` before it runs. */
+type AuthenticatedRequest = Pick<Request, 'headers' | 'method' | 'secure'> & { tsRestRoute?: { metadata?: unknown } };
+import { CSRF_HEADER, type RouteAuth } from '../../contract';
+import { authenticationError, permissionError, type GatewayError } from '../errors/gateway-error';
+import type { CachedApiKey, CachedUsageKey, KeyCache } from '../keys/key-cache';
+import { looksLikeKey } from '../keys/key-text';
+import { clearSessionCookie, readSessionCookie } from '../sessions/session-cookie';
+import { checkAdminToken, csrfTokenMatches, findSession, type ResolvedSession, type SessionDependencies } from '../sessions/session-operations';
+
+export type Principal =
+  | { kind: 'api-key'; key: CachedApiKey }
+  | { kind: 'usage-key'; key: CachedUsageKey }
+  | { kind: 'admin' }
+  /** A dashboard browser: the operator's (`row.accountId` null) or an account owner's. */
+  | { kind: 'session'; session: ResolvedSession }
+  | { kind: 'none' };
+
+export interface AuthenticateOptions {
+  keys: KeyCache;
+  /** SHA-256 of GATEWAY_ADMIN_TOKEN; null disables the admin routes. */
+  adminTokenHash: string | null;
+  /** Where dashboard sessions are looked up; absent = session cookies are ignored. */
+  sessions?: SessionDependencies;
+}
+
+/** Methods that change nothing: the only ones a session cookie authenticates without the CSRF header. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Reads the route's `metadata.auth` (contract/) and authenticates accordingly. */
+export function routeAuth(request: AuthenticatedRequest): RouteAuth {
+  const route = request.tsRestRoute;
+  const auth = (route?.metadata as { auth?: RouteAuth } | undefined)?.auth;
+  return auth ?? 'none';
+}
+
+/**
+ * service-spec.md "Authentication" and decisions.md §2: `sk-` keys for model routes, the
+ * `uk-` key for the usage route, the admin token for admin routes. Unknown or revoked -> 401,
+ * blocked -> 403. A known key is checked from the cache without a database read.
+ */
+export function authenticate(options: AuthenticateOptions) {
+  return function authenticateMiddleware(request: AuthenticatedRequest, response: Response, next: NextFunction): void {
+    const auth = routeAuth(request);
+    if (auth === 'none') {
+      response.locals.principal = { kind: 'none' } satisfies Principal;
+      return next();
+    }
+    const done = (result: Principal | GatewayError): void => {
+      if ('kind' in result) {
+        response.locals.principal = result;
+        next();
+      } else {
+        next(result);
+      }
+    };
+    const token = bearerToken(request.headers.authorization);
+    // The dashboard: a session cookie stands in for the admin token (a bearer token wins).
+    if (auth === 'session' || (auth === 'admin' && token === null)) {
+      const sessionToken = readSessionCookie(request.headers.cookie);
+      if (sessionToken !== null && options.sessions) {
+        return void checkSession(options.sessions, options.adminTokenHash, request, response, sessionToken).then(done, next);
+      }
+      if (auth === 'session') return next(authenticationError('missing_api_key', 'Not signed in to the dashboard.'));
+    }
+    if (token === null) {
+      return next(authenticationError('missing_api_key', 'Missing API key: send it as "Authorization: Bearer <key>".'));
+    }
+    switch (auth) {
+      case 'api-key':
+        return void checkApiKey(options.keys, token).then(done, next);
+      case 'usage-key':
+        return void checkUsageKey(options.keys, token).then(done, next);
+        case 'admin':
+        return done(checkAdminToken(options.adminTokenHash, token) ?? { kind: 'admin' });
+    }
+  };
+}
+
+function bearerToken(header: string | undefined): string | null {
+  if (!header) return null;
+  const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
+  return match?.[1] ?? null;
+}
+
+const invalidKey = (): GatewayError => authenticationError('invalid_api_key', 'Invalid API key.');
+
+async function checkApiKey(keys: KeyCache, token: string): Promise<Principal | GatewayError> {
+  if (token.startsWith('uk-')) {
+    return authenticationError('invalid_api_key', 'A usage query key (uk-) cannot call models; use an API key (sk-).');
+  }
+  if (!looksLikeKey(token, 'sk-')) return invalidKey();
+  const key = await keys.findApiKey(token);
+  if (!key) return invalidKey();
+  if (key.status === 'REVOKED') return authenticationError('invalid_api_key', 'This API key has been revoked.');
+  if (key.blocked) return permissionError('key_blocked', 'This API key is blocked.');
+  return { kind: 'api-key', key };
+}
+
+async function checkUsageKey(keys: KeyCache, token: string): Promise<Principal | GatewayError> {
+  if (token.startsWith('sk-')) {
+    return authenticationError('invalid_api_key', 'The usage report needs the usage query key (uk-), not an API key (sk-).');
+  }
+  if (!looksLikeKey(token, 'uk-')) return invalidKey();
+  const key = await keys.findUsageKey(token);
+  return key ? { kind: 'usage-key', key } : invalidKey();
+}
+
+/**
+ * A session cookie is ambient authority: the browser sends it by itself, so on top of
+ * SameSite=Strict a state-changing request must prove it comes from the dashboard by
+ * echoing the session's CSRF token in a header, which another site can neither read nor set.
+ */
+async function checkSession(
+  sessions: SessionDependencies,
+  adminTokenHash: string | null,
+  request: AuthenticatedRequest,
+  response: Response,
+  sessionToken: string,
+): Promise<Principal | GatewayError> {
+  const session = await findSession(sessions, sessionToken);
+  if (!session) {
+    clearSessionCookie(response, request.secure);
+    return authenticationError('invalid_api_key', 'Your dashboard session has expired or was ended: sign in again.');
+  }
+  if (session.row.accountId === null && adminTokenHash === null) {
+    return authenticationError('invalid_api_key', 'The admin API is disabled: set GATEWAY_ADMIN_TOKEN to enable it.');
+  }
+  const header = request.headers[CSRF_HEADER];
+  if (!SAFE_METHODS.has(request.method) && !csrfTokenMatches(sessionToken, Array.isArray(header) ? undefined : header)) {
+    return permissionError('csrf_token_invalid', `Missing or wrong ${CSRF_HEADER} header: a request signed in by cookie must carry the session's CSRF token.`);
+  }
+  return { kind: 'session', session };
+}

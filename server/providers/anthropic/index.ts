@@ -1,0 +1,1 @@
+export { createAnthropicProvider, ANTHROPIC_VERSION } from './anthropic-provider';

@@ -1,0 +1,80 @@
+import type { ChatCompletion, ToolCall } from '../../../contract';
+import { badResponse } from '../upstream-errors';
+import type { ChatResult, TokenUsage } from '../types';
+import { classifyContentBlock, type AnthropicMessage, type AnthropicUsage } from './anthropic-schemas';
+import { mapAnthropicStopReason } from './map-anthropic-stop-reason';
+
+/**
+ * Anthropic Message -> OpenAI chat.completion.
+ * https://platform.claude.com/docs/en/api/messages (response: content, stop_reason, usage)
+ * - `text` blocks are joined into `message.content`; `tool_use` blocks become `tool_calls`
+ *   with the input object serialised as the arguments string OpenAI clients parse.
+ * - Other blocks (thinking, server tool results) have no OpenAI equivalent and are left out.
+ * - Prompt tokens include cache writes and reads: the usage docs count all three as input.
+ */
+export interface ReplyContext {
+  provider: string;
+  id: string;
+  created: number;
+  model: string;
+  /** Text the assistant turn was prefilled with (JSON mode), restored in front of the reply. */
+  prefill: string | null;
+}
+
+export function mapAnthropicResponse(message: AnthropicMessage, context: ReplyContext): ChatResult {
+  const texts: string[] = [];
+  const toolCalls: ToolCall[] = [];
+  for (const block of message.content) {
+    const classified = classifyContentBlock(block);
+    if (!classified) throw badResponse(context.provider, `a malformed "${block.type}" content block`);
+    if (classified.kind === 'text') texts.push(classified.text);
+    else if (classified.kind === 'tool_use') {
+      toolCalls.push({
+        id: classified.id,
+        type: 'function',
+        function: { name: classified.name, arguments: JSON.stringify(classified.input ?? {}) },
+      });
+    }
+  }
+
+  const content = replyText(texts, toolCalls.length > 0, context.prefill);
+  const usage = mapAnthropicUsage(message.usage ?? null);
+  const completion: ChatCompletion = {
+    id: context.id,
+    object: 'chat.completion',
+    created: context.created,
+    model: context.model,
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
+        finish_reason: mapAnthropicStopReason(message.stop_reason),
+      },
+    ],
+    usage: toChatUsage(usage),
+  };
+  return { completion, usage };
+}
+
+/**
+ * With a prefill, the reply text is the prefill plus what the model added; a reply that is
+ * only tool calls keeps `content: null`, as OpenAI sends it.
+ */
+function replyText(texts: string[], hasToolCalls: boolean, prefill: string | null): string | null {
+  if (texts.length === 0) return prefill !== null && !hasToolCalls ? prefill : null;
+  return (prefill ?? '') + texts.join('');
+}
+
+export function mapAnthropicUsage(usage: AnthropicUsage | null): TokenUsage | null {
+  if (!usage || usage.input_tokens == null || usage.output_tokens == null) return null;
+  return {
+    promptTokens: usage.input_tokens + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0),
+    completionTokens: usage.output_tokens,
+  };
+}
+
+export function toChatUsage(usage: TokenUsage | null): ChatCompletion['usage'] {
+  const prompt = usage?.promptTokens ?? 0;
+  const completion = usage?.completionTokens ?? 0;
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+}

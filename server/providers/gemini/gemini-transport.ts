@@ -1,0 +1,67 @@
+import type { z } from 'zod';
+import { isAbortError } from '../http-client';
+import type { HttpClient, HttpResponse } from '../types';
+import { badResponse, parseJson, parseRetryAfterMs } from '../upstream-errors';
+import { geminiStatusError } from './gemini-error';
+
+export interface GeminiTransportOptions {
+  provider: string;
+  /** Host root, e.g. https://generativelanguage.googleapis.com (decisions.md §6). */
+  baseUrl: string;
+  apiKey: string;
+  http: HttpClient;
+  /** Clock (ms), to read HTTP-date `retry-after` headers. */
+  now: () => number;
+}
+
+export interface GeminiTransport {
+  /** POSTs to `/v1beta/models/<model>:<method>`; resolves on a 2xx, rejects with an UpstreamError otherwise. */
+  post(model: string, method: string, body: unknown, signal: AbortSignal): Promise<HttpResponse>;
+  /** post + the whole body parsed as JSON and checked against `schema`. */
+  postJson<T>(model: string, method: string, body: unknown, signal: AbortSignal, schema: z.ZodType<T, z.ZodTypeDef, unknown>): Promise<T>;
+}
+
+/**
+ * HTTP for the Gemini API (https://ai.google.dev/api#rest-api). The key travels in the
+ * `x-goog-api-key` header (https://ai.google.dev/gemini-api/docs/api-key), never as `?key=`:
+ * URLs end up in logs and error messages.
+ */
+export function createGeminiTransport(options: GeminiTransportOptions): GeminiTransport {
+  const root = options.baseUrl.endsWith('/') ? options.baseUrl.slice(0, -1) : options.baseUrl;
+  const headers = { 'content-type': 'application/json', 'x-goog-api-key': options.apiKey };
+
+  async function post(model: string, method: string, body: unknown, signal: AbortSignal): Promise<HttpResponse> {
+    const response = await options.http.request({ url: modelUrl(root, model, method), method: 'POST', headers, body: JSON.stringify(body), signal });
+    if (response.status >= 200 && response.status < 300) return response;
+    let text = '';
+    try {
+      text = await response.text();
+    } catch (error) {
+      // The status alone still says what happened; only an abort is passed on as such.
+      if (isAbortError(error)) throw error;
+    }
+    throw geminiStatusError(options.provider, response.status, text, options.apiKey, parseRetryAfterMs(response.headers, options.now()));
+  }
+
+  return {
+    post,
+    async postJson(model, method, body, signal, schema) {
+      const response = await post(model, method, body, signal);
+      const json = parseJson(await response.text());
+      if (!json.ok) throw badResponse(options.provider, 'a body that is not JSON');
+      const parsed = schema.safeParse(json.value);
+      if (!parsed.success) throw badResponse(options.provider, 'a reply of an unexpected shape');
+      return parsed.data;
+    },
+  };
+}
+
+/** `method` may carry a query (`streamGenerateContent?alt=sse`). */
+function modelUrl(root: string, model: string, method: string): string {
+  return `${root}/v1beta/models/${encodeURIComponent(geminiModelName(model))}:${method}`;
+}
+
+/** The bare model name: the catalogue may name it as Google lists it ("models/gemini-…"). */
+export function geminiModelName(model: string): string {
+  return model.startsWith('models/') ? model.slice('models/'.length) : model;
+}

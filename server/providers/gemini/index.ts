@@ -1,0 +1,1 @@
+export { createGeminiProvider } from './gemini-provider';

@@ -1,0 +1,1 @@
+export { createMockProvider } from './mock-provider';

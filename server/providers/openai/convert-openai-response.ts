@@ -1,0 +1,81 @@
+import type { ChatCompletion, ChatUsage, ToolCall } from '../../../contract';
+import type { ModelTarget, TokenUsage } from '../types';
+import { mapOpenAiFinishReason } from './map-openai-finish-reason';
+import type { OpenAiChatCompletion, OpenAiContent, OpenAiUsage } from './openai-schemas';
+
+/** Clock and id generator of the provider, for the fields compatible servers leave out. */
+export interface ReplyIds {
+  now: () => number;
+  generateId: () => string;
+}
+
+/** An upstream chat completion -> the gateway's reply; `model` is the catalogue id (decisions.md §5). */
+export function toChatCompletion(
+  upstream: OpenAiChatCompletion,
+  target: ModelTarget,
+  ids: ReplyIds,
+): { completion: ChatCompletion; usage: TokenUsage | null } {
+  const usage = toTokenUsage(upstream.usage);
+  const completion: ChatCompletion = {
+    id: upstream.id || `chatcmpl-${ids.generateId()}`,
+    object: 'chat.completion',
+    created: createdSeconds(upstream.created, ids),
+    model: target.id,
+    choices: upstream.choices.map((choice, position) => {
+      const toolCalls = choice.message.tool_calls?.map(
+        (call): ToolCall => ({
+          id: call.id || `call_${ids.generateId()}`,
+          type: 'function',
+          function: { name: call.function.name, arguments: argumentsText(call.function.arguments) },
+        }),
+      );
+      const content = contentText(choice.message.content);
+      return {
+        index: choice.index ?? position,
+        message: {
+          role: 'assistant' as const,
+          content: content === '' && toolCalls?.length ? null : content,
+          ...(toolCalls?.length ? { tool_calls: toolCalls } : {}),
+          ...(choice.message.refusal ? { refusal: choice.message.refusal } : {}),
+        },
+        // A missing reason on a finished (non-streamed) reply is a plain end.
+        finish_reason: mapOpenAiFinishReason(choice.finish_reason ?? 'stop'),
+        ...(choice.logprobs !== undefined ? { logprobs: choice.logprobs } : {}),
+      };
+    }),
+    // The route replaces zeros with its estimate when the provider reported nothing (usage null).
+    usage: toChatUsage(usage),
+    ...(upstream.system_fingerprint ? { system_fingerprint: upstream.system_fingerprint } : {}),
+  };
+  return { completion, usage };
+}
+
+export function contentText(content: OpenAiContent | null | undefined): string | null {
+  if (content === null || content === undefined) return null;
+  if (typeof content === 'string') return content;
+  // Typed parts: only text is part of the OpenAI reply (Mistral's "thinking" parts are not).
+  return content.map((part) => (part.type === 'text' && part.text ? part.text : '')).join('');
+}
+
+export function argumentsText(value: string | Record<string, unknown> | null | undefined): string {
+  if (value === null || value === undefined) return '';
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+export function toTokenUsage(usage: OpenAiUsage | null | undefined): TokenUsage | null {
+  if (!usage) return null;
+  const promptTokens = usage.prompt_tokens ?? 0;
+  // Some servers report only prompt and total tokens.
+  const completionTokens = usage.completion_tokens ?? Math.max(0, (usage.total_tokens ?? promptTokens) - promptTokens);
+  return { promptTokens, completionTokens };
+}
+
+export function toChatUsage(usage: TokenUsage | null): ChatUsage {
+  const promptTokens = usage?.promptTokens ?? 0;
+  const completionTokens = usage?.completionTokens ?? 0;
+  return { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+}
+
+export function createdSeconds(created: number | null | undefined, ids: ReplyIds): number {
+  return typeof created === 'number' && Number.isFinite(created) ? Math.floor(created) : Math.floor(ids.now() / 1000);
+}

@@ -1,0 +1,2 @@
+export { createOpenAiProvider } from './openai-provider';
+export { mapOpenAiFinishReason } from './map-openai-finish-reason';

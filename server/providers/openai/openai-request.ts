@@ -1,0 +1,54 @@
+import type { ChatCompletionRequest, EmbeddingsRequest } from '../../../contract';
+import type { HttpRequest, ModelTarget } from '../types';
+
+/**
+ * The outbound requests. The client's fields are passed through as they came (the contract
+ * keeps unknown ones for the upstream), with `model` set to the provider's name for the model.
+ */
+
+export function chatRequest(
+  baseUrl: string,
+  apiKey: string,
+  request: ChatCompletionRequest,
+  target: ModelTarget,
+  stream: boolean,
+  signal: AbortSignal,
+): HttpRequest {
+  const { stream: _stream, stream_options: streamOptions, ...fields } = withoutNulls(request);
+  const body: Record<string, unknown> = { ...fields, model: target.upstreamModel };
+  if (stream) {
+    body.stream = true;
+    // Always asked for, so usage is exact; the route drops the chunk when the client did not ask.
+    body.stream_options = { ...(isRecord(streamOptions) ? streamOptions : {}), include_usage: true };
+  }
+  return post(`${baseUrl}/chat/completions`, apiKey, body, stream ? 'text/event-stream' : 'application/json', signal);
+}
+
+export function embeddingsRequest(baseUrl: string, apiKey: string, request: EmbeddingsRequest, target: ModelTarget, signal: AbortSignal): HttpRequest {
+  // Floats always: the route encodes base64 itself, so every provider's reply looks the same to it.
+  const body = { ...withoutNulls(request), model: target.upstreamModel, encoding_format: 'float' };
+  return post(`${baseUrl}/embeddings`, apiKey, body, 'application/json', signal);
+}
+
+function post(url: string, apiKey: string, body: Record<string, unknown>, accept: string, signal: AbortSignal): HttpRequest {
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept };
+  // Local servers (Ollama, vLLM without --api-key) take no key; an empty bearer confuses some proxies.
+  if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+  return { url, method: 'POST', headers, body: JSON.stringify(body), signal };
+}
+
+/**
+ * Top-level `null`s mean "not set" in the contract (its fields are nullish); OpenAI accepts
+ * them, but several compatible servers reject e.g. `"tools": null`, so they are not sent.
+ */
+function withoutNulls<T extends Record<string, unknown>>(request: T): Record<string, unknown> {
+  const result: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(request)) {
+    if (value !== null && value !== undefined) result[key] = value;
+  }
+  return result;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

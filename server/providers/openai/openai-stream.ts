@@ -1,0 +1,158 @@
+import type { ChatCompletion, ChatCompletionChunk, ToolCallDelta } from '../../../contract';
+import { parseSse } from '../../streaming/parse-sse';
+import type { ModelTarget, TokenUsage } from '../types';
+import { badResponse, parseJson } from '../upstream-errors';
+import { argumentsText, contentText, createdSeconds, toChatUsage, toTokenUsage, type ReplyIds } from './convert-openai-response';
+import { mapOpenAiFinishReason } from './map-openai-finish-reason';
+import { isErrorEvent, openAiStreamError } from './openai-error';
+import { parseOpenAiChunk } from './openai-guards';
+import type { OpenAiChunk, OpenAiToolCallDelta } from './openai-schemas';
+
+export interface StreamContext {
+  provider: string;
+  apiKey: string;
+  target: ModelTarget;
+  ids: ReplyIds;
+}
+
+type Choice = ChatCompletionChunk['choices'][number];
+
+interface ChoiceState {
+  roleSent: boolean;
+  finished: boolean;
+  nextToolIndex: number;
+  lastToolIndex: number;
+}
+
+/**
+ * Upstream SSE body -> the gateway's chunks (https://platform.openai.com/docs/api-reference/chat/streaming).
+ * Evens out what compatible servers do differently: missing `id`/`object`/`created` are filled
+ * (one id for the whole stream), the first delta of each choice gets `role: 'assistant'`,
+ * usage sent on a content chunk (or on every chunk) becomes one `choices: []` chunk at the end,
+ * tool-call deltas without `index` get one, choices the upstream never finished are finished
+ * with 'stop' after `[DONE]`, and `data: {"error": …}` events are thrown as UpstreamErrors.
+ * Returning early closes the iterator chain down to the socket, which frees the upstream.
+ */
+export async function* openAiChunks(body: AsyncIterable<Uint8Array>, context: StreamContext): AsyncGenerator<ChatCompletionChunk> {
+  const { provider, apiKey, target, ids } = context;
+  const choices = new Map<number, ChoiceState>();
+  let header: Pick<ChatCompletionChunk, 'id' | 'object' | 'created' | 'model'> | null = null;
+  let fingerprint: string | null = null;
+  let usage: TokenUsage | null = null;
+  let done = false;
+
+  for await (const event of parseSse(body)) {
+    const data = event.data.trim();
+    if (data === '[DONE]') {
+      done = true;
+      break;
+    }
+    if (data === '') continue;
+    const json = parseJson(event.data);
+    if (event.event === 'error' || (json.ok && isErrorEvent(json.value))) {
+      throw openAiStreamError(json.ok ? json.value : { error: event.data }, provider, apiKey);
+    }
+    if (!json.ok) throw badResponse(provider, 'a stream event that is not JSON');
+    const parsed = parseOpenAiChunk(json.value);
+    if (!parsed.success) throw badResponse(provider, 'a stream event that is not a chat completion chunk');
+    const chunk = parsed.data;
+
+    header ??= {
+      id: chunk.id || `chatcmpl-${ids.generateId()}`,
+      object: 'chat.completion.chunk',
+      created: createdSeconds(chunk.created, ids),
+      model: target.id,
+    };
+    fingerprint = chunk.system_fingerprint ?? fingerprint;
+    // Servers that repeat usage on every chunk send running totals: the last one counts.
+    const reported = chunk.usage ?? chunk.x_groq?.usage;
+    if (reported) usage = toTokenUsage(reported) ?? usage;
+
+    const mapped = (chunk.choices ?? []).map((choice, position) => toChoice(choice, position, choices));
+    // Usage-only chunks (and Azure's prompt_filter_results chunk) carry no choice to forward now.
+    if (mapped.length === 0) continue;
+    // Built field by field (no spreads): this runs for every event of every stream.
+    const next: ChatCompletionChunk = { id: header.id, object: header.object, created: header.created, model: header.model, choices: mapped };
+    if (fingerprint) next.system_fingerprint = fingerprint;
+    yield next;
+  }
+
+  const anyFinished = [...choices.values()].some((state) => state.finished);
+  if (!done && !anyFinished) throw badResponse(provider, 'a stream that ended before the reply was complete');
+  header ??= { id: `chatcmpl-${ids.generateId()}`, object: 'chat.completion.chunk', created: createdSeconds(null, ids), model: target.id };
+
+  // The route relies on every choice ending with a finish_reason (decisions.md §5).
+  if (choices.size === 0) choices.set(0, newChoiceState());
+  const unfinished: Choice[] = [];
+  for (const [index, state] of choices) {
+    if (!state.finished) unfinished.push({ index, delta: state.roleSent ? {} : { role: 'assistant' }, finish_reason: 'stop' });
+  }
+  if (unfinished.length > 0) yield { ...header, choices: unfinished };
+  if (usage) yield { ...header, choices: [], usage: toChatUsage(usage) };
+}
+
+function newChoiceState(): ChoiceState {
+  return { roleSent: false, finished: false, nextToolIndex: 0, lastToolIndex: 0 };
+}
+
+function toChoice(choice: NonNullable<OpenAiChunk['choices']>[number], position: number, choices: Map<number, ChoiceState>): Choice {
+  const index = choice.index ?? position;
+  let state = choices.get(index);
+  if (!state) {
+    state = newChoiceState();
+    choices.set(index, state);
+  }
+  const delta: Choice['delta'] = {};
+  if (!state.roleSent) {
+    delta.role = 'assistant';
+    state.roleSent = true;
+  }
+  const content = contentText(choice.delta?.content);
+  if (content !== null) delta.content = content;
+  const toolCalls = choice.delta?.tool_calls?.map((call) => toToolCallDelta(call, state));
+  if (toolCalls?.length) delta.tool_calls = toolCalls;
+  if (choice.delta?.refusal) delta.refusal = choice.delta.refusal;
+  const finishReason = choice.finish_reason ? mapOpenAiFinishReason(choice.finish_reason) : null;
+  if (finishReason) state.finished = true;
+  const mapped: Choice = { index, delta, finish_reason: finishReason };
+  if (choice.logprobs !== undefined) mapped.logprobs = choice.logprobs;
+  return mapped;
+}
+
+/**
+ * OpenAI streams each tool call as a first delta with `index`, `id`, `type` and `name`, then
+ * argument fragments with the same `index`. Servers that leave out `index` get one: a delta
+ * with an `id` starts the next call, one without continues the last.
+ */
+function toToolCallDelta(call: OpenAiToolCallDelta, state: ChoiceState): ToolCallDelta {
+  const index = call.index ?? (call.id ? state.nextToolIndex : state.lastToolIndex);
+  state.lastToolIndex = index;
+  state.nextToolIndex = Math.max(state.nextToolIndex, index + 1);
+  const result: ToolCallDelta = { index };
+  if (call.id) result.id = call.id;
+  if (call.type || call.id) result.type = 'function';
+  const name = call.function?.name;
+  const args = call.function?.arguments;
+  if (name || (args !== null && args !== undefined)) {
+    result.function = { ...(name ? { name } : {}), ...(args !== null && args !== undefined ? { arguments: argumentsText(args) } : {}) };
+  }
+  return result;
+}
+
+/**
+ * A whole completion as chunks, for servers that answer `stream: true` with plain JSON:
+ * one chunk per choice with everything, then the usage chunk.
+ */
+export function* completionToChunks(completion: ChatCompletion, usage: TokenUsage | null): Generator<ChatCompletionChunk> {
+  const header = { id: completion.id, object: 'chat.completion.chunk' as const, created: completion.created, model: completion.model };
+  for (const choice of completion.choices) {
+    const delta: Choice['delta'] = { role: 'assistant' };
+    if (choice.message.content !== null) delta.content = choice.message.content;
+    if (choice.message.tool_calls?.length) {
+      delta.tool_calls = choice.message.tool_calls.map((call, index) => ({ index, ...call }));
+    }
+    if (choice.message.refusal) delta.refusal = choice.message.refusal;
+    yield { ...header, choices: [{ index: choice.index, delta, finish_reason: choice.finish_reason }] };
+  }
+  if (usage) yield { ...header, choices: [], usage: toChatUsage(usage) };
+}

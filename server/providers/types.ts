@@ -1,0 +1,113 @@
+import type {
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChatCompletionRequest,
+  EmbeddingsRequest,
+  EmbeddingsResponse,
+} from '../../contract';
+
+/**
+ * The adapter interface every provider implements. Adapters translate one OpenAI-shaped,
+ * already-validated request into their provider's wire format and back. They never read
+ * `process.env`, import Express or Prisma: everything arrives through `ProviderFactoryOptions`.
+ */
+
+/** What an adapter knows about the catalogue model it is called for. */
+export interface ModelTarget {
+  /** Catalogue id: the `model` of every reply (decisions.md §5). */
+  id: string;
+  /** The model name sent to the provider (config `upstream_model`, default `id`). */
+  upstreamModel: string;
+  /** `max_tokens` when the request has none and the provider needs one (Anthropic). */
+  defaultMaxTokens: number;
+  /** Allowed `dimensions` values for embedding models; undefined = none allowed. */
+  dimensions?: number[];
+}
+
+export interface TokenUsage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+export interface CallOptions {
+  /** Aborted when the client goes away or the gateway gives up; adapters pass it to the HTTP call. */
+  signal: AbortSignal;
+  /** Request id of the gateway request, for upstream correlation headers if useful. */
+  requestId: string;
+}
+
+export interface ChatResult {
+  completion: ChatCompletion;
+  /** Usage as the provider reported it; null when it did not (the caller then estimates). */
+  usage: TokenUsage | null;
+}
+
+/**
+ * A streamed reply. `chunks` yields OpenAI-shaped chunks (the first delta carries
+ * `role: 'assistant'`, the last content chunk carries `finish_reason`). When the provider
+ * reports usage, the adapter yields one final chunk with `choices: []` and `usage`; the route
+ * decides whether the client sees it. Errors after the start are thrown from the iterator.
+ * Ending iteration early (return()) must release the upstream connection.
+ */
+export interface ChatStream {
+  chunks: AsyncIterable<ChatCompletionChunk>;
+}
+
+export interface EmbeddingsResult {
+  /** Always float arrays here; the route encodes base64 when asked. */
+  // Omit, not a bare intersection: `A[] & B[]` makes `data.map` see the wider base64 union.
+  response: Omit<EmbeddingsResponse, 'data'> & { data: { object: 'embedding'; index: number; embedding: number[] }[] };
+  usage: TokenUsage | null;
+}
+
+export interface ProviderAdapter {
+  readonly type: string;
+  /** Resolves once the provider answered; rejects with an UpstreamError (server/errors) otherwise. */
+  chat(request: ChatCompletionRequest, target: ModelTarget, options: CallOptions): Promise<ChatResult>;
+  /**
+   * Resolves once the upstream answered with a success status and before any chunk is read,
+   * so that failures up to that point can be retried or fall back; rejects with an UpstreamError.
+   */
+  chatStream(request: ChatCompletionRequest, target: ModelTarget, options: CallOptions): Promise<ChatStream>;
+  embeddings(request: EmbeddingsRequest, target: ModelTarget, options: CallOptions): Promise<EmbeddingsResult>;
+}
+
+/** The HTTP client adapters use; `createHttpClient` (http-client.ts) is the pooled undici one. */
+export interface HttpClient {
+  request(request: HttpRequest): Promise<HttpResponse>;
+}
+
+export interface HttpRequest {
+  url: string;
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string;
+  signal?: AbortSignal;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** The body as it arrives; iterate it for streams. */
+  body: AsyncIterable<Uint8Array>;
+  /** The whole body as text (for JSON replies and error bodies). */
+  text(): Promise<string>;
+  /** Discard the rest of the body and free the connection. */
+  discard(): Promise<void>;
+}
+
+export interface ProviderFactoryOptions {
+  /** Provider name from the config (`providers.<name>`), used in messages. */
+  name: string;
+  baseUrl: string;
+  /** Provider credential; never put in any message, log or error. */
+  apiKey: string;
+  http: HttpClient;
+  /** Clock (ms) and id generator, injected so replies are reproducible in tests. */
+  now: () => number;
+  generateId: () => string;
+  /** Extra options of the `mock` provider type (latency etc.). */
+  options?: Record<string, unknown>;
+}
+
+export type ProviderFactory = (options: ProviderFactoryOptions) => ProviderAdapter;

@@ -1,0 +1,126 @@
+import { formatDuration } from './format-duration';
+import type { BucketState, RateLimitStore } from './types';
+
+/** Per minute, decisions.md §4. */
+export interface Limits { rpm: number; tpm: number }
+
+/** decisions.md §4: both rpm and tpm (and the usage limits) are per minute. */
+export const RATE_LIMIT_WINDOW_MS = 60_000;
+
+export interface Reservation {
+  allowed: boolean;
+  /** The headers of decisions.md §4, lower-case names; `retry-after` only when refused. */
+  headers: Record<string, string>;
+  /** Which limit refused: the one whose capacity returns last when both did. */
+  exceeded: 'requests' | 'tokens' | null;
+  /** The token estimate alone exceeds the key's tpm: retrying will not help (OpenAI's "Request too large"). */
+  tooLarge: boolean;
+  keyId: string;
+  limits: Limits;
+  /** What was taken from the tpm bucket (0 when refused). */
+  reservedTokens: number;
+}
+
+export interface UsageCheck {
+  allowed: boolean;
+  /** `retry-after` when refused; nothing otherwise (decisions.md §4 asks only for that). */
+  headers: Record<string, string>;
+  which: 'key' | 'ip' | null;
+}
+
+export interface KeyLimiter {
+  /** Chat/embeddings, per key: one request from the rpm bucket and `tokens` (the estimate) from the tpm bucket, atomically. */
+  reserve(keyId: string, limits: Limits, tokens: number): Promise<Reservation>;
+  /** After the call: refunds or charges the difference between the reservation and the real usage. Settling twice does nothing. */
+  settle(reservation: Reservation, actualTokens: number): Promise<void>;
+  /** Usage route: 1 from `usage-key:<id>` (per minute limit) AND 1 from `usage-ip:<ip>`. */
+  checkUsage(usageKeyId: string, ip: string, limits: { perKey: number; perIp: number }): Promise<UsageCheck>;
+}
+
+// The limit is part of the bucket id: a key whose limits change (CLI, admin API) starts a
+// fresh bucket at its new capacity at once, instead of refilling a drained one at the new rate.
+const requestsBucketId = (keyId: string, rpm: number): string => `key:${keyId}:requests:${rpm}`;
+const tokensBucketId = (keyId: string, tpm: number): string => `key:${keyId}:tokens:${tpm}`;
+
+/** decisions.md §4: whole seconds, at least 1, from when capacity really returns. */
+function retryAfterSeconds(buckets: BucketState[]): string {
+  const longest = Math.max(0, ...buckets.map((bucket) => bucket.retryAfterMs));
+  return String(Math.max(1, Math.ceil(longest / 1000)));
+}
+
+/** Index of the bucket that refused (largest retryAfterMs, first on a tie), or -1. */
+function bindingIndex(buckets: BucketState[]): number {
+  let found = -1;
+  buckets.forEach((bucket, index) => {
+    if (bucket.retryAfterMs > 0 && (found === -1 || bucket.retryAfterMs > (buckets[found]?.retryAfterMs ?? 0))) found = index;
+  });
+  return found;
+}
+
+/** A token count from an estimate or a provider's usage: a non-negative integer. */
+const wholeTokens = (tokens: number): number => (Number.isFinite(tokens) && tokens > 0 ? Math.ceil(tokens) : 0);
+
+export function createKeyLimiter(store: RateLimitStore): KeyLimiter {
+  const settled = new WeakSet<Reservation>();
+
+  return {
+    async reserve(keyId, limits, tokens) {
+      const cost = wholeTokens(tokens);
+      const result = await store.take([
+        { id: requestsBucketId(keyId, limits.rpm), capacity: limits.rpm, windowMs: RATE_LIMIT_WINDOW_MS, cost: 1 },
+        // Anything above capacity is refused alike; capping keeps an absurd estimate
+        // (max_tokens: 1e308) a safe integer for the store.
+        { id: tokensBucketId(keyId, limits.tpm), capacity: limits.tpm, windowMs: RATE_LIMIT_WINDOW_MS, cost: Math.min(cost, limits.tpm + 1) },
+      ]);
+      const [requests, tokenBucket] = result.buckets;
+      if (requests === undefined || tokenBucket === undefined) throw new Error('rate limit: the store answered fewer buckets than asked');
+      // decisions.md §4: on every chat/embeddings response, allowed or not; never negative.
+      const headers: Record<string, string> = {
+        'x-ratelimit-limit-requests': String(limits.rpm),
+        'x-ratelimit-remaining-requests': String(Math.max(0, requests.remaining)),
+        'x-ratelimit-limit-tokens': String(limits.tpm),
+        'x-ratelimit-remaining-tokens': String(Math.max(0, tokenBucket.remaining)),
+        'x-ratelimit-reset-requests': formatDuration(requests.resetMs),
+        'x-ratelimit-reset-tokens': formatDuration(tokenBucket.resetMs),
+      };
+      let exceeded: Reservation['exceeded'] = null;
+      if (!result.allowed) {
+        headers['retry-after'] = retryAfterSeconds(result.buckets);
+        exceeded = bindingIndex(result.buckets) === 1 ? 'tokens' : 'requests';
+      }
+      return {
+        allowed: result.allowed,
+        headers,
+        exceeded,
+        tooLarge: cost > limits.tpm,
+        keyId,
+        limits,
+        reservedTokens: result.allowed ? cost : 0,
+      };
+    },
+
+    async settle(reservation, actualTokens) {
+      if (!reservation.allowed || settled.has(reservation)) return;
+      settled.add(reservation);
+      // decisions.md §4: reconcile the reservation with the real usage; a refund is capped
+      // at capacity, an overrun may put the bucket in debt, delaying the key's next calls.
+      const delta = reservation.reservedTokens - wholeTokens(actualTokens);
+      if (delta === 0) return;
+      await store.adjust({ id: tokensBucketId(reservation.keyId, reservation.limits.tpm), capacity: reservation.limits.tpm, windowMs: RATE_LIMIT_WINDOW_MS }, delta);
+    },
+
+    async checkUsage(usageKeyId, ip, limits): Promise<UsageCheck> {
+      // decisions.md §4: 30/min per usage query key and 120/min per client IP; both must pass.
+      const result = await store.take([
+        { id: `usage-key:${usageKeyId}`, capacity: limits.perKey, windowMs: RATE_LIMIT_WINDOW_MS, cost: 1 },
+        { id: `usage-ip:${ip}`, capacity: limits.perIp, windowMs: RATE_LIMIT_WINDOW_MS, cost: 1 },
+      ]);
+      if (result.allowed) return { allowed: true, headers: {}, which: null };
+      return {
+        allowed: false,
+        headers: { 'retry-after': retryAfterSeconds(result.buckets) },
+        which: bindingIndex(result.buckets) === 1 ? 'ip' : 'key',
+      };
+    },
+  };
+}

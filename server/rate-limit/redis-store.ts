@@ -1,0 +1,132 @@
+import type { Redis } from 'ioredis';
+import { validateDelta, validateRequests } from './bucket-math';
+import type { BucketRequest, BucketState, RateLimitStore, TakeResult } from './types';
+
+export interface RedisRateLimitStoreOptions {
+  redis: Redis;
+  /** Prepended to every bucket id, e.g. `mg:rl:`. */
+  prefix: string;
+}
+
+/*
+ * The Lua scripts mirror bucket-math.ts (levels in units: one token = windowMs units, refill =
+ * capacity units per ms; all integers). Redis runs a script atomically and `TIME` is the
+ * clock, so every gateway instance sees one clock and one state: limits are shared exactly
+ * (decisions.md §4). A full bucket is deleted (absent = full); otherwise the hash
+ * {tokens, ts} expires when it would be full again plus one window (~2 windows, longer
+ * only while in debt, so a debt is not forgotten early).
+ */
+const LUA_PRELUDE = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local function level_of(key, capacity, window)
+  local full = capacity * window
+  local stored = redis.call('HMGET', key, 'tokens', 'ts')
+  if not stored[1] or not stored[2] then return full end
+  local elapsed = now - tonumber(stored[2])
+  if elapsed < 0 then elapsed = 0 end
+  return math.min(full, tonumber(stored[1]) + elapsed * capacity)
+end
+local function store(key, level, capacity, window)
+  local full = capacity * window
+  if level >= full then
+    redis.call('DEL', key)
+    return 0
+  end
+  local reset = math.ceil((full - level) / capacity)
+  redis.call('HSET', key, 'tokens', string.format('%.0f', level), 'ts', string.format('%.0f', now))
+  redis.call('PEXPIRE', key, reset + window)
+  return reset
+end
+`;
+
+/** KEYS = buckets; ARGV = capacity, windowMs, cost per bucket. Reply: allowed, then remaining, resetMs, retryAfterMs per bucket. */
+const TAKE_SCRIPT = `${LUA_PRELUDE}
+local levels = {}
+local allowed = 1
+for i = 1, #KEYS do
+  local capacity, window, cost = tonumber(ARGV[3 * i - 2]), tonumber(ARGV[3 * i - 1]), tonumber(ARGV[3 * i])
+  levels[i] = level_of(KEYS[i], capacity, window)
+  if cost * window > levels[i] then allowed = 0 end
+end
+local reply = { allowed }
+for i = 1, #KEYS do
+  local capacity, window, cost = tonumber(ARGV[3 * i - 2]), tonumber(ARGV[3 * i - 1]), tonumber(ARGV[3 * i])
+  local level = levels[i]
+  local reset = math.ceil((capacity * window - level) / capacity)
+  local retry = 0
+  if allowed == 1 then
+    level = level - cost * window
+    reset = store(KEYS[i], level, capacity, window)
+  elseif cost > capacity then
+    retry = window
+  else
+    retry = math.max(0, math.ceil((cost * window - level) / capacity))
+  end
+  reply[#reply + 1] = math.floor(level / window)
+  reply[#reply + 1] = reset
+  reply[#reply + 1] = retry
+end
+return reply
+`;
+
+/** KEYS[1] = bucket; ARGV = capacity, windowMs, delta. */
+const ADJUST_SCRIPT = `${LUA_PRELUDE}
+local capacity, window, delta = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local level = math.min(capacity * window, level_of(KEYS[1], capacity, window) + delta * window)
+store(KEYS[1], level, capacity, window)
+return 1
+`;
+
+const TAKE_COMMAND = 'modelGatewayRateLimitTake';
+const ADJUST_COMMAND = 'modelGatewayRateLimitAdjust';
+
+/** The commands `defineCommand` adds (sent as EVALSHA, falling back to EVAL after a script flush). */
+interface RateLimitCommands {
+  [TAKE_COMMAND](numberOfKeys: number, ...keysAndArgs: Array<string | number>): Promise<unknown>;
+  [ADJUST_COMMAND](key: string, capacity: number, windowMs: number, delta: number): Promise<unknown>;
+}
+
+function parseTakeReply(reply: unknown, requests: BucketRequest[]): TakeResult {
+  if (!Array.isArray(reply) || reply.length !== 1 + 3 * requests.length || !reply.every((value) => typeof value === 'number')) {
+    throw new Error('rate limit: unexpected reply from the Redis take script');
+  }
+  const numbers: number[] = reply;
+  const buckets: BucketState[] = requests.map((request, index) => ({
+    limit: request.capacity,
+    remaining: numbers[1 + 3 * index] ?? 0,
+    resetMs: numbers[2 + 3 * index] ?? 0,
+    retryAfterMs: numbers[3 + 3 * index] ?? 0,
+  }));
+  return { allowed: numbers[0] === 1, buckets };
+}
+
+/**
+ * The shared store: ONE script call per `take` or `adjust`, no read-then-write in JS, so it
+ * is exact under concurrency across instances. Assumes a single Redis (or a primary), not
+ * Redis Cluster: the buckets of one take would have to share a hash slot. Needs Redis >= 5
+ * (effects replication, so `TIME` before a write is allowed).
+ * The client is the caller's: `close()` does not quit it.
+ */
+export function createRedisRateLimitStore(options: RedisRateLimitStoreOptions): RateLimitStore {
+  const { prefix } = options;
+  options.redis.defineCommand(TAKE_COMMAND, { lua: TAKE_SCRIPT });
+  options.redis.defineCommand(ADJUST_COMMAND, { lua: ADJUST_SCRIPT, numberOfKeys: 1 });
+  // defineCommand adds methods the ioredis types cannot know about.
+  const redis = options.redis as Redis & RateLimitCommands;
+
+  return {
+    async take(requests) {
+      validateRequests(requests);
+      if (requests.length === 0) return { allowed: true, buckets: [] };
+      const keys = requests.map((request) => prefix + request.id);
+      const args = requests.flatMap((request) => [request.capacity, request.windowMs, request.cost]);
+      return parseTakeReply(await redis[TAKE_COMMAND](requests.length, ...keys, ...args), requests);
+    },
+    async adjust(bucket, delta) {
+      validateDelta(bucket, delta);
+      await redis[ADJUST_COMMAND](prefix + bucket.id, bucket.capacity, bucket.windowMs, delta);
+    },
+    async close() {},
+  };
+}

@@ -1,0 +1,39 @@
+/**
+ * The rate-limit store interface (decisions.md §4). Two implementations: the in-memory
+ * store (one instance) and the Redis store (limits shared exactly by every instance);
+ * `resilient-store.ts` puts the memory store behind the Redis one as a fallback.
+ */
+
+/**
+ * A token bucket: holds up to `capacity`, refills `capacity` per `windowMs` continuously.
+ * `capacity`, `windowMs` and `cost` are non-negative safe integers (`capacity`, `windowMs` > 0).
+ * A bucket nobody has touched is full. `capacity` may change between calls (a key's limits
+ * are changeable, decisions.md §4): the stored level is simply capped at the new capacity.
+ */
+export interface BucketRequest { id: string; capacity: number; windowMs: number; cost: number }
+
+export interface BucketState {
+  limit: number;
+  /** Whole tokens left after this call; negative while the bucket is in debt (see `adjust`). */
+  remaining: number;
+  /** ms until the bucket is full again */
+  resetMs: number;
+  /**
+   * ms until `cost` would fit; 0 when it fits now. A `cost` above `capacity` can never fit:
+   * the store refuses it and answers `windowMs` (a full window), so a client that obeys
+   * `retry-after` does not hammer us, and nothing loops waiting for it.
+   */
+  retryAfterMs: number;
+}
+
+/** `buckets` is in the same order as the requests. */
+export interface TakeResult { allowed: boolean; buckets: BucketState[] }
+
+export interface RateLimitStore {
+  /** Atomically refills every bucket, and takes `cost` from all of them only if all have enough; otherwise takes nothing. */
+  take(requests: BucketRequest[]): Promise<TakeResult>;
+  /** Adds `delta` (positive = refund, capped at capacity; negative = charge more, may go below zero = debt) */
+  adjust(bucket: Omit<BucketRequest, 'cost'>, delta: number): Promise<void>;
+  /** Releases what the store owns (never a client that was passed in). */
+  close(): Promise<void>;
+}

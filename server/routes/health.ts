@@ -1,0 +1,24 @@
+import { initServer } from '@ts-rest/express';
+import { contract } from '../../contract';
+
+const s = initServer();
+
+export interface Readiness {
+  /** False when the instance cannot serve: the load balancer should route elsewhere. */
+  ready: boolean;
+  checks: Record<string, 'ok' | 'down' | 'disabled'>;
+}
+export type ReadinessCheck = () => Promise<Readiness>;
+
+export function healthRouter(readiness: ReadinessCheck, openapiDocument: Record<string, unknown>) {
+  return s.router(contract.health, {
+    health: async () => ({ status: 200, body: { status: 'ok' as const } }),
+    ready: async () => {
+      const { ready, checks } = await readiness();
+      return ready
+        ? { status: 200, body: { status: 'ok' as const, checks } }
+        : { status: 503, body: { status: 'unavailable' as const, checks } };
+    },
+    openapi: async () => ({ status: 200, body: openapiDocument }),
+  });
+}

@@ -1,0 +1,122 @@
+import { createHash } from 'node:crypto';
+import type { DashboardSession, LoginLink } from '../../contract';
+import { toAccountView } from '../accounts/account-operations';
+import type { DashboardSessionRow, Store } from '../db/types';
+import { authenticationError, type GatewayError } from '../errors/gateway-error';
+import { accountNotFound } from '../keys/key-operations';
+import { hashesEqual, hashKey, newId, randomBase62 } from '../keys/key-text';
+
+/** How long a dashboard sign-in lasts (absolute, not sliding). */
+export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
+/** How long a login link stays usable: long enough to hand over by chat or mail; it works once. */
+export const LOGIN_LINK_TTL_MS = 24 * 60 * 60 * 1000;
+/** Login-link tokens are recognisable, so the sign-in route knows which check applies. */
+export const LOGIN_TOKEN_PREFIX = 'lt-';
+
+export interface SessionDependencies {
+  store: Store;
+  now: () => number;
+}
+
+/** A session as the middleware resolved it from the cookie. */
+export interface ResolvedSession {
+  row: DashboardSessionRow;
+  /** What the browser must echo in the CSRF header on state-changing requests. */
+  csrfToken: string;
+}
+
+/**
+ * The CSRF token is derived from the session token rather than stored: only a page that
+ * could read the session (the dashboard, same origin, through GET /v1/admin/session or the
+ * sign-in answer) knows it, and the cookie itself is HttpOnly.
+ */
+export function csrfTokenFor(sessionToken: string): string {
+  return createHash('sha256').update(`csrf\u0000${sessionToken}`, 'utf8').digest('hex');
+}
+
+export function csrfTokenMatches(sessionToken: string, header: string | undefined): boolean {
+  return typeof header === 'string' && /^[0-9a-f]{64}$/.test(header) && hashesEqual(header, csrfTokenFor(sessionToken));
+}
+
+/** `model-gateway accounts login-link ID` and POST /v1/admin/accounts/{id}/login-link. */
+export async function createLoginLink(dependencies: SessionDependencies, accountId: string, baseUrl: string): Promise<LoginLink> {
+  const account = await dependencies.store.getAccount(accountId);
+  if (!account) throw accountNotFound(accountId);
+  const token = LOGIN_TOKEN_PREFIX + randomBase62(48);
+  const now = dependencies.now();
+  const row = await dependencies.store.createLoginToken({
+    id: newId('login'),
+    tokenHash: hashKey(token),
+    accountId,
+    createdAt: new Date(now),
+    expiresAt: new Date(now + LOGIN_LINK_TTL_MS),
+  });
+  // In the fragment: browsers never send it to a server, so it stays out of access logs and Referer.
+  return { url: `${baseUrl.replace(/\/+$/, '')}/dashboard/login#token=${token}`, expires_at: row.expiresAt.toISOString() };
+}
+
+/**
+ * Signs in with the admin token (the operator) or a login-link token (that account's owner,
+ * once). Resolves to the new session's token, for the cookie, and its row.
+ */
+export async function signIn(
+  dependencies: SessionDependencies & { adminTokenHash: string | null },
+  token: string,
+): Promise<{ token: string; row: DashboardSessionRow }> {
+  const now = dependencies.now();
+  // Expired rows are useless; sign-ins are rare enough to carry the cleanup.
+  await dependencies.store.pruneDashboardCredentials(new Date(now));
+  let accountId: string | null;
+  if (token.startsWith(LOGIN_TOKEN_PREFIX)) {
+    const login = await dependencies.store.consumeLoginToken(hashKey(token), new Date(now));
+    if (!login) {
+      throw authenticationError('invalid_api_key', 'This login link is invalid, expired or already used: ask the operator for a new one.');
+    }
+    accountId = login.accountId;
+  } else {
+    const refusal = checkAdminToken(dependencies.adminTokenHash, token);
+    if (refusal) throw refusal;
+    accountId = null;
+  }
+  const sessionToken = randomBase62(48);
+  const row = await dependencies.store.createDashboardSession({
+    id: newId('sess'),
+    tokenHash: hashKey(sessionToken),
+    accountId,
+    createdAt: new Date(now),
+    expiresAt: new Date(now + SESSION_TTL_MS),
+  });
+  return { token: sessionToken, row };
+}
+
+export function checkAdminToken(adminTokenHash: string | null, token: string): GatewayError | null {
+  if (adminTokenHash === null) {
+    return authenticationError('invalid_api_key', 'The admin API is disabled: set GATEWAY_ADMIN_TOKEN to enable it.');
+  }
+  return hashesEqual(hashKey(token), adminTokenHash) ? null : authenticationError('invalid_api_key', 'Invalid admin token.');
+}
+
+/** The live session of a cookie's token, or null (unknown, expired, signed out). */
+export async function findSession(dependencies: SessionDependencies, sessionToken: string): Promise<ResolvedSession | null> {
+  if (!/^[0-9A-Za-z]{48}$/.test(sessionToken)) return null;
+  const row = await dependencies.store.findDashboardSessionByHash(hashKey(sessionToken));
+  if (!row || row.expiresAt.getTime() <= dependencies.now()) return null;
+  return { row, csrfToken: csrfTokenFor(sessionToken) };
+}
+
+export async function toSessionView(store: Store, session: ResolvedSession): Promise<DashboardSession> {
+  const { row } = session;
+  let account = null;
+  if (row.accountId !== null) {
+    const accountRow = await store.getAccount(row.accountId);
+    if (!accountRow) throw accountNotFound(row.accountId);
+    account = toAccountView(accountRow);
+  }
+  return {
+    object: 'dashboard.session',
+    role: row.accountId === null ? 'operator' : 'account',
+    account,
+    csrf_token: session.csrfToken,
+    expires_at: row.expiresAt.toISOString(),
+  };
+}

@@ -1,0 +1,111 @@
+/**
+ * A server-sent-events decoder following the WHATWG event-stream rules
+ * (https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation):
+ * lines end in CRLF, LF or CR; `data` lines of one event are joined with "\n"; comments
+ * (lines starting with ':') are skipped; an event is dispatched at a blank line. Bytes may be
+ * split anywhere, even inside a multi-byte character or between CR and LF.
+ */
+export interface SseEvent {
+  event: string | null;
+  data: string;
+  id: string | null;
+}
+
+export async function* parseSse(body: AsyncIterable<Uint8Array>): AsyncGenerator<SseEvent> {
+  const decoder = new TextDecoder('utf-8');
+  const state = newEventState();
+  let buffer = '';
+  let pendingCr = false;
+
+  for await (const bytes of body) {
+    buffer += decoder.decode(bytes, { stream: true });
+    // Nothing new (an empty read): keep a pending CR for the LF that may come next.
+    if (buffer.length === 0) continue;
+    let start = 0;
+    // A CR at the end of the previous chunk may pair with an LF at the start of this one.
+    if (pendingCr && buffer.startsWith('\n')) start = 1;
+    pendingCr = false;
+    if (buffer.indexOf('\r', start) === -1) {
+      // LF line ends only, as nearly every server sends them: find them with indexOf.
+      for (let end = buffer.indexOf('\n', start); end !== -1; end = buffer.indexOf('\n', start)) {
+        const event = processLine(buffer.slice(start, end), state);
+        start = end + 1;
+        if (event) yield event;
+      }
+      buffer = buffer.slice(start);
+      continue;
+    }
+    for (let index = start; index < buffer.length; index++) {
+      const character = buffer.charCodeAt(index);
+      if (character !== 10 && character !== 13) continue;
+      const line = buffer.slice(start, index);
+      if (character === 13) {
+        if (index + 1 < buffer.length) {
+          if (buffer.charCodeAt(index + 1) === 10) index++;
+        } else {
+          pendingCr = true;
+        }
+      }
+      start = index + 1;
+      const event = processLine(line, state);
+      if (event) yield event;
+    }
+    buffer = buffer.slice(start);
+  }
+  buffer += decoder.decode();
+  if (buffer.length > 0) {
+    const event = processLine(buffer, state);
+    if (event) yield event;
+  }
+  // A final event without its blank line is dispatched: upstreams often end that way.
+  if (state.hasData) yield dispatch(state);
+}
+
+interface EventState {
+  event: string | null;
+  /** The data lines so far, joined with "\n" (the spec's data buffer without its last LF). */
+  data: string;
+  id: string | null;
+  hasData: boolean;
+}
+
+function newEventState(): EventState {
+  return { event: null, data: '', id: null, hasData: false };
+}
+
+function processLine(line: string, state: EventState): SseEvent | null {
+  if (line.length === 0) return state.hasData ? dispatch(state) : reset(state);
+  if (line.charCodeAt(0) === 58 /* ':' */) return null;
+  const colon = line.indexOf(':');
+  const field = colon === -1 ? line : line.slice(0, colon);
+  let value = colon === -1 ? '' : line.slice(colon + 1);
+  if (value.charCodeAt(0) === 32) value = value.slice(1);
+  switch (field) {
+    case 'data':
+      state.data = state.hasData ? `${state.data}\n${value}` : value;
+      state.hasData = true;
+      break;
+    case 'event':
+      state.event = value;
+      break;
+    case 'id':
+      state.id = value;
+      break;
+    default:
+      break;
+  }
+  return null;
+}
+
+function dispatch(state: EventState): SseEvent {
+  const event: SseEvent = { event: state.event, data: state.data, id: state.id };
+  reset(state);
+  return event;
+}
+
+function reset(state: EventState): null {
+  state.event = null;
+  state.data = '';
+  state.hasData = false;
+  return null;
+}

@@ -1,0 +1,384 @@
+import type { Store, UsageEventRow } from '../db/types';
+import { EventQueue } from './event-queue';
+import {
+  resolveRecorderOptions,
+  type ResolvedRecorderOptions,
+  type UsageRecorderLogger,
+  type UsageRecorderOptions,
+  type UsageRecorderStats,
+} from './recorder-options';
+import type { UsageEvent, UsageSink } from './types';
+import { invalidUsageEventReason, ShanghaiDayCache, toUsageEventRow } from './usage-event-row';
+import { WriteTimer } from './write-timer';
+
+export type { UsageRecorderLogger, UsageRecorderOptions, UsageRecorderStats } from './recorder-options';
+
+type AttemptResult = { ok: true } | { ok: false; error: unknown };
+
+interface Outage {
+  startedAt: number;
+  failures: number;
+  lastLoggedAt: number;
+  droppedBefore: number;
+  writtenSinceRecovery: number;
+}
+
+/**
+ * The buffered, batched usage writer (issue "Usage accounting"). `record` only queues; writes
+ * happen in the background, one batch at a time and in order, each batch one `recordUsage`
+ * transaction. A failed write goes back to the head of the queue and is retried; an event is
+ * never handed to the store again after a successful write. A write that failed may still
+ * have committed (the connection dropped during COMMIT): each event gets its id here, once,
+ * so the retry carries the same ids and the store skips the events it already holds.
+ */
+export class UsageRecorder implements UsageSink {
+  private readonly store: Store;
+  private readonly options: ResolvedRecorderOptions;
+  private readonly logger: UsageRecorderLogger;
+  private readonly batchSize: number;
+  private readonly now: () => number;
+  private readonly timer: WriteTimer;
+
+  private readonly queue = new EventQueue<UsageEventRow>();
+  private readonly days = new ShanghaiDayCache();
+  /** Lower bound of when the oldest queued event arrived; null when the queue is empty. */
+  private pendingSince: number | null = null;
+  private inFlight: UsageEventRow[] | null = null;
+  /** Set when a drain gave up on the batch being written: counted lost, never put back. */
+  private inFlightAbandoned = false;
+
+  private written = 0;
+  private dropped = 0;
+  private lost = 0;
+  private failing = false;
+  private consecutiveFailures = 0;
+  private outage: Outage | null = null;
+  private unloggedDrops = 0;
+  private lastDropLogAt = Number.NEGATIVE_INFINITY;
+
+  private running = false;
+  private cycleQueued = false;
+  private cycleActive = false;
+  /** Serializes writes: background cycles, flush() and drain() never overlap. */
+  private lock: Promise<void> = Promise.resolve();
+
+  constructor(store: Store, options: UsageRecorderOptions) {
+    this.store = store;
+    this.options = resolveRecorderOptions(options);
+    this.logger = this.options.logger;
+    this.batchSize = this.options.batchSize;
+    this.now = this.options.now;
+    this.timer = new WriteTimer(this.options.setTimer, this.options.clearTimer, this.now, () => this.onTimer());
+  }
+
+  /** On the request path: O(1), never throws, never waits for the store. */
+  record(event: UsageEvent): void {
+    let row: UsageEventRow;
+    try {
+      const reason = invalidUsageEventReason(event);
+      if (reason !== null) {
+        this.refuse(event, reason);
+        return;
+      }
+      row = toUsageEventRow(event, this.days.dayOf(event.receivedAt), this.options.eventId());
+    } catch (error) {
+      this.refuse(event, error);
+      return;
+    }
+    try {
+      if (this.queue.length === 0) this.pendingSince = this.now();
+      this.queue.push(row);
+      const excess = this.queue.length + this.inFlightCount() - this.options.maxBufferedEvents;
+      if (excess > 0) this.dropOldest(excess);
+      // A running or queued cycle looks at the queue again when its write ends.
+      if (this.running && !this.failing && !this.cycleQueued && !this.cycleActive) {
+        if (this.queue.length >= this.batchSize) this.timer.schedule(0);
+        else if (this.queue.length === 1) this.timer.schedule(this.options.flushIntervalMs);
+      }
+    } catch (error) {
+      this.logQuietly({ err: error }, 'usage recorder could not schedule a write');
+    }
+  }
+
+  stats(): UsageRecorderStats {
+    return {
+      buffered: this.queue.length + this.inFlightCount(),
+      written: this.written,
+      dropped: this.dropped,
+      lost: this.lost,
+      failing: this.failing,
+    };
+  }
+
+  /** Starts background writing (also after a drain). Events recorded before are kept. */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    if (this.failing) this.scheduleRetry();
+    else this.rearm();
+  }
+
+  /** Writes everything buffered now, once each batch; rejects with the store's error. */
+  flush(): Promise<void> {
+    return this.exclusive(async () => {
+      let remaining = this.queue.length;
+      while (remaining > 0 && this.queue.length > 0) {
+        const size = Math.min(this.batchSize, remaining);
+        const result = await this.attempt(size);
+        if (!result.ok) {
+          this.scheduleRetry();
+          throw result.error;
+        }
+        remaining -= size;
+      }
+      this.rearm();
+    });
+  }
+
+  /**
+   * For SIGTERM: stops background writing, then writes everything buffered, retrying failures
+   * until `timeoutMs` has passed. What is unwritten by then is discarded and reported as lost.
+   * `record` keeps accepting events afterwards; another drain (or start) writes them.
+   */
+  async drain(timeoutMs: number): Promise<{ written: number; lost: number }> {
+    this.running = false;
+    this.timer.cancel();
+    const writtenBefore = this.written;
+    const deadline = this.now() + timeoutMs;
+    const session = { expired: false };
+    let expiryTimer: unknown = null;
+    const expiry = new Promise<void>((resolve) => {
+      expiryTimer = this.options.setTimer(resolve, Math.max(0, timeoutMs));
+    });
+    const work = this.exclusive(() => this.drainLoop(deadline, session)).catch((error: unknown) => {
+      this.logger.error({ err: error }, 'usage recorder drain failed');
+    });
+    await Promise.race([work, expiry]);
+    this.options.clearTimer(expiryTimer);
+    session.expired = true;
+
+    // A write still running at the deadline (a hung store) counts as lost; if it later
+    // succeeds, stats().written and stats().lost are corrected, never the returned numbers.
+    // A batch abandoned by an earlier drain was already counted.
+    const lost = this.queue.length + (this.inFlightAbandoned ? 0 : this.inFlightCount());
+    if (this.inFlight !== null) this.inFlightAbandoned = true;
+    this.queue.clear();
+    this.pendingSince = null;
+    this.lost += lost;
+    const written = this.written - writtenBefore;
+    if (this.unloggedDrops > 0) this.logDrops(this.now());
+    if (lost > 0) {
+      this.logger.error(
+        { lost, written, timeoutMs, dropped: this.dropped },
+        'usage recorder drain: events could not be written before the deadline and are lost',
+      );
+    } else {
+      this.logInfo({ written }, 'usage recorder drained');
+    }
+    return { written, lost };
+  }
+
+  private async drainLoop(deadline: number, session: { expired: boolean }): Promise<void> {
+    while (!session.expired && this.queue.length > 0 && this.now() < deadline) {
+      const result = await this.attempt(this.batchSize);
+      if (result.ok) continue;
+      const wait = Math.min(this.retryDelay(), deadline - this.now());
+      if (wait <= 0 || session.expired) return;
+      await new Promise<void>((resolve) => this.options.setTimer(resolve, wait));
+    }
+  }
+
+  private async backgroundCycle(): Promise<void> {
+    // A cycle started while failing is the retry: it writes the head batch whether due or not.
+    let retrying = this.failing;
+    while (this.running && this.queue.length > 0 && (retrying || this.isDue())) {
+      retrying = false;
+      const result = await this.attempt(this.batchSize);
+      if (!result.ok) {
+        this.scheduleRetry();
+        return;
+      }
+    }
+    this.rearm();
+  }
+
+  /** Writes one batch from the head. Call only inside `exclusive`. */
+  private async attempt(size: number): Promise<AttemptResult> {
+    const since = this.pendingSince ?? this.now();
+    const batch = this.queue.take(size);
+    if (this.queue.length === 0) this.pendingSince = null;
+    this.inFlight = batch;
+    this.inFlightAbandoned = false;
+    try {
+      // Inside the try: a store that throws synchronously is a failed write, not a crash.
+      await this.store.recordUsage(batch);
+    } catch (error) {
+      const abandoned = this.inFlightAbandoned;
+      this.inFlight = null;
+      this.inFlightAbandoned = false;
+      if (!abandoned) {
+        this.queue.putBack(batch);
+        this.pendingSince = this.pendingSince === null ? since : Math.min(this.pendingSince, since);
+      }
+      this.noteFailure(error);
+      return { ok: false, error };
+    }
+    const abandoned = this.inFlightAbandoned;
+    this.inFlight = null;
+    this.inFlightAbandoned = false;
+    if (abandoned) {
+      this.lost -= batch.length;
+      this.logInfo({ written: batch.length }, 'a usage write that outlasted the drain deadline completed after all');
+    }
+    this.noteSuccess(batch.length);
+    return { ok: true };
+  }
+
+  private noteFailure(error: unknown): void {
+    this.failing = true;
+    this.consecutiveFailures += 1;
+    const now = this.now();
+    const outage = this.outage;
+    if (outage === null) {
+      this.outage = { startedAt: now, failures: 1, lastLoggedAt: now, droppedBefore: this.dropped, writtenSinceRecovery: 0 };
+      this.logger.error(
+        { err: error, buffered: this.stats().buffered },
+        'usage store write failed: keeping usage events in memory and retrying',
+      );
+      return;
+    }
+    outage.failures += 1;
+    if (now - outage.lastLoggedAt >= this.options.repeatLogIntervalMs) {
+      outage.lastLoggedAt = now;
+      this.logger.error(
+        {
+          err: error,
+          buffered: this.stats().buffered,
+          failures: outage.failures,
+          downForMs: now - outage.startedAt,
+          dropped: this.dropped - outage.droppedBefore,
+        },
+        'usage store still failing: usage events buffered in memory',
+      );
+    }
+  }
+
+  private noteSuccess(count: number): void {
+    this.written += count;
+    this.failing = false;
+    this.consecutiveFailures = 0;
+    // The overflow is over once the buffer is back to half: report the drops not yet logged.
+    if (this.unloggedDrops > 0 && this.stats().buffered <= this.options.maxBufferedEvents / 2) this.logDrops(this.now());
+    const outage = this.outage;
+    if (outage === null) return;
+    outage.writtenSinceRecovery += count;
+    // Recovered once the backlog is down to less than a batch: what is left is ordinary buffering.
+    if (this.queue.length < this.batchSize) {
+      this.outage = null;
+      if (this.unloggedDrops > 0) this.logDrops(this.now());
+      this.logInfo(
+        {
+          written: outage.writtenSinceRecovery,
+          failures: outage.failures,
+          downForMs: this.now() - outage.startedAt,
+          dropped: this.dropped - outage.droppedBefore,
+        },
+        'usage store recovered: buffered usage events written',
+      );
+    }
+  }
+
+  private dropOldest(count: number): void {
+    const removed = this.queue.dropOldest(count);
+    this.dropped += removed;
+    this.unloggedDrops += removed;
+    const now = this.now();
+    if (now - this.lastDropLogAt >= this.options.repeatLogIntervalMs) this.logDrops(now);
+  }
+
+  private logDrops(now: number): void {
+    this.logger.error(
+      { dropped: this.unloggedDrops, droppedTotal: this.dropped, maxBufferedEvents: this.options.maxBufferedEvents },
+      'usage buffer full: the oldest usage events were dropped and will not be billed',
+    );
+    this.unloggedDrops = 0;
+    this.lastDropLogAt = now;
+  }
+
+  private refuse(event: UsageEvent, reason: unknown): void {
+    this.dropped += 1;
+    const requestId = typeof event === 'object' && event !== null ? event.requestId : undefined;
+    this.logQuietly(
+      reason instanceof Error ? { err: reason, requestId } : { reason, requestId },
+      'usage event dropped: it cannot be recorded',
+    );
+  }
+
+  private logQuietly(details: object, message: string): void {
+    try {
+      this.logger.error(details, message);
+    } catch {
+      // Nothing may escape to the request path, not even a failing logger.
+    }
+  }
+
+  private logInfo(details: object, message: string): void {
+    if (this.logger.info) this.logger.info(details, message);
+    else this.logger.warn(details, message);
+  }
+
+  private isDue(): boolean {
+    if (this.queue.length >= this.batchSize) return true;
+    return this.pendingSince !== null && this.now() - this.pendingSince >= this.options.flushIntervalMs;
+  }
+
+  /** Arms the timer for the next write the queue needs (not while failing: the retry timer rules). */
+  private rearm(): void {
+    if (!this.running || this.failing || this.queue.length === 0) return;
+    if (this.queue.length >= this.batchSize || this.pendingSince === null) {
+      this.timer.schedule(0);
+      return;
+    }
+    this.timer.schedule(Math.max(0, this.pendingSince + this.options.flushIntervalMs - this.now()));
+  }
+
+  private scheduleRetry(): void {
+    if (!this.running) return;
+    this.timer.reschedule(this.retryDelay());
+  }
+
+  /** Exponential backoff with "equal jitter": between half and all of the capped delay. */
+  private retryDelay(): number {
+    const exponent = Math.min(Math.max(0, this.consecutiveFailures - 1), 30);
+    const capped = Math.min(this.options.retry.maxDelayMs, this.options.retry.initialDelayMs * 2 ** exponent);
+    return capped / 2 + (this.options.random() * capped) / 2;
+  }
+
+  private onTimer(): void {
+    if (this.cycleQueued) return;
+    this.cycleQueued = true;
+    this.exclusive(async () => {
+      this.cycleQueued = false;
+      this.cycleActive = true;
+      try {
+        await this.backgroundCycle();
+      } finally {
+        this.cycleActive = false;
+      }
+    }).catch((error: unknown) => {
+      this.logger.error({ err: error }, 'usage recorder background write cycle failed');
+    });
+  }
+
+  private exclusive<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.lock.then(task);
+    this.lock = run.then(ignore, ignore);
+    return run;
+  }
+
+  private inFlightCount(): number {
+    return this.inFlight === null ? 0 : this.inFlight.length;
+  }
+}
+
+function ignore(): void {}

@@ -1,0 +1,297 @@
+import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createStore } from '../../server/db/create-store';
+import { parseDatabaseUrl } from '../../server/db/database-url';
+import type {
+  AccountRecord,
+  ApiKeyRecord,
+  DashboardSessionRecord,
+  LoginTokenRecord,
+  UsageDailyRecord,
+  UsageKeyRecord,
+} from '../../server/db/gateway-db';
+import { PrismaClient as PostgresPrismaClient, Prisma as PostgresPrisma } from '../../server/db/generated/postgres/client';
+import { PrismaClient as SqlitePrismaClient, Prisma as SqlitePrisma } from '../../server/db/generated/sqlite/client';
+import { migrate } from '../../server/db/migrate';
+import type { UsageEventRow } from '../../server/db/types';
+import { dialectsUnderTest, rawQuery, type Dialect, type TestDatabase } from './databases';
+import { modelsOnly, parseModels, schemaText } from './schema-text';
+
+/*
+ * The migrations are hand-written SQL, so these tests prove they match schema.prisma:
+ * same tables and columns (names and nullability), and every model written and read back
+ * with all its fields through the generated client on a freshly migrated database.
+ */
+
+describe('schema.prisma', () => {
+  it('declares the same models for SQLite and Postgres', () => {
+    const sqlite = modelsOnly(schemaText('sqlite'));
+    expect(sqlite).toContain('model UsageDaily');
+    expect(modelsOnly(schemaText('postgres'))).toBe(sqlite);
+  });
+});
+
+const account = { id: 'acc_schema', name: 'Schema Co', createdAt: new Date('2026-01-02T03:04:05.678Z') };
+const apiKey = {
+  id: 'key_schema',
+  accountId: account.id,
+  name: 'everything',
+  keyHash: 'f'.repeat(64),
+  hint: 'sk-...wxyz',
+  status: 'REVOKED',
+  blocked: true,
+  rpm: 120,
+  tpm: 2_000_000,
+  createdAt: new Date('2026-01-02T03:04:05.001Z'),
+  revokedAt: new Date('2026-01-03T00:00:00.999Z'),
+  updatedAt: new Date('2026-01-03T00:00:01.000Z'),
+};
+const usageKey = {
+  id: 'uk_schema',
+  accountId: account.id,
+  keyHash: 'e'.repeat(64),
+  hint: 'uk-...abcd',
+  createdAt: new Date('2026-01-04T00:00:00.000Z'),
+  updatedAt: new Date('2026-01-04T00:00:00.500Z'),
+};
+const usageEvent = {
+  id: 42n,
+  eventId: 'evt_schema',
+  requestId: 'req_schema',
+  accountId: account.id,
+  keyId: apiKey.id,
+  model: 'claude-3-5-haiku',
+  provider: 'anthropic',
+  day: '2026-01-05',
+  receivedAt: new Date('2026-01-04T16:00:00.000Z'),
+  promptTokens: 2_000_000_000,
+  completionTokens: 7,
+  costFemtoUsd: 9_223_372_036_854_775_807n,
+  estimated: true,
+  stream: true,
+  status: 499,
+  errorCode: 'client_closed',
+  latencyMs: 1_234,
+};
+const usageDaily = {
+  keyId: apiKey.id,
+  day: '2026-01-05',
+  accountId: account.id,
+  requests: 2_147_483_647,
+  promptTokens: 9_007_199_254_740_993n,
+  completionTokens: 1n,
+  costNanoUsd: 9_223_372_036_854_775_807n,
+  costFemtoRemainder: 999_999n,
+};
+
+const dashboardSession = {
+  id: 'sess_schema',
+  tokenHash: 'd'.repeat(64),
+  accountId: account.id,
+  createdAt: new Date('2026-01-06T00:00:00.001Z'),
+  expiresAt: new Date('2026-01-06T12:00:00.001Z'),
+};
+const loginToken = {
+  id: 'login_schema',
+  tokenHash: 'c'.repeat(64),
+  accountId: account.id,
+  createdAt: new Date('2026-01-06T00:00:00.002Z'),
+  expiresAt: new Date('2026-01-07T00:00:00.002Z'),
+  usedAt: new Date('2026-01-06T00:05:00.003Z'),
+};
+
+/** Each fixture sets every scalar field of its model, so a missing column cannot hide. */
+const fixtures = [
+  { model: 'Account', data: account, fields: SqlitePrisma.AccountScalarFieldEnum },
+  { model: 'ApiKey', data: apiKey, fields: SqlitePrisma.ApiKeyScalarFieldEnum },
+  { model: 'UsageKey', data: usageKey, fields: SqlitePrisma.UsageKeyScalarFieldEnum },
+  { model: 'UsageEvent', data: usageEvent, fields: SqlitePrisma.UsageEventScalarFieldEnum },
+  { model: 'UsageDaily', data: usageDaily, fields: SqlitePrisma.UsageDailyScalarFieldEnum },
+  { model: 'DashboardSession', data: dashboardSession, fields: SqlitePrisma.DashboardSessionScalarFieldEnum },
+  { model: 'LoginToken', data: loginToken, fields: SqlitePrisma.LoginTokenScalarFieldEnum },
+];
+
+interface Delegate<Create, Read, Where> {
+  create(args: { data: Create }): Promise<Read>;
+  findUniqueOrThrow(args: { where: Where }): Promise<Read>;
+}
+
+/** Rows stored before migration 0003 have no event id. */
+type UsageEventRecord = Omit<UsageEventRow, 'eventId'> & { id: bigint; eventId: string | null };
+
+/** The generated clients of both dialects, as far as these tests use them (both are checked against it). */
+interface TestClient {
+  account: Delegate<AccountRecord, AccountRecord, { id: string }>;
+  apiKey: Delegate<
+    Omit<ApiKeyRecord, 'status' | 'blocked'> & Partial<Pick<ApiKeyRecord, 'status' | 'blocked'>>,
+    ApiKeyRecord,
+    { keyHash: string }
+  >;
+  usageKey: Delegate<UsageKeyRecord, UsageKeyRecord, { accountId: string }>;
+  usageEvent: Delegate<Omit<UsageEventRecord, 'id'> & { id?: bigint }, UsageEventRecord, { id: bigint }> & {
+    findFirstOrThrow(args: { where: { requestId: string } }): Promise<UsageEventRecord>;
+  };
+  usageDaily: Delegate<UsageDailyRecord, UsageDailyRecord, { keyId_day: { keyId: string; day: string } }>;
+  dashboardSession: Delegate<DashboardSessionRecord, DashboardSessionRecord, { tokenHash: string }>;
+  loginToken: Delegate<LoginTokenRecord, LoginTokenRecord, { tokenHash: string }>;
+  $disconnect(): Promise<void>;
+}
+
+function openClient(url: string): TestClient {
+  const target = parseDatabaseUrl(url);
+  if (target.kind === 'sqlite') {
+    return new SqlitePrismaClient({ adapter: new PrismaBetterSqlite3({ url: target.filename }) });
+  }
+  return new PostgresPrismaClient({ adapter: new PrismaPg({ connectionString: target.connectionString }) });
+}
+
+async function databaseColumns(dialect: Dialect, url: string, table: string): Promise<Map<string, boolean>> {
+  if (dialect === 'sqlite') {
+    const rows = await rawQuery<{ name: string; notnull: bigint }>(url, `PRAGMA table_info("${table}")`);
+    return new Map(rows.map((row) => [row.name, row.notnull === 0n]));
+  }
+  const rows = await rawQuery<{ column_name: string; is_nullable: string }>(
+    url,
+    `SELECT column_name, is_nullable FROM information_schema.columns WHERE table_schema = 'public' AND table_name = '${table}'`,
+  );
+  return new Map(rows.map((row) => [row.column_name, row.is_nullable === 'YES']));
+}
+
+async function databaseTables(dialect: Dialect, url: string): Promise<string[]> {
+  const rows =
+    dialect === 'sqlite'
+      ? await rawQuery<{ name: string }>(url, `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`)
+      : await rawQuery<{ name: string }>(url, `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public'`);
+  return rows.map((row) => row.name).filter((name) => name !== '_gateway_migrations').sort();
+}
+
+for (const { dialect, available, create } of await dialectsUnderTest()) {
+  describe.skipIf(!available)(`migrated database matches schema.prisma (${dialect})`, () => {
+    let database: TestDatabase;
+    const models = parseModels(schemaText(dialect));
+
+    beforeAll(async () => {
+      database = await create();
+      await migrate(database.url);
+    });
+
+    afterAll(async () => {
+      await database?.drop();
+    });
+
+    it('has exactly the models’ tables, with their columns and nullability', async () => {
+      expect(models.map((model) => model.model)).toEqual(fixtures.map((fixture) => fixture.model));
+      expect(await databaseTables(dialect, database.url)).toEqual(models.map((model) => model.table).sort());
+      for (const model of models) {
+        const actual = Object.fromEntries(await databaseColumns(dialect, database.url, model.table));
+        expect({ table: model.table, columns: actual }).toEqual({ table: model.table, columns: Object.fromEntries(model.columns) });
+      }
+    });
+
+    it('writes and reads back every model with all its fields through the generated client', async () => {
+      for (const fixture of fixtures) {
+        expect(Object.keys(fixture.data).sort()).toEqual(Object.keys(fixture.fields).sort());
+      }
+      // The Postgres client's field lists are the same as SQLite's.
+      expect(Object.keys(PostgresPrisma.UsageEventScalarFieldEnum)).toEqual(Object.keys(SqlitePrisma.UsageEventScalarFieldEnum));
+
+      const client = openClient(database.url);
+      try {
+        expect(await client.account.create({ data: account })).toEqual(account);
+        expect(await client.apiKey.create({ data: apiKey })).toEqual(apiKey);
+        expect(await client.usageKey.create({ data: usageKey })).toEqual(usageKey);
+        expect(await client.usageEvent.create({ data: usageEvent })).toEqual(usageEvent);
+        expect(await client.usageDaily.create({ data: usageDaily })).toEqual(usageDaily);
+        expect(await client.dashboardSession.create({ data: dashboardSession })).toEqual(dashboardSession);
+        expect(await client.loginToken.create({ data: loginToken })).toEqual(loginToken);
+
+        expect(await client.account.findUniqueOrThrow({ where: { id: account.id } })).toEqual(account);
+        expect(await client.apiKey.findUniqueOrThrow({ where: { keyHash: apiKey.keyHash } })).toEqual(apiKey);
+        expect(await client.usageKey.findUniqueOrThrow({ where: { accountId: usageKey.accountId } })).toEqual(usageKey);
+        expect(await client.usageEvent.findUniqueOrThrow({ where: { id: usageEvent.id } })).toEqual(usageEvent);
+        expect(
+          await client.usageDaily.findUniqueOrThrow({ where: { keyId_day: { keyId: usageDaily.keyId, day: usageDaily.day } } }),
+        ).toEqual(usageDaily);
+        expect(await client.dashboardSession.findUniqueOrThrow({ where: { tokenHash: dashboardSession.tokenHash } })).toEqual(dashboardSession);
+        expect(await client.loginToken.findUniqueOrThrow({ where: { tokenHash: loginToken.tokenHash } })).toEqual(loginToken);
+        // The operator's session has no account; an unused link has no usedAt.
+        const operator = { ...dashboardSession, id: 'sess_operator', tokenHash: '1'.repeat(64), accountId: null };
+        expect(await client.dashboardSession.create({ data: operator })).toEqual(operator);
+        const unused = { ...loginToken, id: 'login_unused', tokenHash: '2'.repeat(64), usedAt: null };
+        expect(await client.loginToken.create({ data: unused })).toEqual(unused);
+
+        // Defaults declared in the schema exist in the SQL, and the database generates ids.
+        const defaults = await client.apiKey.create({
+          data: { ...apiKey, id: 'key_defaults', keyHash: '0'.repeat(64), status: undefined, blocked: undefined, rpm: null, revokedAt: null },
+        });
+        expect(defaults).toMatchObject({ status: 'ACTIVE', blocked: false, rpm: null, revokedAt: null });
+        const { id, ...withoutId } = usageEvent;
+        const next = await client.usageEvent.create({ data: { ...withoutId, eventId: 'evt_next', requestId: 'req_next' } });
+        expect(typeof next.id).toBe('bigint');
+        expect(next.id).not.toBe(id);
+        // Event ids are unique, except that any number of rows from before 0003 have none.
+        await expect(client.usageEvent.create({ data: { ...withoutId, requestId: 'req_again' } })).rejects.toThrow();
+        for (const requestId of ['req_legacy_1', 'req_legacy_2']) {
+          expect(await client.usageEvent.create({ data: { ...withoutId, eventId: null, requestId } })).toMatchObject({ eventId: null });
+        }
+      } finally {
+        await client.$disconnect();
+      }
+    });
+
+    it('stores rows written by the store’s raw SQL exactly as the client writes them', async () => {
+      const event: UsageEventRow = {
+        eventId: 'evt_raw',
+        requestId: 'req_raw',
+        accountId: account.id,
+        keyId: 'key_raw',
+        model: 'gpt-4o',
+        provider: 'openai',
+        day: '2026-01-06',
+        receivedAt: new Date('2026-01-05T16:00:00.001Z'),
+        promptTokens: 11,
+        completionTokens: 22,
+        costFemtoUsd: 123_456_789n,
+        estimated: false,
+        stream: true,
+        status: 200,
+        errorCode: null,
+        latencyMs: 5,
+      };
+      const store = await createStore(database.url);
+      const client = openClient(database.url);
+      try {
+        await store.recordUsage([event]);
+        const { id, ...read } = await client.usageEvent.findFirstOrThrow({ where: { requestId: 'req_raw' } });
+        expect(typeof id).toBe('bigint');
+        expect(read).toEqual(event);
+        expect(await client.usageDaily.findUniqueOrThrow({ where: { keyId_day: { keyId: 'key_raw', day: '2026-01-06' } } })).toEqual({
+          keyId: 'key_raw',
+          day: '2026-01-06',
+          accountId: account.id,
+          requests: 1,
+          promptTokens: 11n,
+          completionTokens: 22n,
+          costNanoUsd: 123n,
+          costFemtoRemainder: 456_789n,
+        });
+
+        // Same stored text for a DateTime whether Prisma or the raw INSERT wrote it, so
+        // comparisons (apiKeysChangedSince, pruneUsageEvents) see one format.
+        const text = dialect === 'sqlite' ? '"received_at"' : 'to_char("received_at", \'YYYY-MM-DD"T"HH24:MI:SS.MS\')';
+        const stored = await rawQuery<{ request_id: string; received_at: string }>(
+          database.url,
+          `SELECT "request_id", ${text} AS "received_at" FROM "usage_events" WHERE "request_id" IN ('req_raw', 'req_schema') ORDER BY "request_id"`,
+        );
+        const expected = dialect === 'sqlite'
+          ? ['2026-01-05T16:00:00.001+00:00', '2026-01-04T16:00:00.000+00:00']
+          : ['2026-01-05T16:00:00.001', '2026-01-04T16:00:00.000'];
+        expect(stored.map((row) => row.received_at)).toEqual(expected);
+      } finally {
+        await client.$disconnect();
+        await store.close();
+      }
+    });
+  });
+}

@@ -1,0 +1,367 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createStore } from '../../server/db/create-store';
+import { migrate } from '../../server/db/migrate';
+import { dailyCostFemtoUsd } from '../../server/db/rows';
+import type { Store, UsageDailyRow, UsageEventRow } from '../../server/db/types';
+import { dialectsUnderTest, type TestDatabase } from './databases';
+
+const T0 = new Date('2026-03-01T10:00:00.000Z');
+
+/** A clock the test moves by hand; the store stamps `updatedAt` with it. */
+function manualClock() {
+  let current = T0.getTime();
+  return {
+    now: () => new Date(current),
+    set: (date: Date) => {
+      current = date.getTime();
+    },
+    advance: (milliseconds: number) => {
+      current += milliseconds;
+      return new Date(current);
+    },
+  };
+}
+
+let eventCounter = 0;
+function usageEvent(overrides: Partial<UsageEventRow> & Pick<UsageEventRow, 'accountId' | 'keyId' | 'day'>): UsageEventRow {
+  eventCounter += 1;
+  return {
+    eventId: `evt_${eventCounter}`,
+    requestId: `req_${eventCounter}`,
+    model: 'gpt-4o-mini',
+    provider: 'openai',
+    receivedAt: new Date(`${overrides.day}T04:00:00.000Z`),
+    promptTokens: 100,
+    completionTokens: 20,
+    costFemtoUsd: 27_000_000_000n,
+    estimated: false,
+    stream: false,
+    status: 200,
+    errorCode: null,
+    latencyMs: 321,
+    ...overrides,
+  };
+}
+
+/** dailyUsage promises no order; the tests compare by key, then day. */
+function byKeyAndDay(rows: UsageDailyRow[]): UsageDailyRow[] {
+  return [...rows].sort((a, b) => (a.keyId === b.keyId ? (a.day < b.day ? -1 : 1) : a.keyId < b.keyId ? -1 : 1));
+}
+
+for (const { dialect, available, create } of await dialectsUnderTest()) {
+  describe.skipIf(!available)(`Store (${dialect})`, () => {
+    let database: TestDatabase;
+    let store: Store;
+    const clock = manualClock();
+
+    beforeAll(async () => {
+      database = await create();
+      await migrate(database.url);
+      store = await createStore(database.url, { now: clock.now });
+    });
+
+    afterAll(async () => {
+      await store?.close();
+      await database?.drop();
+    });
+
+    beforeEach(() => clock.set(T0));
+
+    it('reports its kind and answers ping', async () => {
+      expect(store.kind).toBe(dialect);
+      await expect(store.ping()).resolves.toBeUndefined();
+    });
+
+    it('creates, lists and gets accounts', async () => {
+      const second = await store.createAccount({ id: 'acc_b', name: 'Beta', createdAt: new Date('2026-01-02T00:00:00.001Z') });
+      const first = await store.createAccount({ id: 'acc_a', name: 'Alpha', createdAt: new Date('2026-01-01T00:00:00.999Z') });
+      expect(first).toEqual({ id: 'acc_a', name: 'Alpha', createdAt: new Date('2026-01-01T00:00:00.999Z') });
+      expect(await store.getAccount('acc_b')).toEqual(second);
+      expect(await store.getAccount('acc_missing')).toBeNull();
+      const listed = await store.listAccounts();
+      expect(listed.map((account) => account.id)).toEqual(['acc_a', 'acc_b']);
+      await expect(store.createAccount({ id: 'acc_a', name: 'Again', createdAt: T0 })).rejects.toThrow();
+    });
+
+    it('creates API keys and finds them by id and by hash', async () => {
+      await store.createAccount({ id: 'acc_keys', name: 'Keys', createdAt: T0 });
+      const key = await store.createApiKey({
+        id: 'key_1',
+        accountId: 'acc_keys',
+        name: 'prod',
+        keyHash: 'a'.repeat(64),
+        hint: 'sk-...9fQz',
+        rpm: 60,
+        tpm: null,
+        createdAt: new Date('2026-02-01T08:15:30.123Z'),
+      });
+      expect(key).toEqual({
+        id: 'key_1',
+        accountId: 'acc_keys',
+        name: 'prod',
+        keyHash: 'a'.repeat(64),
+        hint: 'sk-...9fQz',
+        status: 'ACTIVE',
+        blocked: false,
+        rpm: 60,
+        tpm: null,
+        createdAt: new Date('2026-02-01T08:15:30.123Z'),
+        revokedAt: null,
+        updatedAt: T0,
+      });
+      expect(await store.getApiKey('key_1')).toEqual(key);
+      expect(await store.findApiKeyByHash('a'.repeat(64))).toEqual(key);
+      expect(await store.findApiKeyByHash('b'.repeat(64))).toBeNull();
+      expect(await store.getApiKey('key_missing')).toBeNull();
+    });
+
+    it('refuses a duplicate key hash and a key of an unknown account', async () => {
+      await store.createAccount({ id: 'acc_dup', name: 'Dup', createdAt: T0 });
+      const base = { accountId: 'acc_dup', name: 'k', hint: 'sk-...0000', rpm: null, tpm: null, createdAt: T0 };
+      await store.createApiKey({ ...base, id: 'key_dup_1', keyHash: 'c'.repeat(64) });
+      await expect(store.createApiKey({ ...base, id: 'key_dup_2', keyHash: 'c'.repeat(64) })).rejects.toThrow();
+      await expect(
+        store.createApiKey({ ...base, id: 'key_orphan', accountId: 'acc_nobody', keyHash: 'd'.repeat(64) }),
+      ).rejects.toThrow();
+    });
+
+    it('lists an account’s keys by createdAt, then name', async () => {
+      await store.createAccount({ id: 'acc_order', name: 'Order', createdAt: T0 });
+      await store.createAccount({ id: 'acc_other', name: 'Other', createdAt: T0 });
+      const make = (id: string, name: string, createdAt: string, accountId = 'acc_order') =>
+        store.createApiKey({ id, accountId, name, keyHash: `hash_${id}`, hint: 'sk-...x', rpm: null, tpm: null, createdAt: new Date(createdAt) });
+      await make('key_o1', 'zeta', '2026-02-02T00:00:00.000Z');
+      await make('key_o2', 'beta', '2026-02-01T00:00:00.500Z');
+      await make('key_o3', 'alpha', '2026-02-01T00:00:00.500Z');
+      await make('key_o4', 'first', '2026-01-31T23:59:59.999Z');
+      await make('key_o5', 'elsewhere', '2026-01-01T00:00:00.000Z', 'acc_other');
+      const listed = await store.listApiKeys('acc_order');
+      expect(listed.map((key) => key.id)).toEqual(['key_o4', 'key_o3', 'key_o2', 'key_o1']);
+      expect(await store.listApiKeys('acc_nobody')).toEqual([]);
+    });
+
+    it('updates keys, stamps updatedAt, and returns null for an unknown id', async () => {
+      await store.createAccount({ id: 'acc_upd', name: 'Upd', createdAt: T0 });
+      await store.createApiKey({ id: 'key_u', accountId: 'acc_upd', name: 'old', keyHash: 'hash_u', hint: 'sk-...u', rpm: null, tpm: null, createdAt: T0 });
+
+      const t1 = clock.advance(1_000);
+      const blocked = await store.updateApiKey('key_u', { blocked: true, name: 'new', rpm: 10, tpm: 5_000 });
+      expect(blocked).toMatchObject({ blocked: true, name: 'new', rpm: 10, tpm: 5_000, status: 'ACTIVE', updatedAt: t1 });
+
+      const t2 = clock.advance(1_000);
+      const unlimited = await store.updateApiKey('key_u', { rpm: null, blocked: false });
+      expect(unlimited).toMatchObject({ rpm: null, tpm: 5_000, blocked: false, name: 'new', updatedAt: t2 });
+
+      const t3 = clock.advance(1_000);
+      const revoked = await store.updateApiKey('key_u', { status: 'REVOKED', revokedAt: t3 });
+      expect(revoked).toMatchObject({ status: 'REVOKED', revokedAt: t3, updatedAt: t3, createdAt: T0 });
+      expect(await store.getApiKey('key_u')).toEqual(revoked);
+
+      expect(await store.updateApiKey('key_missing', { blocked: true })).toBeNull();
+    });
+
+    it('finds keys changed at or after a time, to the millisecond', async () => {
+      await store.createAccount({ id: 'acc_chg', name: 'Chg', createdAt: T0 });
+      const t1 = new Date('2030-01-01T00:00:00.000Z');
+      const t2 = new Date('2030-01-01T00:00:00.001Z');
+      const t3 = new Date('2030-01-01T00:00:09.999Z');
+      const t4 = new Date('2030-01-01T00:00:10.000Z');
+      clock.set(t1);
+      await store.createApiKey({ id: 'key_c1', accountId: 'acc_chg', name: 'c1', keyHash: 'hash_c1', hint: 'sk-...1', rpm: null, tpm: null, createdAt: t1 });
+      clock.set(t2);
+      await store.createApiKey({ id: 'key_c2', accountId: 'acc_chg', name: 'c2', keyHash: 'hash_c2', hint: 'sk-...2', rpm: null, tpm: null, createdAt: t2 });
+      clock.set(t4);
+      await store.updateApiKey('key_c1', { blocked: true });
+
+      const ids = async (since: Date) => (await store.apiKeysChangedSince(since)).map((key) => key.id);
+      expect(await ids(t1)).toEqual(['key_c2', 'key_c1']);
+      expect(await ids(t2)).toEqual(['key_c2', 'key_c1']);
+      expect(await ids(t3)).toEqual(['key_c1']);
+      expect(await ids(t4)).toEqual(['key_c1']);
+      expect(await ids(new Date(t4.getTime() + 1))).toEqual([]);
+      expect((await store.apiKeysChangedSince(t4))[0]).toMatchObject({ blocked: true, updatedAt: t4 });
+    });
+
+    it('replaces an account’s usage key: the old hash is gone, the change is visible', async () => {
+      await store.createAccount({ id: 'acc_uk', name: 'Uk', createdAt: T0 });
+      expect(await store.getUsageKeyByAccount('acc_uk')).toBeNull();
+
+      const first = await store.setUsageKey({ id: 'uk_1', accountId: 'acc_uk', keyHash: 'uhash_1', hint: 'uk-...1111', createdAt: T0 });
+      expect(first).toEqual({ id: 'uk_1', accountId: 'acc_uk', keyHash: 'uhash_1', hint: 'uk-...1111', createdAt: T0, updatedAt: T0 });
+      expect(await store.findUsageKeyByHash('uhash_1')).toEqual(first);
+
+      const t1 = clock.advance(60_000);
+      const second = await store.setUsageKey({ id: 'uk_2', accountId: 'acc_uk', keyHash: 'uhash_2', hint: 'uk-...2222', createdAt: t1 });
+      expect(second).toEqual({ id: 'uk_2', accountId: 'acc_uk', keyHash: 'uhash_2', hint: 'uk-...2222', createdAt: t1, updatedAt: t1 });
+      expect(await store.findUsageKeyByHash('uhash_1')).toBeNull();
+      expect(await store.findUsageKeyByHash('uhash_2')).toEqual(second);
+      expect(await store.getUsageKeyByAccount('acc_uk')).toEqual(second);
+      expect((await store.usageKeysChangedSince(t1)).map((key) => key.id)).toEqual(['uk_2']);
+      expect(await store.usageKeysChangedSince(new Date(t1.getTime() + 1))).toEqual([]);
+
+      // Replacing again with the same id also works (the id is the caller's choice).
+      const third = await store.setUsageKey({ id: 'uk_2', accountId: 'acc_uk', keyHash: 'uhash_3', hint: 'uk-...3333', createdAt: t1 });
+      expect(third.keyHash).toBe('uhash_3');
+      expect(await store.findUsageKeyByHash('uhash_2')).toBeNull();
+    });
+
+    describe('usage', () => {
+      beforeAll(async () => {
+        await store.createAccount({ id: 'acc_u1', name: 'U1', createdAt: T0 });
+        await store.createAccount({ id: 'acc_u2', name: 'U2', createdAt: T0 });
+      });
+
+      it('records events and sums them per key and day, across batches', async () => {
+        await store.recordUsage([
+          usageEvent({ accountId: 'acc_u1', keyId: 'k_a', day: '2026-03-01', promptTokens: 10, completionTokens: 1, costFemtoUsd: 1_500_000n }),
+          usageEvent({ accountId: 'acc_u1', keyId: 'k_a', day: '2026-03-01', promptTokens: 20, completionTokens: 2, costFemtoUsd: 700_000n }),
+          usageEvent({ accountId: 'acc_u1', keyId: 'k_a', day: '2026-03-02', promptTokens: 30, completionTokens: 3, costFemtoUsd: 1n }),
+          usageEvent({ accountId: 'acc_u1', keyId: 'k_b', day: '2026-03-01', promptTokens: 0, completionTokens: 0, costFemtoUsd: 0n, status: 502, errorCode: 'upstream_unavailable' }),
+          usageEvent({ accountId: 'acc_u2', keyId: 'k_c', day: '2026-03-01', promptTokens: 5, completionTokens: 5, costFemtoUsd: 5n }),
+        ]);
+        await store.recordUsage([
+          usageEvent({ accountId: 'acc_u1', keyId: 'k_a', day: '2026-03-01', promptTokens: 100, completionTokens: 10, costFemtoUsd: 999_999n, stream: true, estimated: true }),
+        ]);
+        await store.recordUsage([]);
+
+        expect(byKeyAndDay(await store.dailyUsage('acc_u1', '2026-03-01', '2026-03-02'))).toEqual([
+          { keyId: 'k_a', accountId: 'acc_u1', day: '2026-03-01', requests: 3, promptTokens: 130, completionTokens: 13, costNanoUsd: 3, costFemtoRemainder: 199_999 },
+          { keyId: 'k_a', accountId: 'acc_u1', day: '2026-03-02', requests: 1, promptTokens: 30, completionTokens: 3, costNanoUsd: 0, costFemtoRemainder: 1 },
+          { keyId: 'k_b', accountId: 'acc_u1', day: '2026-03-01', requests: 1, promptTokens: 0, completionTokens: 0, costNanoUsd: 0, costFemtoRemainder: 0 },
+        ]);
+        expect(await store.dailyUsage('acc_u2', '2026-03-01', '2026-03-01')).toEqual([
+          { keyId: 'k_c', accountId: 'acc_u2', day: '2026-03-01', requests: 1, promptTokens: 5, completionTokens: 5, costNanoUsd: 0, costFemtoRemainder: 5 },
+        ]);
+        expect(await store.countUsageEvents({ accountId: 'acc_u1' })).toBe(5);
+        expect(await store.countUsageEvents({ accountId: 'acc_u2' })).toBe(1);
+      });
+
+      it('filters the rollup by account and an inclusive day range', async () => {
+        await store.recordUsage(
+          ['2026-04-01', '2026-04-15', '2026-04-30', '2026-05-01'].flatMap((day) => [
+            usageEvent({ accountId: 'acc_u2', keyId: 'k_r2', day }),
+            usageEvent({ accountId: 'acc_u2', keyId: 'k_r1', day }),
+            usageEvent({ accountId: 'acc_u1', keyId: 'k_r3', day }),
+          ]),
+        );
+        const rows = byKeyAndDay(await store.dailyUsage('acc_u2', '2026-04-01', '2026-04-30'));
+        expect(rows.map((row) => `${row.keyId} ${row.day}`)).toEqual([
+          'k_r1 2026-04-01',
+          'k_r1 2026-04-15',
+          'k_r1 2026-04-30',
+          'k_r2 2026-04-01',
+          'k_r2 2026-04-15',
+          'k_r2 2026-04-30',
+        ]);
+        expect(await store.dailyUsage('acc_u2', '2026-04-16', '2026-04-29')).toEqual([]);
+        expect(await store.dailyUsage('acc_nobody', '2026-01-01', '2026-12-31')).toEqual([]);
+      });
+
+      it('keeps exact cost sums beyond 2^63 femto-dollars in the rollup', async () => {
+        // One event may cost up to int64 femto-dollars (9,223 USD); a day's sum may not fit.
+        const big = 9_000_000_000_000_000_123n;
+        await store.recordUsage([
+          usageEvent({ accountId: 'acc_u1', keyId: 'k_big', day: '2026-06-01', costFemtoUsd: big }),
+          usageEvent({ accountId: 'acc_u1', keyId: 'k_big', day: '2026-06-01', costFemtoUsd: big }),
+        ]);
+        for (let batch = 0; batch < 3; batch++) {
+          await store.recordUsage([usageEvent({ accountId: 'acc_u1', keyId: 'k_big', day: '2026-06-01', costFemtoUsd: big + 999_999n })]);
+        }
+        const [row] = await store.dailyUsage('acc_u1', '2026-06-01', '2026-06-01');
+        const expected = 5n * big + 3n * 999_999n;
+        expect(expected > 2n ** 63n * 4n).toBe(true);
+        expect(row).toEqual({
+          keyId: 'k_big',
+          accountId: 'acc_u1',
+          day: '2026-06-01',
+          requests: 5,
+          promptTokens: 500,
+          completionTokens: 100,
+          costNanoUsd: Number(expected / 1_000_000n),
+          costFemtoRemainder: Number(expected % 1_000_000n),
+        });
+        expect(row && dailyCostFemtoUsd(row)).toBe(expected);
+      });
+
+      it('reads a day beyond 2^53 nano-dollars back exactly, as a bigint', async () => {
+        // 1,000 events at the largest cost one event may have (int64 femto-dollars, 9,223 USD).
+        const max = 9_223_372_036_854_775_807n;
+        const events = Array.from({ length: 1_000 }, () => usageEvent({ accountId: 'acc_u1', keyId: 'k_huge', day: '2026-06-02', costFemtoUsd: max }));
+        await store.recordUsage(events);
+        const [row] = await store.dailyUsage('acc_u1', '2026-06-02', '2026-06-02');
+        expect(row?.costNanoUsd).toBe((1_000n * max) / 1_000_000n);
+        expect(typeof row?.costNanoUsd).toBe('bigint');
+        expect(row?.costFemtoRemainder).toBe(Number((1_000n * max) % 1_000_000n));
+      });
+
+      it('records a batch given twice once, in the events and in the rollup (a retry after a lost COMMIT acknowledgement)', async () => {
+        const batch = [
+          usageEvent({ accountId: 'acc_u2', keyId: 'k_retry', day: '2026-06-10', promptTokens: 7, completionTokens: 3, costFemtoUsd: 400_000n }),
+          usageEvent({ accountId: 'acc_u2', keyId: 'k_retry', day: '2026-06-10', promptTokens: 11, completionTokens: 5, costFemtoUsd: 700_001n }),
+          usageEvent({ accountId: 'acc_u2', keyId: 'k_retry', day: '2026-06-11', promptTokens: 13, completionTokens: 0, costFemtoUsd: 9n }),
+        ];
+        const eventsBefore = await store.countUsageEvents({ accountId: 'acc_u2' });
+        await store.recordUsage(batch);
+        const once = byKeyAndDay(await store.dailyUsage('acc_u2', '2026-06-10', '2026-06-11'));
+        expect(once.map((row) => [row.day, row.requests, row.promptTokens, row.completionTokens, dailyCostFemtoUsd(row)])).toEqual([
+          ['2026-06-10', 2, 18, 8, 1_100_001n],
+          ['2026-06-11', 1, 13, 0, 9n],
+        ]);
+
+        await store.recordUsage(batch.map((event) => ({ ...event })));
+        expect(await store.countUsageEvents({ accountId: 'acc_u2' })).toBe(eventsBefore + 3);
+        expect(byKeyAndDay(await store.dailyUsage('acc_u2', '2026-06-10', '2026-06-11'))).toEqual(once);
+
+        // A retried batch that also carries new events: only the new ones count.
+        const fresh = usageEvent({ accountId: 'acc_u2', keyId: 'k_retry', day: '2026-06-11', promptTokens: 1, completionTokens: 1, costFemtoUsd: 1n });
+        await store.recordUsage([batch[2] as UsageEventRow, fresh, batch[0] as UsageEventRow]);
+        expect(await store.countUsageEvents({ accountId: 'acc_u2' })).toBe(eventsBefore + 4);
+        const after = byKeyAndDay(await store.dailyUsage('acc_u2', '2026-06-10', '2026-06-11'));
+        expect(after.map((row) => [row.day, row.requests, row.promptTokens, row.completionTokens, dailyCostFemtoUsd(row)])).toEqual([
+          ['2026-06-10', 2, 18, 8, 1_100_001n],
+          ['2026-06-11', 2, 14, 1, 10n],
+        ]);
+      });
+
+      it('counts an event id repeated inside one batch once', async () => {
+        const event = usageEvent({ accountId: 'acc_u2', keyId: 'k_twice', day: '2026-06-12', costFemtoUsd: 5n });
+        await store.recordUsage([event, { ...event }]);
+        const rows = await store.dailyUsage('acc_u2', '2026-06-12', '2026-06-12');
+        expect(rows.map((row) => [row.requests, dailyCostFemtoUsd(row)])).toEqual([[1, 5n]]);
+      });
+
+      it('writes nothing when any event of a batch fails', async () => {
+        const before = await store.countUsageEvents();
+        const good = usageEvent({ accountId: 'acc_u1', keyId: 'k_atomic', day: '2026-07-01' });
+        // A NOT NULL column left null: the database rejects the second row.
+        const bad = { ...usageEvent({ accountId: 'acc_u1', keyId: 'k_atomic', day: '2026-07-01' }), model: null as unknown as string };
+        await expect(store.recordUsage([good, bad])).rejects.toThrow();
+        expect(await store.countUsageEvents()).toBe(before);
+        expect(await store.dailyUsage('acc_u1', '2026-07-01', '2026-07-01')).toEqual([]);
+      });
+
+      it('refuses a negative cost', async () => {
+        await expect(
+          store.recordUsage([usageEvent({ accountId: 'acc_u1', keyId: 'k_neg', day: '2026-07-02', costFemtoUsd: -1n })]),
+        ).rejects.toThrow(/negative cost/);
+      });
+
+      it('prunes raw events received before a time and keeps the rollup', async () => {
+        await store.recordUsage([
+          usageEvent({ accountId: 'acc_u2', keyId: 'k_p', day: '2026-08-01', receivedAt: new Date('2026-07-31T16:00:00.000Z') }),
+          usageEvent({ accountId: 'acc_u2', keyId: 'k_p', day: '2026-08-01', receivedAt: new Date('2026-08-01T15:59:59.999Z') }),
+          usageEvent({ accountId: 'acc_u2', keyId: 'k_p', day: '2026-08-02', receivedAt: new Date('2026-08-01T16:00:00.000Z') }),
+        ]);
+        const total = await store.countUsageEvents();
+        const rollupBefore = await store.dailyUsage('acc_u2', '2026-08-01', '2026-08-02');
+        // Everything recorded by earlier tests was received before 2026-08-01 as well.
+        const olderThanAugust = total - 2;
+        expect(await store.pruneUsageEvents(new Date('2026-08-01T15:59:59.999Z'))).toBe(olderThanAugust);
+        expect(await store.countUsageEvents()).toBe(2);
+        expect(await store.pruneUsageEvents(new Date('2026-08-01T15:59:59.999Z'))).toBe(0);
+        expect(byKeyAndDay(await store.dailyUsage('acc_u2', '2026-08-01', '2026-08-02'))).toEqual(byKeyAndDay(rollupBefore));
+        expect(byKeyAndDay(rollupBefore).map((row) => row.requests)).toEqual([2, 1]);
+      });
+    });
+  });
+}

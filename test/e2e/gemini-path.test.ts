@@ -1,0 +1,271 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startMockGeminiUpstream, type MockGeminiUpstream } from '../helpers/mock-gemini-upstream';
+import {
+  apiErrorOf,
+  collect,
+  decodeFloat32Base64,
+  PIXEL_DATA_URL,
+  PIXEL_PNG_BASE64,
+  rawPost,
+  startE2e,
+  upstreamSection,
+  usageFor,
+  WEATHER_TOOL,
+  type E2e,
+} from './helpers';
+
+/**
+ * The `gemini` provider type end to end: the official OpenAI client -> the gateway -> a local
+ * Gemini API, and back. Snapshots hold the translated request the upstream received.
+ */
+const PROVIDER_KEY = 'AIzaSyE2E-GeminiKey-0123456789abcdefghijk';
+
+const CONFIG = (upstream: MockGeminiUpstream) => `${upstreamSection()}
+providers:
+  google: { type: gemini, base_url: ${upstream.baseUrl}, api_key_env: E2E_GEMINI_KEY }
+models:
+  - id: flash
+    provider: google
+    upstream_model: gemini-2.5-flash
+    capabilities: [chat, vision, function_calling, json_mode]
+    context_window: 1000000
+    pricing: { input_per_million: 0.3, output_per_million: 2.5 }
+  - id: gem-embed
+    provider: google
+    upstream_model: text-embedding-004
+    capabilities: [embeddings]
+    dimensions: [256, 768]
+    context_window: 2048
+    pricing: { input_per_million: 0.15, output_per_million: 0 }
+  - id: gem-embed-fixed
+    provider: google
+    upstream_model: embedding-001
+    capabilities: [embeddings]
+    context_window: 2048
+    pricing: { input_per_million: 0.15, output_per_million: 0 }
+`;
+
+const USAGE = { promptTokenCount: 12, candidatesTokenCount: 5, totalTokenCount: 17 };
+
+function reply(parts: unknown[], finishReason = 'STOP', usageMetadata: unknown = USAGE) {
+  return {
+    type: 'json' as const,
+    body: { candidates: [{ content: { role: 'model', parts }, finishReason, index: 0 }], usageMetadata, modelVersion: 'gemini-2.5-flash' },
+  };
+}
+
+function streamEvent(parts: unknown[], extra: { finishReason?: string; usageMetadata?: unknown } = {}) {
+  return {
+    candidates: [{ content: { role: 'model', parts }, index: 0, ...(extra.finishReason ? { finishReason: extra.finishReason } : {}) }],
+    ...(extra.usageMetadata ? { usageMetadata: extra.usageMetadata } : {}),
+    modelVersion: 'gemini-2.5-flash',
+  };
+}
+
+const TEXT_STREAM = [
+  streamEvent([{ text: 'Hel' }]),
+  streamEvent([{ text: 'lo!' }], { usageMetadata: { promptTokenCount: 9, candidatesTokenCount: 2, totalTokenCount: 11 } }),
+  streamEvent([], { finishReason: 'STOP', usageMetadata: { promptTokenCount: 9, candidatesTokenCount: 4, totalTokenCount: 13 } }),
+];
+
+describe('e2e: the gemini provider path', () => {
+  let upstream: MockGeminiUpstream;
+  let e2e: E2e;
+  beforeAll(async () => {
+    upstream = await startMockGeminiUpstream();
+    e2e = await startE2e({ configYaml: CONFIG(upstream), env: { E2E_GEMINI_KEY: PROVIDER_KEY } });
+  });
+  beforeEach(() => {
+    upstream.requests.length = 0;
+  });
+  afterAll(async () => {
+    await e2e?.close();
+    await upstream?.close();
+  });
+
+  it('answers a chat completion under the catalogue id, with the upstream usage', async () => {
+    upstream.reply(reply([{ text: 'Hi there.' }]));
+    const { data, response } = await e2e.client.chat.completions
+      .create({
+        model: 'flash',
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'user', content: 'Hello' },
+        ],
+        temperature: 0.3,
+        max_tokens: 64,
+        seed: 3,
+      })
+      .withResponse();
+    expect(data.model).toBe('flash');
+    expect(data.choices).toEqual([{ index: 0, message: { role: 'assistant', content: 'Hi there.' }, finish_reason: 'stop' }]);
+    expect(data.usage).toEqual({ prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 });
+
+    const [request] = upstream.requests;
+    expect(request?.path).toBe('/v1beta/models/gemini-2.5-flash:generateContent');
+    expect(request?.headers['x-goog-api-key']).toBe(PROVIDER_KEY);
+    expect(request?.path).not.toContain('key=');
+    expect(request?.body).toMatchSnapshot();
+
+    const event = await usageFor(e2e, response.headers.get('x-request-id'));
+    expect(event).toMatchObject({ model: 'flash', provider: 'google', promptTokens: 12, completionTokens: 5, estimated: false, status: 200 });
+  });
+
+  it('streams with include_usage: deltas, finish_reason, one final usage chunk', async () => {
+    upstream.reply({ type: 'sse', events: TEXT_STREAM, chunkBytes: 9 });
+    const stream = await e2e.client.chat.completions.create({
+      model: 'flash',
+      messages: [{ role: 'user', content: 'Say hello' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    const collected = await collect(stream);
+    expect(collected.text).toBe('Hello!');
+    expect(collected.chunks[0]?.choices[0]?.delta.role).toBe('assistant');
+    expect(collected.roles).toEqual(['assistant']);
+    expect(collected.finishReasons).toEqual(['stop']);
+    expect([...collected.models]).toEqual(['flash']);
+    expect(collected.usageChunks.map((chunk) => chunk.usage)).toEqual([{ prompt_tokens: 9, completion_tokens: 4, total_tokens: 13 }]);
+    expect(collected.chunks.at(-1)?.choices).toEqual([]);
+    expect(upstream.requests[0]?.path).toBe('/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse');
+    expect(upstream.requests[0]?.body).toMatchSnapshot();
+  });
+
+  it('streams without include_usage: no usage chunk, but the usage event has the upstream tokens', async () => {
+    upstream.reply({ type: 'sse', events: TEXT_STREAM });
+    const { data: stream, response } = await e2e.client.chat.completions
+      .create({ model: 'flash', messages: [{ role: 'user', content: 'Say hello' }], stream: true })
+      .withResponse();
+    const collected = await collect(stream);
+    expect(collected.text).toBe('Hello!');
+    expect(collected.usageChunks).toEqual([]);
+    expect(collected.chunks.every((chunk) => chunk.usage == null)).toBe(true);
+    const event = await usageFor(e2e, response.headers.get('x-request-id'));
+    expect(event).toMatchObject({ model: 'flash', promptTokens: 9, completionTokens: 4, estimated: false, stream: true, status: 200 });
+  });
+
+  it('streams an estimated usage chunk when Gemini sends no usageMetadata', async () => {
+    upstream.reply({ type: 'sse', events: [streamEvent([{ text: 'Hello!' }]), streamEvent([], { finishReason: 'STOP' })] });
+    const { data: stream, response } = await e2e.client.chat.completions
+      .create({ model: 'flash', messages: [{ role: 'user', content: 'Say hello' }], stream: true, stream_options: { include_usage: true } })
+      .withResponse();
+    const collected = await collect(stream);
+    expect(collected.text).toBe('Hello!');
+    expect(collected.usageChunks).toHaveLength(1);
+    const usage = collected.usageChunks[0]!.usage!;
+    const event = await usageFor(e2e, response.headers.get('x-request-id'));
+    expect(event).toMatchObject({ estimated: true, promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens });
+  });
+
+  it('round-trips a tool call: functionCall out, functionResponse back to the upstream', async () => {
+    upstream.reply(reply([{ functionCall: { id: 'fc-e2e-1', name: 'get_weather', args: { city: 'Paris' } } }]), reply([{ text: 'It is 21 °C in Paris.' }]));
+    const first = await e2e.client.chat.completions.create({
+      model: 'flash',
+      messages: [{ role: 'user', content: 'Weather in Paris?' }],
+      tools: [WEATHER_TOOL],
+      tool_choice: 'required',
+    });
+    expect(first.choices[0]?.finish_reason).toBe('tool_calls');
+    const message = first.choices[0]!.message;
+    expect(message.tool_calls).toEqual([{ id: 'fc-e2e-1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }]);
+
+    const second = await e2e.client.chat.completions.create({
+      model: 'flash',
+      messages: [
+        { role: 'user', content: 'Weather in Paris?' },
+        { role: 'assistant', content: null, tool_calls: message.tool_calls },
+        { role: 'tool', tool_call_id: 'fc-e2e-1', content: '{"temp_c":21}' },
+      ],
+      tools: [WEATHER_TOOL],
+    });
+    expect(second.choices[0]?.message.content).toBe('It is 21 °C in Paris.');
+    expect(upstream.requests[1]?.body).toMatchObject({
+      contents: [
+        { role: 'user', parts: [{ text: 'Weather in Paris?' }] },
+        { role: 'model', parts: [{ functionCall: { id: 'fc-e2e-1', name: 'get_weather', args: { city: 'Paris' } } }] },
+        { role: 'user', parts: [{ functionResponse: { id: 'fc-e2e-1', name: 'get_weather', response: { temp_c: 21 } } }] },
+      ],
+    });
+    expect(upstream.requests.map((request) => request.body)).toMatchSnapshot();
+  });
+
+  it('streams a tool call as one delta.tool_calls with an index', async () => {
+    upstream.reply({
+      type: 'sse',
+      events: [streamEvent([{ functionCall: { name: 'get_weather', args: { city: 'Paris' } } }], { finishReason: 'STOP', usageMetadata: USAGE })],
+    });
+    const stream = await e2e.client.chat.completions.create({ model: 'flash', messages: [{ role: 'user', content: 'Weather?' }], tools: [WEATHER_TOOL], stream: true });
+    const collected = await collect(stream);
+    expect(collected.toolCalls).toEqual([{ id: expect.stringMatching(/^call_/), name: 'get_weather', arguments: '{"city":"Paris"}' }]);
+    expect(collected.finishReasons).toEqual(['tool_calls']);
+  });
+
+  it('JSON mode, stop sequences and an image part are translated', async () => {
+    upstream.reply(reply([{ text: '{"answer":42}' }]), reply([{ text: 'one, two, ' }]), reply([{ text: 'A pixel.' }]));
+    const json = await e2e.client.chat.completions.create({ model: 'flash', messages: [{ role: 'user', content: 'JSON please' }], response_format: { type: 'json_object' } });
+    expect(JSON.parse(json.choices[0]?.message.content ?? '')).toEqual({ answer: 42 });
+    const stopped = await e2e.client.chat.completions.create({ model: 'flash', messages: [{ role: 'user', content: 'Count' }], stop: 'three' });
+    expect(stopped.choices[0]).toMatchObject({ finish_reason: 'stop', message: { content: 'one, two, ' } });
+    const image = await e2e.client.chat.completions.create({
+      model: 'flash',
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url: PIXEL_DATA_URL } }] }],
+    });
+    expect(image.choices[0]?.message.content).toBe('A pixel.');
+
+    const [jsonBody, stopBody, imageBody] = upstream.requests.map((request) => request.body);
+    expect(jsonBody).toMatchObject({ generationConfig: { responseMimeType: 'application/json' } });
+    expect(stopBody).toMatchObject({ generationConfig: { stopSequences: ['three'] } });
+    expect(imageBody).toMatchObject({ contents: [{ role: 'user', parts: [{ text: 'What is this?' }, { inlineData: { mimeType: 'image/png', data: PIXEL_PNG_BASE64 } }] }] });
+    expect([jsonBody, stopBody, imageBody]).toMatchSnapshot();
+  });
+
+  describe('embeddings', () => {
+    const vectors = [
+      [0.1, -0.2, 0.3],
+      [0.5, 0.25, -0.125],
+    ];
+    const batchReply = { type: 'json' as const, body: { embeddings: vectors.map((values) => ({ values })) } };
+
+    it('answers floats; a batch goes to batchEmbedContents; usage is estimated', async () => {
+      upstream.reply(batchReply);
+      const { data, response } = await e2e.client.embeddings.create({ model: 'gem-embed', input: ['first', 'second'], encoding_format: 'float' }).withResponse();
+      expect(data.model).toBe('gem-embed');
+      expect(data.data).toEqual(vectors.map((embedding, index) => ({ object: 'embedding', index, embedding })));
+      expect(upstream.requests[0]?.path).toBe('/v1beta/models/text-embedding-004:batchEmbedContents');
+      expect(upstream.requests[0]?.body).toMatchSnapshot();
+      const event = await usageFor(e2e, response.headers.get('x-request-id'));
+      // Gemini reports no tokens for embeddings: the gateway counts them.
+      expect(event).toMatchObject({ model: 'gem-embed', estimated: true, completionTokens: 0, status: 200 });
+      expect(event.promptTokens).toBe(data.usage.prompt_tokens);
+    });
+
+    it("answers base64 the client decodes itself (the client's default), and explicit base64 as LE float32", async () => {
+      upstream.reply(batchReply, { type: 'json', body: { embedding: { values: vectors[0] } } });
+      const decoded = await e2e.client.embeddings.create({ model: 'gem-embed', input: ['first', 'second'] });
+      expect(decoded.data.map((item) => Array.from(item.embedding))).toEqual(vectors.map((vector) => vector.map(Math.fround)));
+
+      const response = await rawPost(e2e, '/v1/embeddings', { model: 'gem-embed', input: 'first', encoding_format: 'base64' });
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as { data: { embedding: string }[] };
+      expect(upstream.requests[1]?.path).toBe('/v1beta/models/text-embedding-004:embedContent');
+      expect(decodeFloat32Base64(body.data[0]!.embedding)).toEqual(vectors[0]!.map(Math.fround));
+    });
+
+    it('passes an allowed dimensions value as outputDimensionality', async () => {
+      upstream.reply({ type: 'json', body: { embedding: { values: [0.6, 0.8] } } });
+      const result = await e2e.client.embeddings.create({ model: 'gem-embed', input: 'short', dimensions: 256, encoding_format: 'float' });
+      expect(result.data[0]?.embedding).toEqual([0.6, 0.8]);
+      expect(upstream.requests[0]?.body).toEqual({ content: { parts: [{ text: 'short' }] }, outputDimensionality: 256 });
+    });
+
+    it('refuses dimensions outside the list, and on a model without one, before any upstream call', async () => {
+      const outside = await apiErrorOf(e2e.client.embeddings.create({ model: 'gem-embed', input: 'x', dimensions: 1536 }));
+      expect(outside.status).toBe(400);
+      expect(outside.error).toMatchObject({ type: 'invalid_request_error', param: 'dimensions' });
+      const none = await apiErrorOf(e2e.client.embeddings.create({ model: 'gem-embed-fixed', input: 'x', dimensions: 256 }));
+      expect(none.status).toBe(400);
+      expect(none.error).toMatchObject({ type: 'invalid_request_error', param: 'dimensions' });
+      expect(upstream.requests).toHaveLength(0);
+    });
+  });
+});

@@ -1,0 +1,171 @@
+import { Writable } from 'node:stream';
+import OpenAI, { APIError } from 'openai';
+import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
+import pino, { type Logger } from 'pino';
+import { MemoryUsageSink, type UsageEvent } from '../../server/usage/types';
+import { startTestGateway, type TestGateway, type TestGatewayOptions } from '../helpers/test-gateway';
+
+/**
+ * End-to-end harness: a real gateway listening on a port (startTestGateway), an account and
+ * an `sk-` key, and the official `openai` client pointed at it. Usage events go to memory.
+ */
+export interface E2e {
+  gateway: TestGateway;
+  client: OpenAI;
+  usage: MemoryUsageSink;
+  apiKey: string;
+  keyId: string;
+  close(): Promise<void>;
+}
+
+export async function startE2e(options: TestGatewayOptions = {}): Promise<E2e> {
+  const usage = new MemoryUsageSink();
+  const gateway = await startTestGateway({ usageSink: usage, ...options });
+  const accountId = await gateway.createAccount();
+  const { id, key } = await gateway.createKey(accountId);
+  const client = new OpenAI({ apiKey: key, baseURL: `${gateway.baseUrl}/v1`, maxRetries: 0, timeout: 10_000 });
+  return { gateway, client, usage, apiKey: key, keyId: id, close: () => gateway.close() };
+}
+
+/** The `upstream` section of the test configs: small timeouts, one retry, no real backoff. */
+export function upstreamSection(firstByteTimeoutMs = 2_000): string {
+  return `
+upstream:
+  connect_timeout_ms: 1000
+  first_byte_timeout_ms: ${firstByteTimeoutMs}
+  idle_timeout_ms: 2000
+  max_retries: 1
+  retry_base_delay_ms: 1
+`;
+}
+
+export interface CollectedStream {
+  chunks: ChatCompletionChunk[];
+  text: string;
+  roles: string[];
+  finishReasons: (string | null)[];
+  /** Chunks with `choices: []` and usage (the include_usage chunk). */
+  usageChunks: ChatCompletionChunk[];
+  /** Tool calls assembled from their deltas, by index. */
+  toolCalls: { id?: string; name: string; arguments: string }[];
+  models: Set<string>;
+}
+
+export async function collect(stream: AsyncIterable<ChatCompletionChunk>): Promise<CollectedStream> {
+  const result: CollectedStream = { chunks: [], text: '', roles: [], finishReasons: [], usageChunks: [], toolCalls: [], models: new Set() };
+  for await (const chunk of stream) {
+    result.chunks.push(chunk);
+    result.models.add(chunk.model);
+    if (chunk.choices.length === 0 && chunk.usage) result.usageChunks.push(chunk);
+    for (const choice of chunk.choices) {
+      if (choice.delta.role) result.roles.push(choice.delta.role);
+      if (choice.delta.content) result.text += choice.delta.content;
+      if (choice.finish_reason) result.finishReasons.push(choice.finish_reason);
+      for (const call of choice.delta.tool_calls ?? []) {
+        const entry = (result.toolCalls[call.index] ??= { name: '', arguments: '' });
+        if (call.id) entry.id = call.id;
+        entry.name += call.function?.name ?? '';
+        entry.arguments += call.function?.arguments ?? '';
+      }
+    }
+  }
+  return result;
+}
+
+/** What `promise` rejected with, as the openai client's APIError; fails when it resolves. */
+export async function apiErrorOf(promise: Promise<unknown>): Promise<APIError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof APIError) return error;
+    throw error;
+  }
+  throw new Error('Expected the request to fail.');
+}
+
+/** Polls until `find` returns something (usage of streams is recorded when the stream closes). */
+export async function waitFor<T>(find: () => T | undefined, what = 'condition', timeoutMs = 5_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = find();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}.`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** Resolves with true when `promise` settles within `ms`, else false. */
+export async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([promise.then(() => true), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The usage event recorded for the gateway request `requestId` (the `x-request-id` header). */
+export function usageFor(e2e: E2e, requestId: string | null | undefined): Promise<UsageEvent> {
+  return waitFor(() => e2e.usage.events.find((event) => event.requestId === requestId), `the usage event of ${requestId}`);
+}
+
+/** A raw POST to the gateway, for what the openai client hides (bytes, base64, headers). */
+export async function rawPost(
+  e2e: E2e,
+  path: string,
+  body: unknown,
+  options: { signal?: AbortSignal; headers?: Record<string, string> } = {},
+): Promise<Response> {
+  return fetch(`${e2e.gateway.baseUrl}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${e2e.apiKey}`, 'content-type': 'application/json', ...options.headers },
+    body: JSON.stringify(body),
+    signal: options.signal ?? null,
+  });
+}
+
+/** Little-endian float32 values from OpenAI's base64 embedding encoding. */
+export function decodeFloat32Base64(text: string): number[] {
+  const bytes = Buffer.from(text, 'base64');
+  const values: number[] = [];
+  for (let offset = 0; offset + 4 <= bytes.length; offset += 4) values.push(bytes.readFloatLE(offset));
+  return values;
+}
+
+/** A pino logger writing every line, at every level, into memory. */
+export function captureLogger(): { logger: Logger; text(): string } {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer | string, _encoding, callback) {
+      lines.push(chunk.toString());
+      callback();
+    },
+  });
+  return { logger: pino({ level: 'trace' }, sink), text: () => lines.join('') };
+}
+
+/** Every 8+ character fragment of `secret` that `text` contains (the way providers quote keys). */
+export function secretFragments(text: string, secret: string): string[] {
+  const found: string[] = [];
+  for (let start = 0; start + 8 <= secret.length; start++) {
+    const fragment = secret.slice(start, start + 8);
+    if (text.includes(fragment)) found.push(fragment);
+  }
+  return found;
+}
+
+/** A 1x1 PNG as a data URL, for image parts. */
+export const PIXEL_PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
+export const PIXEL_DATA_URL = `data:image/png;base64,${PIXEL_PNG_BASE64}`;
+
+export const WEATHER_TOOL = {
+  type: 'function' as const,
+  function: {
+    name: 'get_weather',
+    description: 'Current weather for a city.',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
+};

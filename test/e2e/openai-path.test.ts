@@ -1,0 +1,290 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startMockOpenAiUpstream, type MockOpenAiUpstream, type SseStep } from '../helpers/mock-openai-upstream';
+import { apiErrorOf, collect, decodeFloat32Base64, PIXEL_DATA_URL, rawPost, startE2e, upstreamSection, usageFor, WEATHER_TOOL, type E2e } from './helpers';
+
+/**
+ * The `openai` provider type end to end: the official client -> the gateway -> a local
+ * OpenAI-compatible upstream, and back. Snapshots hold the request the upstream received.
+ */
+const PROVIDER_KEY = 'sk-proj-E2eOpenAiKey-0123456789abcdefghijklmnopqrstuv';
+const UPSTREAM_CHAT = 'gpt-4o-mini-2024-07-18';
+
+function configYaml(upstream: MockOpenAiUpstream): string {
+  return `${upstreamSection()}
+providers:
+  oai: { type: openai, base_url: ${upstream.baseUrl}, api_key_env: E2E_OPENAI_KEY }
+models:
+  - id: gpt-chat
+    provider: oai
+    upstream_model: ${UPSTREAM_CHAT}
+    capabilities: [chat, vision, function_calling, json_mode]
+    context_window: 128000
+    pricing: { input_per_million: 0.15, output_per_million: 0.6 }
+  - id: gpt-embed
+    provider: oai
+    upstream_model: text-embedding-3-small
+    capabilities: [embeddings]
+    dimensions: [256, 1536]
+    context_window: 8191
+    pricing: { input_per_million: 0.02, output_per_million: 0 }
+  - id: ada-embed
+    provider: oai
+    upstream_model: text-embedding-ada-002
+    capabilities: [embeddings]
+    context_window: 8191
+    pricing: { input_per_million: 0.1, output_per_million: 0 }
+`;
+}
+
+type Message = { role: 'assistant'; content: string | null; tool_calls?: unknown[] };
+
+function completion(message: Message, finishReason = 'stop', usage = { prompt_tokens: 11, completion_tokens: 7 }) {
+  return {
+    id: 'chatcmpl-upstream-1',
+    object: 'chat.completion',
+    created: 1_767_225_600,
+    model: UPSTREAM_CHAT,
+    choices: [{ index: 0, message, finish_reason: finishReason, logprobs: null }],
+    usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+    system_fingerprint: 'fp_e2e',
+  };
+}
+
+const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
+  id: 'chatcmpl-upstream-2',
+  object: 'chat.completion.chunk',
+  created: 1_767_225_600,
+  model: UPSTREAM_CHAT,
+  choices: [{ index: 0, delta, finish_reason: finishReason }],
+});
+
+const TEXT_STREAM: SseStep[] = [
+  { data: chunk({ role: 'assistant', content: '' }) },
+  { data: chunk({ content: 'Hel' }) },
+  { data: chunk({ content: 'lo!' }) },
+  { data: chunk({}, 'stop') },
+  { data: { ...chunk({}), choices: [], usage: { prompt_tokens: 13, completion_tokens: 4, total_tokens: 17 } } },
+];
+
+describe('e2e: the openai provider path', () => {
+  let upstream: MockOpenAiUpstream;
+  let e2e: E2e;
+  beforeAll(async () => {
+    upstream = await startMockOpenAiUpstream();
+    e2e = await startE2e({ configYaml: configYaml(upstream), env: { E2E_OPENAI_KEY: PROVIDER_KEY } });
+  });
+  beforeEach(() => {
+    upstream.requests.length = 0;
+  });
+  afterAll(async () => {
+    await e2e?.close();
+    await upstream?.close();
+  });
+
+  const lastUpstreamBody = () => upstream.requests.at(-1)?.body;
+
+  it('answers a chat completion under the catalogue id, with the upstream usage', async () => {
+    upstream.reply({ type: 'json', body: completion({ role: 'assistant', content: 'Hi there.' }) });
+    const { data, response } = await e2e.client.chat.completions
+      .create({ model: 'gpt-chat', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hello' }], temperature: 0.2, max_tokens: 50, seed: 7, user: 'u-1' })
+      .withResponse();
+    expect(data.model).toBe('gpt-chat');
+    expect(data.choices).toEqual([{ index: 0, message: { role: 'assistant', content: 'Hi there.' }, finish_reason: 'stop', logprobs: null }]);
+    expect(data.usage).toEqual({ prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 });
+
+    expect(upstream.requests).toHaveLength(1);
+    const [request] = upstream.requests;
+    expect(request?.path).toBe('/v1/chat/completions');
+    expect(request?.headers.authorization).toBe(`Bearer ${PROVIDER_KEY}`);
+    expect(request?.body).toMatchSnapshot();
+
+    const event = await usageFor(e2e, response.headers.get('x-request-id'));
+    expect(event).toMatchObject({ model: 'gpt-chat', provider: 'oai', promptTokens: 11, completionTokens: 7, estimated: false, status: 200 });
+    // 11 x 0.15 + 7 x 0.6 USD per million = 5.85e-6 USD = 5.85e9 femto-dollars.
+    expect(event.costFemtoUsd).toBe(5_850_000_000n);
+  });
+
+  it('streams with include_usage: deltas, finish_reason, one final usage chunk', async () => {
+    upstream.reply({ type: 'sse', events: TEXT_STREAM });
+    const stream = await e2e.client.chat.completions.create({
+      model: 'gpt-chat',
+      messages: [{ role: 'user', content: 'Say hello' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    const collected = await collect(stream);
+    expect(collected.text).toBe('Hello!');
+    expect(collected.chunks[0]?.choices[0]?.delta.role).toBe('assistant');
+    expect(collected.finishReasons).toEqual(['stop']);
+    expect([...collected.models]).toEqual(['gpt-chat']);
+    expect(collected.usageChunks.map((item) => item.usage)).toEqual([{ prompt_tokens: 13, completion_tokens: 4, total_tokens: 17 }]);
+    expect(collected.chunks.at(-1)?.choices).toEqual([]);
+    expect(lastUpstreamBody()).toMatchSnapshot();
+  });
+
+  it('streams without include_usage: no usage chunk, but the usage event has the upstream tokens', async () => {
+    upstream.reply({ type: 'sse', events: TEXT_STREAM });
+    const { data: stream, response } = await e2e.client.chat.completions
+      .create({ model: 'gpt-chat', messages: [{ role: 'user', content: 'Say hello' }], stream: true })
+      .withResponse();
+    const collected = await collect(stream);
+    expect(collected.text).toBe('Hello!');
+    expect(collected.usageChunks).toEqual([]);
+    expect(collected.chunks.every((item) => item.usage == null)).toBe(true);
+    // The gateway still asks the upstream for usage, to bill exactly.
+    expect(lastUpstreamBody()).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+    const event = await usageFor(e2e, response.headers.get('x-request-id'));
+    expect(event).toMatchObject({ model: 'gpt-chat', promptTokens: 13, completionTokens: 4, estimated: false, stream: true, status: 200 });
+  });
+
+  it('streams an estimated usage chunk when the upstream reports none (servers that ignore include_usage)', async () => {
+    upstream.reply({ type: 'sse', events: TEXT_STREAM.slice(0, -1) });
+    const { data: stream, response } = await e2e.client.chat.completions
+      .create({ model: 'gpt-chat', messages: [{ role: 'user', content: 'Say hello' }], stream: true, stream_options: { include_usage: true } })
+      .withResponse();
+    const collected = await collect(stream);
+    expect(collected.text).toBe('Hello!');
+    expect(collected.usageChunks).toHaveLength(1);
+    expect(collected.chunks.at(-1)).toBe(collected.usageChunks[0]);
+    const usage = collected.usageChunks[0]!.usage!;
+    const event = await usageFor(e2e, response.headers.get('x-request-id'));
+    expect(event).toMatchObject({ estimated: true, promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens });
+    expect(usage.completion_tokens).toBeGreaterThan(0);
+  });
+
+  it('round-trips a tool call: the tool result message reaches the upstream', async () => {
+    const toolCall = { id: 'call_abc123', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } };
+    upstream.reply(
+      { type: 'json', body: completion({ role: 'assistant', content: null, tool_calls: [toolCall] }, 'tool_calls') },
+      { type: 'json', body: completion({ role: 'assistant', content: 'It is 21 °C in Paris.' }) },
+    );
+    const first = await e2e.client.chat.completions.create({
+      model: 'gpt-chat',
+      messages: [{ role: 'user', content: 'Weather in Paris?' }],
+      tools: [WEATHER_TOOL],
+      tool_choice: 'auto',
+    });
+    expect(first.choices[0]?.finish_reason).toBe('tool_calls');
+    expect(first.choices[0]?.message.tool_calls).toEqual([toolCall]);
+
+    const second = await e2e.client.chat.completions.create({
+      model: 'gpt-chat',
+      messages: [
+        { role: 'user', content: 'Weather in Paris?' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'call_abc123', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+        { role: 'tool', tool_call_id: 'call_abc123', content: '{"temp_c":21}' },
+      ],
+      tools: [WEATHER_TOOL],
+    });
+    expect(second.choices[0]?.message.content).toBe('It is 21 °C in Paris.');
+    expect((upstream.requests[1]?.body as { messages: unknown[] }).messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'call_abc123', content: '{"temp_c":21}' });
+    expect(upstream.requests.map((request) => request.body)).toMatchSnapshot();
+  });
+
+  it('streams a tool call as delta.tool_calls with an index', async () => {
+    upstream.reply({
+      type: 'sse',
+      events: [
+        { data: chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_s1', type: 'function', function: { name: 'get_weather', arguments: '' } }] }) },
+        { data: chunk({ tool_calls: [{ index: 0, function: { arguments: '{"city":' } }] }) },
+        { data: chunk({ tool_calls: [{ index: 0, function: { arguments: '"Paris"}' } }] }) },
+        { data: chunk({}, 'tool_calls') },
+      ],
+    });
+    const stream = await e2e.client.chat.completions.create({ model: 'gpt-chat', messages: [{ role: 'user', content: 'Weather?' }], tools: [WEATHER_TOOL], stream: true });
+    const collected = await collect(stream);
+    expect(collected.toolCalls).toEqual([{ id: 'call_s1', name: 'get_weather', arguments: '{"city":"Paris"}' }]);
+    expect(collected.finishReasons).toEqual(['tool_calls']);
+  });
+
+  it('passes JSON mode, stop sequences and image parts through', async () => {
+    upstream.reply(
+      { type: 'json', body: completion({ role: 'assistant', content: '{"answer":42}' }) },
+      { type: 'json', body: completion({ role: 'assistant', content: 'one, two' }) },
+      { type: 'json', body: completion({ role: 'assistant', content: 'A red pixel.' }) },
+    );
+    const json = await e2e.client.chat.completions.create({
+      model: 'gpt-chat',
+      messages: [{ role: 'user', content: 'Answer in JSON' }],
+      response_format: { type: 'json_object' },
+    });
+    expect(JSON.parse(json.choices[0]?.message.content ?? '')).toEqual({ answer: 42 });
+
+    const stopped = await e2e.client.chat.completions.create({ model: 'gpt-chat', messages: [{ role: 'user', content: 'Count' }], stop: ['three', '\n\n'] });
+    expect(stopped.choices[0]).toMatchObject({ finish_reason: 'stop', message: { content: 'one, two' } });
+
+    const image = await e2e.client.chat.completions.create({
+      model: 'gpt-chat',
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url: PIXEL_DATA_URL, detail: 'low' } }] }],
+    });
+    expect(image.choices[0]?.message.content).toBe('A red pixel.');
+    expect(upstream.requests.map((request) => request.body)).toMatchSnapshot();
+  });
+
+  describe('embeddings', () => {
+    const vectors = [
+      [0.1, -0.2, 0.3, 0.7],
+      [0.5, 0.25, -0.125, 1e-8],
+    ];
+    const embeddingsReply = (data = vectors) => ({
+      type: 'json' as const,
+      body: {
+        object: 'list',
+        data: data.map((embedding, index) => ({ object: 'embedding', index, embedding })),
+        model: 'text-embedding-3-small',
+        usage: { prompt_tokens: 6, total_tokens: 6 },
+      },
+    });
+
+    it('answers floats, asking the upstream for floats', async () => {
+      upstream.reply(embeddingsReply());
+      const { data, response } = await e2e.client.embeddings.create({ model: 'gpt-embed', input: ['first', 'second'], encoding_format: 'float' }).withResponse();
+      expect(data).toEqual({
+        object: 'list',
+        model: 'gpt-embed',
+        data: vectors.map((embedding, index) => ({ object: 'embedding', index, embedding })),
+        usage: { prompt_tokens: 6, total_tokens: 6 },
+      });
+      expect(upstream.requests[0]?.path).toBe('/v1/embeddings');
+      expect(upstream.requests[0]?.body).toMatchSnapshot();
+      const event = await usageFor(e2e, response.headers.get('x-request-id'));
+      expect(event).toMatchObject({ model: 'gpt-embed', promptTokens: 6, completionTokens: 0, status: 200 });
+    });
+
+    it("answers base64 the client decodes itself (the client's default)", async () => {
+      upstream.reply(embeddingsReply());
+      const result = await e2e.client.embeddings.create({ model: 'gpt-embed', input: ['first', 'second'] });
+      expect(result.data.map((item) => Array.from(item.embedding))).toEqual(vectors.map((vector) => vector.map(Math.fround)));
+      // The gateway encodes base64 itself; the upstream is always asked for floats.
+      expect(upstream.requests[0]?.body).toMatchObject({ encoding_format: 'float' });
+    });
+
+    it('answers explicit base64 as little-endian float32', async () => {
+      upstream.reply(embeddingsReply());
+      const response = await rawPost(e2e, '/v1/embeddings', { model: 'gpt-embed', input: ['first', 'second'], encoding_format: 'base64' });
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as { model: string; data: { index: number; embedding: string }[] };
+      expect(body.model).toBe('gpt-embed');
+      expect(body.data.map((item) => typeof item.embedding)).toEqual(['string', 'string']);
+      expect(Buffer.from(body.data[0]!.embedding, 'base64').subarray(0, 4)).toEqual(Buffer.from([0xcd, 0xcc, 0xcc, 0x3d])); // 0.1f, little-endian
+      expect(body.data.map((item) => decodeFloat32Base64(item.embedding))).toEqual(vectors.map((vector) => vector.map(Math.fround)));
+    });
+
+    it('passes an allowed dimensions value to the upstream', async () => {
+      upstream.reply(embeddingsReply([[0.5, 0.5]]));
+      const result = await e2e.client.embeddings.create({ model: 'gpt-embed', input: 'short', dimensions: 256, encoding_format: 'float' });
+      expect(result.data[0]?.embedding).toEqual([0.5, 0.5]);
+      expect(upstream.requests[0]?.body).toEqual({ model: 'text-embedding-3-small', input: 'short', dimensions: 256, encoding_format: 'float' });
+    });
+
+    it('refuses dimensions outside the list, and on a model without one, before any upstream call', async () => {
+      const outside = await apiErrorOf(e2e.client.embeddings.create({ model: 'gpt-embed', input: 'x', dimensions: 512 }));
+      expect(outside.status).toBe(400);
+      expect(outside.error).toMatchObject({ type: 'invalid_request_error', param: 'dimensions' });
+      const none = await apiErrorOf(e2e.client.embeddings.create({ model: 'ada-embed', input: 'x', dimensions: 256 }));
+      expect(none.status).toBe(400);
+      expect(none.error).toMatchObject({ type: 'invalid_request_error', param: 'dimensions' });
+      expect(upstream.requests).toHaveLength(0);
+    });
+  });
+});

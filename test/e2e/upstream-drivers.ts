@@ -1,0 +1,199 @@
+import { errorBody, events as anthropicEvents, messageBody, startMockAnthropicUpstream, textStream } from '../helpers/mock-anthropic-upstream';
+import { startMockGeminiUpstream } from '../helpers/mock-gemini-upstream';
+import { startMockOpenAiUpstream } from '../helpers/mock-openai-upstream';
+
+/**
+ * One interface over the three mock upstreams, so that the failure-path tests script "a 500",
+ * "garbage", "a stream that drops" once and run them against every provider type, each in its
+ * own wire format.
+ */
+export interface Usage {
+  prompt: number;
+  completion: number;
+}
+
+export interface UpstreamDriver {
+  type: 'openai' | 'anthropic' | 'gemini';
+  /** The provider credential the gateway is configured with: shaped like the real thing, no words in it (fragments are searched for). */
+  providerKey: string;
+  /** `base_url` for the config. */
+  baseUrl: string;
+  requestCount(): number;
+  /** The upstream model name request `index` asked for. */
+  upstreamModelOf(index: number): string | undefined;
+  /** Resolves when the gateway closed request `index` before its reply was complete. */
+  closed(index: number): Promise<void>;
+  /** A successful, non-streamed reply. */
+  text(text: string, usage: Usage): void;
+  /** A successful stream of these text pieces. */
+  stream(texts: string[], usage: Usage): void;
+  /** An error status with the provider's own error body and message. */
+  status(status: number, message: string): void;
+  /** The provider refusing the gateway's key, quoting (part of) it as real providers do. */
+  credentialError(): void;
+  /** A 200 whose body is not the provider's format (an HTML page from a proxy). */
+  garbage(): void;
+  /** No answer at all. */
+  hang(): void;
+  /** The connection closes without an answer. */
+  drop(): void;
+  /** A stream that sends its first text pieces, then the connection drops. */
+  streamThenDrop(texts: string[]): void;
+  /** A stream that sends its first text pieces, then stays open (a model still generating). */
+  streamThenHold(texts: string[]): void;
+  close(): Promise<void>;
+}
+
+const GARBAGE = '<html><body><h1>502 Bad Gateway</h1></body></html>';
+
+export async function startOpenAiDriver(): Promise<UpstreamDriver> {
+  const upstream = await startMockOpenAiUpstream();
+  const providerKey = 'sk-proj-Qx7Rv2Lm9Tz4Wb8Nc1Kd6Hf3Gs5Jp0Ya-Ue2Io8';
+  const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
+    id: 'chatcmpl-x',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: 'upstream',
+    choices: [{ index: 0, delta, finish_reason: finishReason }],
+  });
+  const textChunks = (texts: string[]) => [{ data: chunk({ role: 'assistant', content: '' }) }, ...texts.map((text) => ({ data: chunk({ content: text }) }))];
+  return {
+    type: 'openai',
+    providerKey,
+    baseUrl: upstream.baseUrl,
+    requestCount: () => upstream.requests.length,
+    upstreamModelOf: (index) => (upstream.requests[index]?.body as { model?: string } | undefined)?.model,
+    closed: (index) => upstream.requests[index]?.clientClosed ?? Promise.reject(new Error(`no request ${index}`)),
+    text: (text, usage) =>
+      upstream.reply({
+        type: 'json',
+        body: {
+          id: 'chatcmpl-x',
+          object: 'chat.completion',
+          created: 1,
+          model: 'upstream',
+          choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+          usage: { prompt_tokens: usage.prompt, completion_tokens: usage.completion, total_tokens: usage.prompt + usage.completion },
+        },
+      }),
+    stream: (texts, usage) =>
+      upstream.reply({
+        type: 'sse',
+        events: [
+          ...textChunks(texts),
+          { data: chunk({}, 'stop') },
+          { data: { ...chunk({}), choices: [], usage: { prompt_tokens: usage.prompt, completion_tokens: usage.completion, total_tokens: usage.prompt + usage.completion } } },
+        ],
+      }),
+    status: (status, message) =>
+      upstream.reply({ type: 'json', status, body: { error: { message, type: 'invalid_request_error', param: null, code: null } } }),
+    credentialError: () =>
+      upstream.reply({
+        type: 'json',
+        status: 401,
+        body: {
+          error: {
+            message: `Incorrect API key provided: ${providerKey.slice(0, 12)}...${providerKey.slice(-4)}. Full key: ${providerKey}`,
+            type: 'invalid_request_error',
+            param: null,
+            code: 'invalid_api_key',
+          },
+        },
+      }),
+    garbage: () => upstream.reply({ type: 'text', status: 200, body: GARBAGE, contentType: 'text/html' }),
+    hang: () => upstream.reply({ type: 'hang' }),
+    drop: () => upstream.reply({ type: 'drop' }),
+    streamThenDrop: (texts) => upstream.reply({ type: 'sse', events: [...textChunks(texts), { delayMs: 20, drop: true }] }),
+    // "Held" long enough for the abort and stall tests, which are over well before this.
+    streamThenHold: (texts) => upstream.reply({ type: 'sse', events: [...textChunks(texts), { delayMs: 2_500, data: chunk({}, 'stop') }] }),
+    close: () => upstream.close(),
+  };
+}
+
+export async function startAnthropicDriver(): Promise<UpstreamDriver> {
+  const upstream = await startMockAnthropicUpstream();
+  const providerKey = 'sk-ant-api03-Kq3Vw9Lz2Xr7Tm5Np1Bc8Hd4Fg6Jy0Ws-Pe4Ru7';
+  const partial = (texts: string[]) => [anthropicEvents.messageStart(10), anthropicEvents.textStart(0), ...texts.map((text) => anthropicEvents.textDelta(0, text))];
+  return {
+    type: 'anthropic',
+    providerKey,
+    baseUrl: upstream.baseUrl,
+    requestCount: () => upstream.requests.length,
+    upstreamModelOf: (index) => (upstream.requests[index]?.body as { model?: string } | undefined)?.model,
+    closed: (index) => upstream.requests[index]?.aborted ?? Promise.reject(new Error(`no request ${index}`)),
+    text: (text, usage) =>
+      upstream.reply({ type: 'json', body: messageBody([{ type: 'text', text }], 'end_turn', { input_tokens: usage.prompt, output_tokens: usage.completion }) }),
+    stream: (texts, usage) => upstream.reply({ type: 'sse', events: textStream(texts, 'end_turn', { input_tokens: usage.prompt, output_tokens: usage.completion }) }),
+    status: (status, message) => {
+      const type = status >= 500 ? 'api_error' : status === 401 ? 'authentication_error' : 'invalid_request_error';
+      upstream.reply({ type: 'json', status, body: errorBody(type, message) });
+    },
+    credentialError: () =>
+      upstream.reply({ type: 'json', status: 401, body: errorBody('authentication_error', `invalid x-api-key: ${providerKey}`) }),
+    garbage: () => upstream.reply({ type: 'raw', status: 200, body: GARBAGE, contentType: 'text/html' }),
+    hang: () => upstream.reply({ type: 'hang' }),
+    drop: () => upstream.reply({ type: 'drop' }),
+    streamThenDrop: (texts) => {
+      const events = partial(texts);
+      upstream.reply({ type: 'sse', events, dropAfter: events.length });
+    },
+    streamThenHold: (texts) => upstream.reply({ type: 'sse', events: partial(texts), hold: true }),
+    close: () => upstream.close(),
+  };
+}
+
+export async function startGeminiDriver(): Promise<UpstreamDriver> {
+  const upstream = await startMockGeminiUpstream();
+  const providerKey = 'AIzaSyB7qX2mR9vL4tW8nC1kD6hF3gS5jP0yZe';
+  const event = (text: string, extra: Record<string, unknown> = {}) => ({
+    candidates: [{ content: { role: 'model', parts: text ? [{ text }] : [] }, index: 0, ...extra }],
+  });
+  const usageMetadata = (usage: Usage) => ({ promptTokenCount: usage.prompt, candidatesTokenCount: usage.completion, totalTokenCount: usage.prompt + usage.completion });
+  return {
+    type: 'gemini',
+    providerKey,
+    baseUrl: upstream.baseUrl,
+    requestCount: () => upstream.requests.length,
+    upstreamModelOf: (index) => /\/models\/([^:]+):/.exec(upstream.requests[index]?.path ?? '')?.[1],
+    closed: (index) => upstream.requests[index]?.aborted ?? Promise.reject(new Error(`no request ${index}`)),
+    text: (text, usage) => upstream.reply({ type: 'json', body: { ...event(text, { finishReason: 'STOP' }), usageMetadata: usageMetadata(usage) } }),
+    stream: (texts, usage) =>
+      upstream.reply({
+        type: 'sse',
+        events: [...texts.map((text) => event(text)), { ...event('', { finishReason: 'STOP' }), usageMetadata: usageMetadata(usage) }],
+      }),
+    status: (status, message) => {
+      const statusText = status >= 500 ? 'INTERNAL' : status === 401 ? 'UNAUTHENTICATED' : 'INVALID_ARGUMENT';
+      upstream.reply({ type: 'json', status, body: { error: { code: status, message, status: statusText } } });
+    },
+    // Gemini answers a bad key with 400 INVALID_ARGUMENT and an API_KEY_INVALID reason, not 401.
+    credentialError: () =>
+      upstream.reply({
+        type: 'json',
+        status: 400,
+        body: {
+          error: {
+            code: 400,
+            message: `API key not valid. Please pass a valid API key. (key ${providerKey})`,
+            status: 'INVALID_ARGUMENT',
+            details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com' }],
+          },
+        },
+      }),
+    garbage: () => upstream.reply({ type: 'raw', status: 200, body: GARBAGE, contentType: 'text/html' }),
+    hang: () => upstream.reply({ type: 'hang' }),
+    drop: () => upstream.reply({ type: 'drop' }),
+    streamThenDrop: (texts) => {
+      const events = texts.map((text) => event(text));
+      upstream.reply({ type: 'sse', events, dropAfter: events.length });
+    },
+    streamThenHold: (texts) => upstream.reply({ type: 'sse', events: texts.map((text) => event(text)), hold: true }),
+    close: () => upstream.close(),
+  };
+}
+
+export const DRIVERS = [
+  ['openai', startOpenAiDriver],
+  ['anthropic', startAnthropicDriver],
+  ['gemini', startGeminiDriver],
+] as const;

@@ -1,0 +1,318 @@
+import type {
+  AccountRow,
+  ApiKeyRow,
+  DashboardSessionRow,
+  LoginTokenRow,
+  Store,
+  UsageDailyRow,
+  UsageEventRow,
+  UsageKeyRow,
+} from '../../server/db/types';
+import { splitFemtoUsd } from '../../server/db/rows';
+import type { UsageEvent } from '../../server/usage/types';
+
+type DailyTotal = Omit<UsageDailyRow, 'costNanoUsd' | 'costFemtoRemainder'> & { costFemtoUsd: bigint };
+
+/**
+ * An in-memory Store for tests. `recordUsage` can be told to fail (the next N calls, or
+ * until `recover()`), to commit and then fail (`failAfterCommitNext`, a lost COMMIT
+ * acknowledgement), to throw synchronously, to be slow (`latencyMs`, real or fake timers)
+ * or to hang until released (`pause()`), and it records every call it got. Like the real
+ * store it skips events whose `eventId` it already holds.
+ */
+export class FakeStore implements Store {
+  readonly kind = 'sqlite' as const;
+
+  /** Events written (committed batches), in write order. */
+  readonly events: UsageEventRow[] = [];
+  /** Every batch recordUsage was called with, failed or not. */
+  readonly recordUsageCalls: UsageEventRow[][] = [];
+  /** Highest number of recordUsage calls running at once. */
+  maxConcurrentWrites = 0;
+  latencyMs = 0;
+  throwSynchronously = false;
+
+  private readonly accounts = new Map<string, AccountRow>();
+  private readonly apiKeys = new Map<string, ApiKeyRow>();
+  private readonly usageKeys = new Map<string, UsageKeyRow>();
+  private readonly daily = new Map<string, DailyTotal>();
+  private readonly eventIds = new Set<string>();
+  private readonly sessions = new Map<string, DashboardSessionRow>();
+  private readonly loginTokens = new Map<string, LoginTokenRow>();
+  private failuresLeft = 0;
+  private failuresAfterCommitLeft = 0;
+  private down = false;
+  private failure: Error = new Error('database is down');
+  private activeWrites = 0;
+  private gate: Promise<void> | null = null;
+  private openGate: (() => void) | null = null;
+
+  constructor(private readonly now: () => Date = () => new Date()) {}
+
+  /** The next `count` recordUsage calls reject (after their latency), writing nothing. */
+  failNext(count: number, error = new Error('database is down')): void {
+    this.failuresLeft = count;
+    this.failure = error;
+  }
+
+  /** The next `count` recordUsage calls write their events, then reject as if the acknowledgement was lost. */
+  failAfterCommitNext(count: number, error = new Error('Connection terminated unexpectedly')): void {
+    this.failuresAfterCommitLeft = count;
+    this.failure = error;
+  }
+
+  /** Every recordUsage call rejects until `recover()`. */
+  goDown(error = new Error('database is down')): void {
+    this.down = true;
+    this.failure = error;
+  }
+
+  recover(): void {
+    this.down = false;
+    this.failuresLeft = 0;
+  }
+
+  /** recordUsage calls wait (before deciding success or failure) until `resume()`. */
+  pause(): void {
+    if (this.gate !== null) return;
+    this.gate = new Promise<void>((resolve) => {
+      this.openGate = resolve;
+    });
+  }
+
+  resume(): void {
+    this.openGate?.();
+    this.gate = null;
+    this.openGate = null;
+  }
+
+  get writesInProgress(): number {
+    return this.activeWrites;
+  }
+
+  recordUsage(events: UsageEventRow[]): Promise<void> {
+    if (this.throwSynchronously) throw new Error('store threw synchronously');
+    this.recordUsageCalls.push(events);
+    return this.write(events);
+  }
+
+  private async write(events: UsageEventRow[]): Promise<void> {
+    this.activeWrites += 1;
+    this.maxConcurrentWrites = Math.max(this.maxConcurrentWrites, this.activeWrites);
+    try {
+      if (this.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, this.latencyMs));
+      if (this.gate !== null) await this.gate;
+      if (this.down) throw this.failure;
+      if (this.failuresLeft > 0) {
+        this.failuresLeft -= 1;
+        throw this.failure;
+      }
+      // One transaction: the events and the rollup together, or nothing.
+      for (const event of events) {
+        if (this.eventIds.has(event.eventId)) continue;
+        this.eventIds.add(event.eventId);
+        this.events.push({ ...event });
+        const mapKey = `${event.keyId}\u0000${event.day}`;
+        const row = this.daily.get(mapKey) ?? {
+          keyId: event.keyId,
+          accountId: event.accountId,
+          day: event.day,
+          requests: 0,
+          promptTokens: 0,
+          completionTokens: 0,
+          costFemtoUsd: 0n,
+        };
+        row.requests += 1;
+        row.promptTokens += event.promptTokens;
+        row.completionTokens += event.completionTokens;
+        row.costFemtoUsd += event.costFemtoUsd;
+        this.daily.set(mapKey, row);
+      }
+      if (this.failuresAfterCommitLeft > 0) {
+        this.failuresAfterCommitLeft -= 1;
+        throw this.failure;
+      }
+    } finally {
+      this.activeWrites -= 1;
+    }
+  }
+
+  async dailyUsage(accountId: string, startDay: string, endDay: string): Promise<UsageDailyRow[]> {
+    return [...this.daily.values()]
+      .filter((row) => row.accountId === accountId && row.day >= startDay && row.day <= endDay)
+      .sort((left, right) => compare(left.keyId, right.keyId) || compare(left.day, right.day))
+      .map(({ costFemtoUsd, ...row }) => ({ ...row, ...splitFemtoUsd(costFemtoUsd) }));
+  }
+
+  async countUsageEvents(filter: { accountId?: string } = {}): Promise<number> {
+    return this.events.filter((event) => filter.accountId === undefined || event.accountId === filter.accountId)
+      .length;
+  }
+
+  async pruneUsageEvents(before: Date): Promise<number> {
+    const kept = this.events.filter((event) => event.receivedAt.getTime() >= before.getTime());
+    const pruned = this.events.length - kept.length;
+    this.events.splice(0, this.events.length, ...kept);
+    this.eventIds.clear();
+    for (const event of kept) this.eventIds.add(event.eventId);
+    return pruned;
+  }
+
+  async createAccount(input: { id: string; name: string; createdAt: Date }): Promise<AccountRow> {
+    const account = { ...input };
+    this.accounts.set(account.id, account);
+    return { ...account };
+  }
+
+  async listAccounts(): Promise<AccountRow[]> {
+    return [...this.accounts.values()].map((account) => ({ ...account }));
+  }
+
+  async getAccount(id: string): Promise<AccountRow | null> {
+    const account = this.accounts.get(id);
+    return account === undefined ? null : { ...account };
+  }
+
+  async createApiKey(input: Omit<ApiKeyRow, 'revokedAt' | 'updatedAt' | 'status' | 'blocked'>): Promise<ApiKeyRow> {
+    const key: ApiKeyRow = { ...input, status: 'ACTIVE', blocked: false, revokedAt: null, updatedAt: this.now() };
+    this.apiKeys.set(key.id, key);
+    return { ...key };
+  }
+
+  async getApiKey(id: string): Promise<ApiKeyRow | null> {
+    const key = this.apiKeys.get(id);
+    return key === undefined ? null : { ...key };
+  }
+
+  async findApiKeyByHash(keyHash: string): Promise<ApiKeyRow | null> {
+    const key = [...this.apiKeys.values()].find((candidate) => candidate.keyHash === keyHash);
+    return key === undefined ? null : { ...key };
+  }
+
+  async listApiKeys(accountId: string): Promise<ApiKeyRow[]> {
+    return [...this.apiKeys.values()]
+      .filter((key) => key.accountId === accountId)
+      .sort((left, right) => left.createdAt.getTime() - right.createdAt.getTime() || compare(left.name, right.name))
+      .map((key) => ({ ...key }));
+  }
+
+  async updateApiKey(
+    id: string,
+    patch: Partial<Pick<ApiKeyRow, 'name' | 'status' | 'blocked' | 'rpm' | 'tpm' | 'revokedAt'>>,
+  ): Promise<ApiKeyRow | null> {
+    const key = this.apiKeys.get(id);
+    if (key === undefined) return null;
+    const updated: ApiKeyRow = { ...key, ...definedOnly(patch), updatedAt: this.now() };
+    this.apiKeys.set(id, updated);
+    return { ...updated };
+  }
+
+  async apiKeysChangedSince(since: Date): Promise<ApiKeyRow[]> {
+    return [...this.apiKeys.values()]
+      .filter((key) => key.updatedAt.getTime() >= since.getTime())
+      .map((key) => ({ ...key }));
+  }
+
+  async setUsageKey(input: {
+    id: string;
+    accountId: string;
+    keyHash: string;
+    hint: string;
+    createdAt: Date;
+  }): Promise<UsageKeyRow> {
+    const row: UsageKeyRow = { ...input, updatedAt: this.now() };
+    this.usageKeys.set(input.accountId, row);
+    return { ...row };
+  }
+
+  async getUsageKeyByAccount(accountId: string): Promise<UsageKeyRow | null> {
+    const row = this.usageKeys.get(accountId);
+    return row === undefined ? null : { ...row };
+  }
+
+  async findUsageKeyByHash(keyHash: string): Promise<UsageKeyRow | null> {
+    const row = [...this.usageKeys.values()].find((candidate) => candidate.keyHash === keyHash);
+    return row === undefined ? null : { ...row };
+  }
+
+  async usageKeysChangedSince(since: Date): Promise<UsageKeyRow[]> {
+    return [...this.usageKeys.values()]
+      .filter((row) => row.updatedAt.getTime() >= since.getTime())
+      .map((row) => ({ ...row }));
+  }
+
+  async createDashboardSession(input: DashboardSessionRow): Promise<DashboardSessionRow> {
+    this.sessions.set(input.tokenHash, { ...input });
+    return { ...input };
+  }
+
+  async findDashboardSessionByHash(tokenHash: string): Promise<DashboardSessionRow | null> {
+    const row = this.sessions.get(tokenHash);
+    return row === undefined ? null : { ...row };
+  }
+
+  async deleteDashboardSession(tokenHash: string): Promise<void> {
+    this.sessions.delete(tokenHash);
+  }
+
+  async createLoginToken(input: Omit<LoginTokenRow, 'usedAt'>): Promise<LoginTokenRow> {
+    const row: LoginTokenRow = { ...input, usedAt: null };
+    this.loginTokens.set(input.tokenHash, row);
+    return { ...row };
+  }
+
+  async consumeLoginToken(tokenHash: string, at: Date): Promise<LoginTokenRow | null> {
+    const row = this.loginTokens.get(tokenHash);
+    if (row === undefined || row.usedAt !== null || row.expiresAt.getTime() <= at.getTime()) return null;
+    row.usedAt = at;
+    return { ...row };
+  }
+
+  async pruneDashboardCredentials(before: Date): Promise<number> {
+    let pruned = 0;
+    for (const map of [this.sessions, this.loginTokens]) {
+      for (const [hash, row] of map) {
+        if (row.expiresAt.getTime() < before.getTime()) {
+          map.delete(hash);
+          pruned += 1;
+        }
+      }
+    }
+    return pruned;
+  }
+
+  async ping(): Promise<void> {
+    if (this.down) throw this.failure;
+  }
+
+  async close(): Promise<void> {}
+}
+
+function compare(left: string, right: string): number {
+  return left < right ? -1 : left > right ? 1 : 0;
+}
+
+function definedOnly<T extends object>(patch: T): Partial<T> {
+  return Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)) as Partial<T>;
+}
+
+/** A usage event for recorder and store tests; `index` makes ids and numbers distinct. */
+export function fakeUsageEvent(index: number, overrides: Partial<UsageEvent> = {}): UsageEvent {
+  return {
+    requestId: `req_${index}`,
+    accountId: 'acct_1',
+    keyId: `key_${index % 3}`,
+    model: 'gpt-4o-mini',
+    provider: 'openai',
+    receivedAt: Date.parse('2026-03-01T08:00:00.000Z') + index,
+    promptTokens: 10 + (index % 7),
+    completionTokens: 5 + (index % 11),
+    costFemtoUsd: 1_234_567_891n * BigInt(1 + (index % 5)),
+    estimated: index % 2 === 0,
+    stream: index % 3 === 0,
+    status: 200,
+    errorCode: null,
+    latencyMs: 120.6,
+    ...overrides,
+  };
+}

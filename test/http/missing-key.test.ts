@@ -1,0 +1,45 @@
+import { expect, it } from 'vitest';
+import { startTestGateway } from '../helpers/test-gateway';
+
+const config = `
+upstream: { connect_timeout_ms: 500, first_byte_timeout_ms: 500, idle_timeout_ms: 500, max_retries: 0, retry_base_delay_ms: 1 }
+providers:
+  keyless: { type: openai, base_url: "http://127.0.0.1:9/v1", api_key_env: GW_TEST_UNSET_KEY }
+  mock: { type: mock }
+models:
+  - id: needs-key
+    provider: keyless
+    capabilities: [chat]
+    context_window: 1000
+    pricing: { input_per_million: 1, output_per_million: 1 }
+  - id: needs-key-with-fallback
+    provider: keyless
+    capabilities: [chat]
+    context_window: 1000
+    pricing: { input_per_million: 1, output_per_million: 1 }
+    fallbacks: [mock-chat]
+  - id: mock-chat
+    provider: mock
+    capabilities: [chat]
+    context_window: 1000
+    pricing: { input_per_million: 1, output_per_million: 1 }
+`;
+
+it('a provider whose key variable is unset answers 502 naming the variable, and falls back', async () => {
+  const gw = await startTestGateway({ configYaml: config });
+  try {
+    const accountId = await gw.createAccount();
+    const { key } = await gw.createKey(accountId);
+    const call = (model: string) =>
+      gw.http.post('/v1/chat/completions').set('authorization', `Bearer ${key}`).send({ model, messages: [{ role: 'user', content: 'hi' }] });
+    const refused = await call('needs-key');
+    expect(refused.status).toBe(502);
+    expect(refused.body.error).toMatchObject({ type: 'upstream_error', code: 'upstream_unavailable' });
+    expect(refused.body.error.message).toContain('GW_TEST_UNSET_KEY');
+    const fallback = await call('needs-key-with-fallback');
+    expect(fallback.status).toBe(200);
+    expect(fallback.body.model).toBe('mock-chat');
+  } finally {
+    await gw.close();
+  }
+});

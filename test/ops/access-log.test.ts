@@ -1,0 +1,133 @@
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BASE_TEST_CONFIG, startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from '../helpers/test-gateway';
+
+/**
+ * The access log (issue "Operations"): one JSON line per request with the request id, key
+ * id (never the key), model, status, latencies and tokens; streams cut short by the client
+ * included. Keys, tokens and query strings never reach a log line or an error body.
+ */
+const CONFIG = BASE_TEST_CONFIG.replace('mock: { type: mock }', 'mock: { type: mock }\n  slow: { type: mock, options: { chunk_delay_ms: 100, chunks: 20 } }').concat(`
+  - id: slow-chat
+    provider: slow
+    capabilities: [chat]
+    context_window: 8000
+    pricing: { input_per_million: 1, output_per_million: 2 }
+`);
+
+interface LogLine {
+  msg: string;
+  requestId?: string;
+  [field: string]: unknown;
+}
+
+function capture() {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      lines.push(chunk.toString());
+      callback();
+    },
+  });
+  return { logger: pino({ level: 'info' }, sink), text: () => lines.join(''), parsed: () => lines.join('').split('\n').filter(Boolean).map((line) => JSON.parse(line) as LogLine) };
+}
+
+describe('access log', () => {
+  const logs = capture();
+  let gw: TestGateway;
+  let key: string;
+  let keyId: string;
+  let accountId: string;
+  let usageKey: string;
+
+  beforeAll(async () => {
+    gw = await startTestGateway({ configYaml: CONFIG, logger: logs.logger });
+    accountId = await gw.createAccount();
+    ({ key, id: keyId } = await gw.createKey(accountId));
+    usageKey = await gw.createUsageKey(accountId);
+  });
+  afterAll(() => gw?.close());
+
+  const lineFor = async (requestId: string): Promise<LogLine> => {
+    for (let attempt = 0; attempt < 200; attempt++) {
+      const line = logs.parsed().find((entry) => entry.msg === 'request' && entry.requestId === requestId);
+      if (line) return line;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    throw new Error(`no access log line for ${requestId}`);
+  };
+
+  it('logs a model call with key id, account, model, provider, status, latencies and tokens', async () => {
+    const response = await gw.http
+      .post('/v1/chat/completions?api_key=should-not-be-logged')
+      .set('authorization', `Bearer ${key}`)
+      .set('x-request-id', 'log-test-1')
+      .send({ model: 'mock-chat', messages: [{ role: 'user', content: 'a prompt that must not be logged' }] });
+    expect(response.status).toBe(200);
+    const line = await lineFor('log-test-1');
+    expect(line).toMatchObject({
+      method: 'POST',
+      route: '/v1/chat/completions',
+      path: '/v1/chat/completions',
+      status: 200,
+      keyId,
+      accountId,
+      model: 'mock-chat',
+      provider: 'mock',
+      promptTokens: response.body.usage.prompt_tokens,
+      completionTokens: response.body.usage.completion_tokens,
+    });
+    expect(line.latencyMs).toEqual(expect.any(Number));
+    expect(line.overheadMs).toEqual(expect.any(Number));
+    expect(logs.text()).not.toContain('should-not-be-logged');
+    expect(logs.text()).not.toContain('a prompt that must not be logged');
+  });
+
+  it('logs a stream the client abandoned, with the tokens it got and aborted: true', async () => {
+    const controller = new AbortController();
+    const response = await fetch(`${gw.baseUrl}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-request-id': 'log-test-stream' },
+      body: JSON.stringify({ model: 'slow-chat', messages: [{ role: 'user', content: 'one two three four five six seven eight nine ten eleven twelve' }], stream: true }),
+      signal: controller.signal,
+    });
+    const reader = response.body!.getReader();
+    await reader.read();
+    await reader.read();
+    controller.abort();
+    const line = await lineFor('log-test-stream');
+    expect(line).toMatchObject({ status: 200, stream: true, aborted: true, model: 'slow-chat', keyId });
+    expect(line.completionTokens).toEqual(expect.any(Number));
+  });
+
+  it('never writes a key, the admin token or a usage key to the log, also for refused ones', async () => {
+    const wrongKey = `sk-${'Z'.repeat(44)}abcd`;
+    await gw.http.post('/v1/chat/completions').set('authorization', `Bearer ${wrongKey}`).send({ model: 'mock-chat', messages: [{ role: 'user', content: 'x' }] });
+    await gw.http.get('/v1/usage/keys').set('authorization', `Bearer ${usageKey}`);
+    await gw.http.get('/v1/admin/accounts').set('authorization', 'Bearer wrong-admin-token-value');
+    await gw.http.get('/v1/admin/accounts').set(gw.admin());
+    const text = logs.text();
+    for (const secret of [key, key.slice(3, 20), wrongKey, usageKey, usageKey.slice(3, 20), TEST_ADMIN_TOKEN, 'wrong-admin-token-value']) {
+      expect(text).not.toContain(secret);
+    }
+    // The usage key's id is logged instead.
+    expect(logs.parsed().some((entry) => entry.route === '/v1/usage/keys' && typeof entry.usageKeyId === 'string')).toBe(true);
+  });
+
+  it('never echoes a key in an error body', async () => {
+    const candidates = [`sk-${'Q'.repeat(48)}`, `uk-${'Q'.repeat(48)}`, 'sk-short', `sk-${'Q'.repeat(47)}!`];
+    for (const candidate of candidates) {
+      for (const request of [
+        gw.http.post('/v1/chat/completions').set('authorization', `Bearer ${candidate}`).send({ model: 'mock-chat', messages: [{ role: 'user', content: 'x' }] }),
+        gw.http.get('/v1/usage/keys').set('authorization', `Bearer ${candidate}`),
+        gw.http.get('/v1/admin/accounts').set('authorization', `Bearer ${candidate}`),
+      ]) {
+        const response = await request;
+        expect(response.status).toBe(401);
+        expect(response.text).not.toContain(candidate);
+        expect(response.text).not.toContain('QQQQQQQQ');
+      }
+    }
+  });
+});
