@@ -68,7 +68,11 @@ export function createResilientRateLimitStore(options: ResilientRateLimitStoreOp
   function withTimeout<T>(promise: Promise<T>): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new PrimaryTimeoutError(timeoutMs)), timeoutMs);
+      // The timeout is decided one turn of the event loop later (setImmediate runs after the
+      // poll phase): when this process itself was busy past the deadline, an answer that has
+      // been waiting on the socket is read first, so a blocked event loop is not mistaken for
+      // a Redis outage (which would split the limits per instance for a probe interval).
+      timer = setTimeout(() => setImmediate(() => reject(new PrimaryTimeoutError(timeoutMs))), timeoutMs);
       timer.unref();
     });
     // A late rejection after the timeout must not become an unhandled rejection.

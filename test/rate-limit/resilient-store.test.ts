@@ -1,4 +1,5 @@
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
+import { Worker } from 'node:worker_threads';
 import type { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { GatewayError } from '../../server/errors/gateway-error';
@@ -98,6 +99,48 @@ describe('resilient rate-limit store', () => {
     expect((await store.take([bucket('a', 2)])).allowed).toBe(true);
     expect(Date.now() - started).toBeLessThan(1_000);
     expect(store.status()).toBe('down');
+  });
+
+  it('does not call it an outage when this process, not the primary, was busy past the timeout', async () => {
+    // A primary that answers over a real socket at once, from another thread (as Redis would
+    // from another process); the test then blocks its own event loop for longer than the
+    // timeout, so the answer waits on the socket while the timer expires.
+    const responder = new Worker(
+      `const { createServer } = require('node:net');
+       const { parentPort } = require('node:worker_threads');
+       const server = createServer((socket) => { socket.on('error', () => {}); socket.on('data', () => socket.write('ok')); });
+       server.listen(0, '127.0.0.1', () => parentPort.postMessage(server.address().port));`,
+      { eval: true },
+    );
+    const port = await new Promise<number>((resolve) => responder.once('message', resolve));
+    const socket = connect(port, '127.0.0.1');
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    const memory = createMemoryRateLimitStore();
+    const overSocket = <T>(call: () => Promise<T>) =>
+      new Promise<T>((resolve, reject) => {
+        socket.once('data', () => call().then(resolve, reject));
+        socket.write('take');
+      });
+    const changes: RateLimitStoreStatus[] = [];
+    const store = createResilientRateLimitStore({
+      primary: { take: (requests) => overSocket(() => memory.take(requests)), adjust: (shape, delta) => overSocket(() => memory.adjust(shape, delta)), close: async () => undefined },
+      policy: 'closed',
+      timeoutMs: 50,
+      onStateChange: (state) => changes.push(state),
+    });
+    try {
+      const pending = store.take([bucket('busy', 1)]);
+      const blockedUntil = performance.now() + 200;
+      while (performance.now() < blockedUntil) {
+        // busy: the event loop cannot run
+      }
+      expect((await pending).allowed).toBe(true);
+      expect(store.status()).toBe('ok');
+      expect(changes).toEqual([]);
+    } finally {
+      socket.destroy();
+      await responder.terminate();
+    }
   });
 
   it('closed: throws 503 rate_limiter_unavailable while down, and recovers', async () => {
