@@ -1,5 +1,5 @@
-import { countTokens } from 'gpt-tokenizer';
 import type { ChatCompletionRequest, EmbeddingsRequest } from '../../contract';
+import { tokenizer } from './tokenizer';
 
 /**
  * Token counts made by the gateway: (1) a quick estimate to reserve rate-limit tokens before
@@ -13,7 +13,7 @@ const PER_MESSAGE_OVERHEAD = 4;
 const PER_IMAGE_ESTIMATE = 512;
 
 export function countTextTokens(text: string): number {
-  return text.length === 0 ? 0 : countTokens(text);
+  return text.length === 0 ? 0 : tokenizer().countTokens(text);
 }
 
 export function estimatePromptTokens(request: ChatCompletionRequest): number {

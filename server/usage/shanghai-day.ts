@@ -1,13 +1,30 @@
-import { formatInTimeZone } from 'date-fns-tz';
+import { getTimezoneOffset } from 'date-fns-tz/getTimezoneOffset';
 
 export const REPORT_TIME_ZONE = 'Asia/Shanghai';
 
-/** The Asia/Shanghai calendar day of an instant (decisions.md §3: 15:59:59.999Z is still the same day). */
-export function shanghaiDay(instantMs: number): string {
-  return formatInTimeZone(instantMs, REPORT_TIME_ZONE, 'yyyy-MM-dd');
-}
-
 const DAY_MS = 86_400_000;
+
+/** The day last asked for, as an interval of instants: every usage event asks, and nearly all fall in it. */
+let current: { from: number; to: number; day: string } | null = null;
+
+/**
+ * The Asia/Shanghai calendar day of an instant (decisions.md §3: 15:59:59.999Z is still the
+ * same day). The zone's offset comes from the time-zone database (date-fns-tz over Intl); a
+ * day whose offset does not change within it (every Shanghai day since 1991) is remembered
+ * as the interval it covers, so the per-event cost is two comparisons.
+ */
+export function shanghaiDay(instantMs: number): string {
+  if (current !== null && instantMs >= current.from && instantMs < current.to) return current.day;
+  const offset = getTimezoneOffset(REPORT_TIME_ZONE, new Date(instantMs));
+  const dayIndex = Math.floor((instantMs + offset) / DAY_MS);
+  const day = formatDay(dayIndex);
+  const from = dayIndex * DAY_MS - offset;
+  const to = from + DAY_MS;
+  if (getTimezoneOffset(REPORT_TIME_ZONE, new Date(from)) === offset && getTimezoneOffset(REPORT_TIME_ZONE, new Date(to - 1)) === offset) {
+    current = { from, to, day };
+  }
+  return day;
+}
 
 /** A real calendar date `YYYY-MM-DD` -> days since 1970-01-01, else null. */
 export function parseDay(text: string): number | null {

@@ -1,6 +1,6 @@
-import { decode, encode } from 'gpt-tokenizer';
 import type { ChatCompletionRequest, ChatUsage, FinishReason, Message, Tool, ToolCall } from '../../../contract';
 import type { TokenUsage } from '../types';
+import { tokenizer } from '../../usage/tokenizer';
 
 /** What the mock model "says" to a request; the same request always gets the same reply. */
 export interface MockReply {
@@ -39,7 +39,7 @@ export function buildMockReply(request: ChatCompletionRequest, generateId: () =>
   const limit = request.max_completion_tokens ?? request.max_tokens;
   if (limit !== null && limit !== undefined && tokens.length > limit) {
     tokens = tokens.slice(0, limit);
-    content = decode(tokens);
+    content = tokenizer().decode(tokens);
     finishReason = 'length';
   }
   return { content, toolCalls: null, finishReason, usage: { promptTokens, completionTokens: tokens.length } };
@@ -107,7 +107,7 @@ function messageText(message: Message): string {
 const NO_SPECIAL_TOKENS = { disallowedSpecial: new Set<string>() };
 
 export function encodeText(text: string): number[] {
-  return encode(text, NO_SPECIAL_TOKENS);
+  return tokenizer().encode(text, NO_SPECIAL_TOKENS);
 }
 
 export function countTokens(text: string): number {

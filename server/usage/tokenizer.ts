@@ -1,0 +1,15 @@
+import { createRequire } from 'node:module';
+
+type Tokenizer = typeof import('gpt-tokenizer');
+
+const require = createRequire(import.meta.url);
+let loaded: Tokenizer | null = null;
+
+/**
+ * The o200k tokenizer, loaded on first use: its tables cost ~60 MB of memory and ~150 ms to
+ * load, and most deployments never need it (it counts tokens only when a provider reports
+ * none, and for the mock provider).
+ */
+export function tokenizer(): Tokenizer {
+  return (loaded ??= require('gpt-tokenizer') as Tokenizer);
+}
