@@ -1,8 +1,40 @@
 #!/usr/bin/env node
-// The `model-gateway` command. The sources are TypeScript, run through tsx's loader, so
-// there is no build step between a clone and a running gateway.
-import { register } from 'tsx/esm/api';
+// The `model-gateway` command. It runs dist/model-gateway.js, the server bundled into one
+// file by `npm run build` (also run by `npm install`), when that bundle is at least as new
+// as every source file: it starts faster and uses ~100 MB less memory than compiling the
+// TypeScript on the fly. Otherwise (a source edited since, or no bundle) the sources run
+// through tsx's loader, so an edit never runs stale code. MODEL_GATEWAY_FROM_SOURCE=1 forces
+// the sources.
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
 
-register();
-const { main } = await import('../server/cli/main.ts');
+const root = fileURLToPath(new URL('../', import.meta.url));
+const bundle = path.join(root, 'dist', 'model-gateway.js');
+
+function newestSourceMtime(directory) {
+  let newest = 0;
+  for (const entry of readdirSync(directory, { withFileTypes: true })) {
+    const full = path.join(directory, entry.name);
+    if (entry.isDirectory()) newest = Math.max(newest, newestSourceMtime(full));
+    else if (entry.name.endsWith('.ts')) newest = Math.max(newest, statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+function bundleIsCurrent() {
+  if (process.env.MODEL_GATEWAY_FROM_SOURCE === '1' || !existsSync(bundle)) return false;
+  const built = statSync(bundle).mtimeMs;
+  return ['server', 'contract', 'openapi'].every((directory) => newestSourceMtime(path.join(root, directory)) <= built);
+}
+
+let main;
+if (bundleIsCurrent()) {
+  process.setSourceMapsEnabled(true);
+  ({ main } = await import('../dist/model-gateway.js'));
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  ({ main } = await import('../server/cli/main.ts'));
+}
 process.exitCode = await main(process.argv.slice(2));

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import type { z } from 'zod';
 import { parseDecimalToNano } from './price';
 import { ConfigFileSchema, findCatalogueProblems, type Capability, type ConfigFile, type ProviderType } from './schema';
+import { packagePath } from '../paths';
 
 /** Settings read once at start: the YAML file (decisions.md §6) plus the environment overrides. */
 export interface Config {
@@ -106,7 +106,7 @@ export class ConfigError extends Error {
 
 export type Environment = Record<string, string | undefined>;
 
-const DEFAULT_CONFIG_PATH = fileURLToPath(new URL('../../config/default.yaml', import.meta.url));
+const DEFAULT_CONFIG_PATH = packagePath('config', 'default.yaml');
 const DEFAULT_DATABASE_URL = 'file:./data/gateway.db';
 const ENVIRONMENT = 'environment';
 

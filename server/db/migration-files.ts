@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packagePath } from '../paths';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -22,7 +22,7 @@ const MIGRATION_NAME = /^\d{4}_[a-z0-9_]+\.sql$/;
 
 /** prisma/<dialect>/migrations of this repository. */
 export function defaultMigrationsDirectory(dialect: Dialect): string {
-  return fileURLToPath(new URL(`../../prisma/${dialect}/migrations/`, import.meta.url));
+  return packagePath('prisma', dialect, 'migrations');
 }
 
 /** The dialect's migration files in apply order (by their numeric prefix). */

@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { GatewayError } from '../errors/gateway-error';
+import { packagePath } from '../paths';
 
 /** Where `npm run build` (and `npm install`) puts the dashboard (dashboard/vite.config.ts). */
-export const DEFAULT_DASHBOARD_DIRECTORY = fileURLToPath(new URL('../../dashboard/dist/', import.meta.url));
+export const DEFAULT_DASHBOARD_DIRECTORY = packagePath('dashboard', 'dist');
 
 /**
  * The dashboard talks only to this origin's API and loads nothing from elsewhere (no CDN, no
