@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -28,6 +29,7 @@ const USAGE = `npm run bench -- [options]
   --open-streams N   streams held open at once (default 1000)
   --log-level L      the gateway's LOG_LEVEL; logs go to a file (default info: an access-log line per request)
   --cpu-prof DIR     run the gateway under node --cpu-prof, profile written to DIR
+  --node-flags=".." extra node flags for the gateway process (e.g. --node-flags="--max-semi-space-size=8")
   --json FILE        also write the raw results as JSON
   --usage            also run the usage benchmark (bench/usage-bench.ts) on the same database kind`;
 
@@ -48,6 +50,7 @@ interface Options {
   openStreams: number;
   logLevel: string;
   cpuProf: string | null;
+  nodeFlags: string[];
   json: string | null;
   usage: boolean;
 }
@@ -72,6 +75,8 @@ async function main(argv: string[]): Promise<number> {
   }
   const work = mkdtempSync(path.join(tmpdir(), 'gw-bench-'));
   const log = (line: string) => process.stderr.write(`${line}\n`);
+  // The gateway runs as it does in production: from the bundle, rebuilt here from the sources.
+  execFileSync('npm', ['run', '-s', 'build:server'], { cwd: fileURLToPath(new URL('..', import.meta.url)), stdio: ['ignore', 'ignore', 'inherit'] });
   log(`bench: ${cpus()[0]?.model ?? 'cpu'} x ${availableParallelism()}, node ${process.version}, work directory ${work}`);
 
   const script = (name: string) => fileURLToPath(new URL(name, import.meta.url));
@@ -88,7 +93,7 @@ async function main(argv: string[]): Promise<number> {
       postgres: options.postgres,
       redisUrl: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
       logLevel: options.logLevel,
-      nodeFlags: options.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProf}`] : [],
+      nodeFlags: [...options.nodeFlags, ...(options.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProf}`] : [])],
     });
     log(`bench: mock :${mock.port}, bare proxy :${proxy.port}, gateway :${gateway.process.port} (${options.postgres ? 'Postgres + Redis' : 'SQLite'}, LOG_LEVEL=${options.logLevel}, log ${gateway.logFile})`);
     const targets: Targets = { mock, proxy, gateway };
@@ -347,6 +352,7 @@ function parseOptions(argv: string[]): Options {
       'open-streams': { type: 'string' },
       'log-level': { type: 'string' },
       'cpu-prof': { type: 'string' },
+      'node-flags': { type: 'string' },
       json: { type: 'string' },
       usage: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
@@ -373,6 +379,7 @@ function parseOptions(argv: string[]): Options {
     openStreams: number(values['open-streams'], 1000),
     logLevel: values['log-level'] ?? 'info',
     cpuProf: values['cpu-prof'] ? path.resolve(values['cpu-prof']) : null,
+    nodeFlags: (values['node-flags'] ?? '').split(/\s+/).filter((flag) => flag.length > 0),
     json: values.json ?? null,
     usage: values.usage === true,
   };

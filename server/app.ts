@@ -18,10 +18,8 @@ import type { createKeyLimiter } from './rate-limit/key-limiter';
 import type { StreamLimiter } from './rate-limit/stream-limiter';
 import { adminRouter } from './routes/admin';
 import { dashboardFiles } from './routes/dashboard-files';
-import { chatRouter } from './routes/chat-completions';
 import { docsPage } from './routes/docs-page';
-import { embeddingsRouter } from './routes/embeddings';
-import { withFastBodyChecks } from './routes/fast-body-checks';
+import { modelRoutes } from './routes/model-routes';
 import { healthRouter, type ReadinessCheck } from './routes/health';
 import { METRICS_PATH, metricsEndpoint } from './routes/metrics';
 import { modelsRouter } from './routes/models';
@@ -72,9 +70,13 @@ export function createApp(dependencies: AppDependencies): Express {
   const calls = { ...dependencies, limits: config.limits, catalogue: createCatalogue(config) };
   const adminTokenHash = config.adminToken ? hashKey(config.adminToken) : null;
   const sessions = { store: dependencies.store, now: dependencies.now };
-  const router = s.router(contract, {
-    chat: chatRouter(calls),
-    embeddings: embeddingsRouter(calls),
+  // The two model routes are served by hand-written handlers (routes/model-routes.ts),
+  // registered first; ts-rest serves the rest of the contract.
+  const { chat: _chat, embeddings: _embeddings, ...restOfContract } = contract;
+  const models = modelRoutes({ ...calls, keys: dependencies.keys });
+  app.post(contract.chat.create.path, models.chat);
+  app.post(contract.embeddings.create.path, models.embeddings);
+  const router = s.router(restOfContract, {
     models: modelsRouter(config.models),
     usage: usageRouter({ limiter: dependencies.limiter, limits: config.limits, usageReport }),
     admin: adminRouter({ store: dependencies.store, keys: dependencies.keys, now: dependencies.now, usageReport }),
@@ -82,8 +84,7 @@ export function createApp(dependencies: AppDependencies): Express {
     health: healthRouter(dependencies.readiness, dependencies.openapiDocument),
   });
 
-  // The hot bodies are checked by hand before zod (same answers): see fast-body-checks.ts.
-  createExpressEndpoints(withFastBodyChecks(contract), router, app, {
+  createExpressEndpoints(restOfContract, router, app, {
     logInitialization: false,
     jsonQuery: false,
     responseValidation: false,

@@ -3,7 +3,7 @@ import type { NextFunction, Request, Response } from 'express';
 /** What the middleware reads of a request: ts-rest has set `tsRestRoute` before it runs. */
 type AuthenticatedRequest = Pick<Request, 'headers' | 'method' | 'secure'> & { tsRestRoute?: { metadata?: unknown } };
 import { CSRF_HEADER, type RouteAuth } from '../../contract';
-import { authenticationError, permissionError, type GatewayError } from '../errors/gateway-error';
+import { authenticationError, GatewayError, permissionError } from '../errors/gateway-error';
 import type { CachedApiKey, CachedUsageKey, KeyCache } from '../keys/key-cache';
 import { looksLikeKey } from '../keys/key-text';
 import { clearSessionCookie, readSessionCookie } from '../sessions/session-cookie';
@@ -64,9 +64,7 @@ export function authenticate(options: AuthenticateOptions) {
       }
       if (auth === 'session') return next(authenticationError('missing_api_key', 'Not signed in to the dashboard.'));
     }
-    if (token === null) {
-      return next(authenticationError('missing_api_key', 'Missing API key: send it as "Authorization: Bearer <key>".'));
-    }
+    if (token === null) return next(missingApiKey());
     switch (auth) {
       case 'api-key':
         return void checkApiKey(options.keys, token).then(done, next);
@@ -78,11 +76,25 @@ export function authenticate(options: AuthenticateOptions) {
   };
 }
 
+/**
+ * The `api-key` case of `authenticate` as a promise, for the model routes served outside
+ * ts-rest (routes/model-routes.ts): the same checks and the same errors (rejected with).
+ */
+export async function authenticateApiKey(keys: KeyCache, authorization: string | undefined): Promise<Extract<Principal, { kind: 'api-key' }>> {
+  const token = bearerToken(authorization);
+  if (token === null) throw missingApiKey();
+  const result = await checkApiKey(keys, token);
+  if (result instanceof GatewayError) throw result;
+  return result as Extract<Principal, { kind: 'api-key' }>;
+}
+
 function bearerToken(header: string | undefined): string | null {
   if (!header) return null;
   const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
   return match?.[1] ?? null;
 }
+
+const missingApiKey = (): GatewayError => authenticationError('missing_api_key', 'Missing API key: send it as "Authorization: Bearer <key>".');
 
 const invalidKey = (): GatewayError => authenticationError('invalid_api_key', 'Invalid API key.');
 
