@@ -8,6 +8,9 @@ import { PrismaClient as PostgresPrismaClient } from './generated/postgres/clien
 import { PrismaClient as SqlitePrismaClient } from './generated/sqlite/client';
 import { createPrismaStore } from './prisma-store';
 import type { Store } from './types';
+import type { UsageWriter } from './usage-writer';
+import { postgresUsageWriter } from './usage-writer-postgres';
+import { openSqliteUsageWriter } from './usage-writer-sqlite';
 
 export interface CreateStoreOptions {
   /** Clock for `updatedAt` stamps; tests pass a fixed one. */
@@ -37,6 +40,7 @@ export async function createStore(databaseUrl: string, options: CreateStoreOptio
         { timestampFormat: 'iso8601' },
       ),
     });
+    let usageWriter: UsageWriter;
     try {
       // Per connection (the adapter holds one): SQLite leaves foreign keys off by default;
       // WAL (persistent, also set by migrate) lets readers run during a write, and with
@@ -44,14 +48,17 @@ export async function createStore(databaseUrl: string, options: CreateStoreOptio
       await db.$queryRawUnsafe('PRAGMA foreign_keys = ON');
       await db.$queryRawUnsafe('PRAGMA journal_mode = WAL');
       await db.$queryRawUnsafe('PRAGMA synchronous = NORMAL');
+      // Usage batches get a second connection of their own, with the same pragmas.
+      usageWriter = openSqliteUsageWriter(target.filename, SQLITE_BUSY_TIMEOUT_MS);
     } catch (error) {
       await db.$disconnect();
       throw error;
     }
-    return createPrismaStore(db, { kind: 'sqlite', ...withNow(options) });
+    return createPrismaStore(db, { kind: 'sqlite', ...withNow(options), usageWriter });
   }
 
-  // The store's own pool, shared by the Prisma adapter and the report's raw read (daily-usage.ts).
+  // The store's own pool, shared by the Prisma adapter, the report's raw read (daily-usage.ts)
+  // and the usage batch writer.
   const pool = new pg.Pool({ connectionString: target.connectionString, max: options.maxConnections ?? 10 });
   // An idle connection the server closed (restart, network) is dropped by the pool and the
   // next query opens a new one; without a listener the 'error' event would end the process.
@@ -61,6 +68,7 @@ export async function createStore(databaseUrl: string, options: CreateStoreOptio
     kind: 'postgres',
     ...withNow(options),
     dailyUsage: dailyUsageThroughPg(pool),
+    usageWriter: postgresUsageWriter(pool),
     // The adapter leaves a pool it did not create open.
     onClose: () => pool.end(),
   });

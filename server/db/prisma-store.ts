@@ -1,9 +1,8 @@
 import { dailyUsageThroughPrisma, type DailyUsageQuery } from './daily-usage';
 import type { GatewayDb } from './gateway-db';
 import { toAccountRow, toApiKeyRow, toDashboardSessionRow, toLoginTokenRow, toUsageKeyRow } from './rows';
-import type { Store, UsageEventRow } from './types';
-import { insertEventStatements } from './usage-events-insert';
-import { aggregateUsage, rollupStatements } from './usage-rollup';
+import type { Store } from './types';
+import type { UsageWriter } from './usage-writer';
 
 export interface PrismaStoreOptions {
   kind: Store['kind'];
@@ -11,13 +10,15 @@ export interface PrismaStoreOptions {
   now?: () => Date;
   /** The report's rollup read; default a raw query through the client (Postgres passes the pg pool's). */
   dailyUsage?: DailyUsageQuery;
-  /** Releases what the client does not own (e.g. a pg pool); runs after `$disconnect`. */
+  /** recordUsage's batch write, through the driver (usage-writer.ts); closed with the store. */
+  usageWriter: UsageWriter;
+  /** Releases what the client does not own (e.g. a pg pool); runs after `$disconnect` and the usage writer's close. */
   onClose?: () => Promise<void>;
 }
 
 /**
  * Prisma's interactive-transaction defaults (2 s to start, 5 s to finish) are too tight
- * for a large usage batch waiting on SQLite's write lock (busy timeout 10 s).
+ * for a transaction waiting on SQLite's write lock (busy timeout 10 s).
  */
 const WRITE_TRANSACTION = { maxWait: 10_000, timeout: 30_000 };
 
@@ -139,18 +140,7 @@ export function createPrismaStore(db: GatewayDb, options: PrismaStoreOptions): S
 
     async recordUsage(events) {
       if (events.length === 0) return;
-      const inserts = insertEventStatements(events);
-      await db.$transaction(async (transaction) => {
-        const inserted = new Set<string>();
-        for (const statement of inserts) {
-          for (const eventId of insertedEventIds(await transaction.$queryRaw(statement))) inserted.add(eventId);
-        }
-        // Only what this transaction inserted goes into the rollup: an event already stored
-        // (its batch committed before, but the acknowledgement was lost) was counted then.
-        for (const statement of rollupStatements(aggregateUsage(onlyInserted(events, inserted)))) {
-          await transaction.$executeRaw(statement);
-        }
-      }, WRITE_TRANSACTION);
+      await options.usageWriter.write(events);
     },
 
     dailyUsage,
@@ -206,24 +196,10 @@ export function createPrismaStore(db: GatewayDb, options: PrismaStoreOptions): S
 
     async close() {
       await db.$disconnect();
+      await options.usageWriter.close();
       await options.onClose?.();
     },
   };
-}
-
-function insertedEventIds(rows: unknown): string[] {
-  if (!Array.isArray(rows)) throw new Error('INSERT … RETURNING gave no rows array');
-  return rows.map((row: { event_id?: unknown }) => {
-    if (typeof row.event_id !== 'string') throw new Error('INSERT … RETURNING gave a row without event_id');
-    return row.event_id;
-  });
-}
-
-/** The events whose id is in `inserted`, each id once (`inserted` is consumed). */
-function onlyInserted(events: readonly UsageEventRow[], inserted: Set<string>): readonly UsageEventRow[] {
-  // Every id returned is one of the batch's, so as many distinct ids as events means all of them.
-  if (inserted.size === events.length) return events;
-  return events.filter((event) => inserted.delete(event.eventId));
 }
 
 function pick<T extends object, K extends keyof T>(source: T, keys: readonly K[]): Partial<Pick<T, K>> {

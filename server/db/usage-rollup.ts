@@ -1,5 +1,5 @@
-import { join, sqltag, type Sql } from '@prisma/client/runtime/client';
 import { FEMTO_PER_NANO } from './rows';
+import { valuesRows, type PlaceholderStyle } from './sql-values';
 import type { UsageEventRow } from './types';
 
 export interface RollupIncrement {
@@ -13,8 +13,8 @@ export interface RollupIncrement {
   costFemtoRemainder: bigint;
 }
 
-/** Keeps each upsert statement well under SQLite's and Postgres's bound-parameter limits. */
-const ROWS_PER_STATEMENT = 500;
+/** Keeps each upsert statement well under Postgres's bound-parameter limit. */
+export const ROLLUP_ROWS_PER_STATEMENT = 500;
 
 /**
  * Sums a batch of events per (keyId, day), so each rollup row is written once per batch;
@@ -63,31 +63,52 @@ function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** The rollup's columns, in the order of `sqliteRollupValues` / `pushPostgresRollupValues`. */
+const ROLLUP_COLUMNS = [
+  'key_id',
+  'day',
+  'account_id',
+  'requests',
+  'prompt_tokens',
+  'completion_tokens',
+  'cost_nano_usd',
+  'cost_femto_remainder',
+] as const;
+
 /**
- * Upsert-increment statements for the rollup; the same SQL runs on SQLite and Postgres.
- * The femto remainder is carried into nano-dollars as it goes, so neither int64 column
- * can overflow at realistic spend (int64 nano-dollars hold 9.2 billion USD per key per day).
+ * Upsert-increment of `rows` rollup rows; the same SQL runs on SQLite and Postgres (SQLite
+ * prepares it once for one row and runs it per row). The femto remainder is carried into
+ * nano-dollars as it goes, so neither int64 column can overflow at realistic spend (int64
+ * nano-dollars hold 9.2 billion USD per key per day). A statement must not name one
+ * (key_id, day) twice (Postgres refuses to update a row twice): `aggregateUsage` sums per pair.
  */
-export function rollupStatements(increments: readonly RollupIncrement[]): Sql[] {
-  const statements: Sql[] = [];
-  for (let start = 0; start < increments.length; start += ROWS_PER_STATEMENT) {
-    const values = increments
-      .slice(start, start + ROWS_PER_STATEMENT)
-      .map(
-        (row) =>
-          sqltag`(${row.keyId}, ${row.day}, ${row.accountId}, ${row.requests}, ${row.promptTokens}, ${row.completionTokens}, ${row.costNanoUsd}, ${row.costFemtoRemainder})`,
-      );
-    statements.push(sqltag`
-      INSERT INTO "usage_daily" AS "daily"
-        ("key_id", "day", "account_id", "requests", "prompt_tokens", "completion_tokens", "cost_nano_usd", "cost_femto_remainder")
-      VALUES ${join(values)}
+export function rollupUpsertSql(rows: number, style: PlaceholderStyle): string {
+  return `INSERT INTO "usage_daily" AS "daily" (${ROLLUP_COLUMNS.map((column) => `"${column}"`).join(', ')})
+      VALUES ${valuesRows(rows, ROLLUP_COLUMNS.length, style)}
       ON CONFLICT ("key_id", "day") DO UPDATE SET
         "requests" = "daily"."requests" + excluded."requests",
         "prompt_tokens" = "daily"."prompt_tokens" + excluded."prompt_tokens",
         "completion_tokens" = "daily"."completion_tokens" + excluded."completion_tokens",
         "cost_nano_usd" = "daily"."cost_nano_usd" + excluded."cost_nano_usd"
           + ("daily"."cost_femto_remainder" + excluded."cost_femto_remainder") / 1000000,
-        "cost_femto_remainder" = ("daily"."cost_femto_remainder" + excluded."cost_femto_remainder") % 1000000`);
-  }
-  return statements;
+        "cost_femto_remainder" = ("daily"."cost_femto_remainder" + excluded."cost_femto_remainder") % 1000000`;
+}
+
+/** One rollup row's parameters for better-sqlite3: int64 columns as bigint, bound exactly. */
+export function sqliteRollupValues(row: RollupIncrement): unknown[] {
+  return [row.keyId, row.day, row.accountId, row.requests, row.promptTokens, row.completionTokens, row.costNanoUsd, row.costFemtoRemainder];
+}
+
+/** One rollup row's parameters for pg, appended to `values`: int64 columns as decimal text. */
+export function pushPostgresRollupValues(values: unknown[], row: RollupIncrement): void {
+  values.push(
+    row.keyId,
+    row.day,
+    row.accountId,
+    row.requests,
+    row.promptTokens.toString(),
+    row.completionTokens.toString(),
+    row.costNanoUsd.toString(),
+    row.costFemtoRemainder.toString(),
+  );
 }

@@ -1,3 +1,5 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createStore } from '../../server/db/create-store';
 import { migrate } from '../../server/db/migrate';
@@ -328,6 +330,102 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
         await store.recordUsage([event, { ...event }]);
         const rows = await store.dailyUsage('acc_u2', '2026-06-12', '2026-06-12');
         expect(rows.map((row) => [row.requests, dailyCostFemtoUsd(row)])).toEqual([[1, 5n]]);
+      });
+
+      it('records a batch of over 500 events, in several statements on Postgres, skipping those already stored', async () => {
+        const days = ['2026-06-20', '2026-06-21', '2026-06-22'];
+        const batch = Array.from({ length: 1_203 }, (_, index) =>
+          usageEvent({ accountId: 'acc_u2', keyId: `k_many_${index % 7}`, day: days[index % 3] as string, costFemtoUsd: BigInt(index) }),
+        );
+        const before = await store.countUsageEvents({ accountId: 'acc_u2' });
+        // Part of it was stored before, across the first statement's last rows and the second's first.
+        await store.recordUsage(batch.slice(450, 620));
+        await store.recordUsage(batch);
+        await store.recordUsage(batch.slice(1_000));
+        expect(await store.countUsageEvents({ accountId: 'acc_u2' })).toBe(before + 1_203);
+        const rows = await store.dailyUsage('acc_u2', days[0] as string, days[2] as string);
+        const many = rows.filter((row) => row.keyId.startsWith('k_many_'));
+        expect(many).toHaveLength(21);
+        expect(many.reduce((sum, row) => sum + row.requests, 0)).toBe(1_203);
+        expect(many.reduce((sum, row) => sum + dailyCostFemtoUsd(row), 0n)).toBe(BigInt((1_202 * 1_203) / 2));
+      });
+
+      it('records batches written at the same time, each event once', async () => {
+        const batches = Array.from({ length: 4 }, (_, batch) =>
+          Array.from({ length: 60 }, (_, index) =>
+            usageEvent({ accountId: 'acc_u2', keyId: `k_concurrent_${(index + batch) % 5}`, day: '2026-06-25', costFemtoUsd: 3n }),
+          ),
+        );
+        const before = await store.countUsageEvents({ accountId: 'acc_u2' });
+        // The first batch twice, as a retry racing the original would: one copy skips every event.
+        await Promise.all([...batches, batches[0] as UsageEventRow[]].map((events) => store.recordUsage(events)));
+        expect(await store.countUsageEvents({ accountId: 'acc_u2' })).toBe(before + 240);
+        const rows = await store.dailyUsage('acc_u2', '2026-06-25', '2026-06-25');
+        expect(rows.reduce((sum, row) => sum + row.requests, 0)).toBe(240);
+        expect(rows.reduce((sum, row) => sum + dailyCostFemtoUsd(row), 0n)).toBe(720n);
+      });
+
+      it('records usage while another write of the store is in progress', async () => {
+        // SQLite: recordUsage has a connection of its own, and a transaction of the other one
+        // (setUsageKey) holds the write lock through a few nextTick callbacks. A batch started
+        // in that window must not wait for it (it would wait the whole busy timeout, 10 s,
+        // the event loop blocked, and then fail).
+        const before = await store.countUsageEvents({ accountId: 'acc_u1' });
+        for (let ticks = 0; ticks < 8; ticks += 1) {
+          const key = store.setUsageKey({ id: `uk_busy_${ticks}`, accountId: 'acc_u1', keyHash: `uhash_busy_${ticks}`, hint: 'x', createdAt: T0 });
+          let later = Promise.resolve();
+          for (let tick = 0; tick < ticks; tick += 1) later = later.then(() => new Promise<void>((resolve) => process.nextTick(resolve)));
+          const recorded = later.then(() => store.recordUsage([usageEvent({ accountId: 'acc_u1', keyId: 'k_busy', day: '2026-06-26' })]));
+          const started = performance.now();
+          await Promise.all([key, recorded]);
+          expect(performance.now() - started).toBeLessThan(2_000);
+        }
+        expect(await store.countUsageEvents({ accountId: 'acc_u1' })).toBe(before + 8);
+      });
+
+      it.skipIf(dialect !== 'postgres')('rejects a batch whose connection is lost mid-transaction, and records its retry once', async () => {
+        const batch = [
+          usageEvent({ accountId: 'acc_u2', keyId: 'k_lost', day: '2026-06-27', costFemtoUsd: 11n }),
+          usageEvent({ accountId: 'acc_u2', keyId: 'k_lost', day: '2026-06-27', costFemtoUsd: 13n }),
+        ];
+        const before = await store.countUsageEvents({ accountId: 'acc_u2' });
+        const other = new pg.Client({ connectionString: database.url });
+        await other.connect();
+        try {
+          // Holds the rollup's table so the batch stops at its upsert, events inserted, then
+          // ends the batch's connection there (a server restart, a network failure).
+          await other.query('BEGIN');
+          await other.query('LOCK TABLE "usage_daily" IN EXCLUSIVE MODE');
+          const write = store.recordUsage(batch);
+          let pid: number | undefined;
+          for (let attempt = 0; attempt < 400 && pid === undefined; attempt += 1) {
+            const { rows } = await other.query<{ pid: number }>(
+              `SELECT "pid" FROM pg_stat_activity WHERE "datname" = current_database() AND "wait_event_type" = 'Lock' AND "pid" <> pg_backend_pid()`,
+            );
+            pid = rows[0]?.pid;
+            if (pid === undefined) await sleep(25);
+          }
+          expect(pid).toBeDefined();
+          await other.query('SELECT pg_terminate_backend($1)', [pid]);
+          await expect(write).rejects.toThrow();
+          await other.query('ROLLBACK');
+        } finally {
+          await other.end();
+        }
+        expect(await store.countUsageEvents({ accountId: 'acc_u2' })).toBe(before);
+        // The retry gets a working connection from the pool (the lost one was dropped).
+        await store.recordUsage(batch);
+        expect(await store.countUsageEvents({ accountId: 'acc_u2' })).toBe(before + 2);
+        const rows = await store.dailyUsage('acc_u2', '2026-06-27', '2026-06-27');
+        expect(rows.map((row) => [row.keyId, row.requests, dailyCostFemtoUsd(row)])).toEqual([['k_lost', 2, 24n]]);
+      });
+
+      it('refuses a batch after close (its usage connection is closed too)', async () => {
+        const closed = await createStore(database.url);
+        await closed.recordUsage([usageEvent({ accountId: 'acc_u1', keyId: 'k_closed', day: '2026-06-28' })]);
+        await closed.close();
+        await expect(closed.recordUsage([usageEvent({ accountId: 'acc_u1', keyId: 'k_closed', day: '2026-06-28' })])).rejects.toThrow();
+        expect((await store.dailyUsage('acc_u1', '2026-06-28', '2026-06-28')).map((row) => row.requests)).toEqual([1]);
       });
 
       it('writes nothing when any event of a batch fails', async () => {
