@@ -48,11 +48,14 @@ export function insertEventsSql(rows: number, style: PlaceholderStyle): string {
  */
 
 /**
- * One event's parameters for better-sqlite3, as @prisma/adapter-better-sqlite3 binds them with
- * `timestampFormat: 'iso8601'`: DateTime as ISO 8601 text with "+00:00" for "Z", Boolean as
- * 0/1, BigInt as a bigint (bound as an exact int64; a number could not hold femto-dollars).
+ * One event's parameters, in EVENT_COLUMNS order, as the Prisma driver adapters bind them.
+ * SQLite (@prisma/adapter-better-sqlite3 with `timestampFormat: 'iso8601'`): DateTime as ISO
+ * 8601 text with "+00:00" for "Z", Boolean as 0/1, BigInt as a bigint (an exact int64; a
+ * number could not hold femto-dollars). Postgres (pg): BigInt as decimal text (exact), DateTime
+ * as UTC text, never a Date (see `postgresTimestamp`).
  */
-export function sqliteEventValues(event: UsageEventRow): unknown[] {
+export function eventValues(event: UsageEventRow, style: 'sqlite' | 'postgres'): unknown[] {
+  const sqlite = style === 'sqlite';
   return [
     event.eventId,
     event.requestId,
@@ -61,12 +64,12 @@ export function sqliteEventValues(event: UsageEventRow): unknown[] {
     event.model,
     event.provider,
     event.day,
-    sqliteTimestamp(event.receivedAt),
+    sqlite ? sqliteTimestamp(event.receivedAt) : postgresTimestamp(event.receivedAt),
     event.promptTokens,
     event.completionTokens,
-    event.costFemtoUsd,
-    event.estimated ? 1 : 0,
-    event.stream ? 1 : 0,
+    sqlite ? event.costFemtoUsd : event.costFemtoUsd.toString(),
+    sqlite ? Number(event.estimated) : event.estimated,
+    sqlite ? Number(event.stream) : event.stream,
     event.status,
     event.errorCode,
     event.latencyMs,
@@ -76,31 +79,6 @@ export function sqliteEventValues(event: UsageEventRow): unknown[] {
 /** The adapter's iso8601 text: pruneUsageEvents compares `received_at` as text, so every row needs it. */
 function sqliteTimestamp(date: Date): string {
   return date.toISOString().replace('Z', '+00:00');
-}
-
-/**
- * One event's parameters for pg, appended to `values`: BigInt as decimal text (exact), and
- * DateTime as UTC text, never a Date (see `postgresTimestamp`).
- */
-export function pushPostgresEventValues(values: unknown[], event: UsageEventRow): void {
-  values.push(
-    event.eventId,
-    event.requestId,
-    event.accountId,
-    event.keyId,
-    event.model,
-    event.provider,
-    event.day,
-    postgresTimestamp(event.receivedAt),
-    event.promptTokens,
-    event.completionTokens,
-    event.costFemtoUsd.toString(),
-    event.estimated,
-    event.stream,
-    event.status,
-    event.errorCode,
-    event.latencyMs,
-  );
 }
 
 /**

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { UsageEventRow } from './types';
-import { EVENT_ROWS_PER_STATEMENT, insertEventsSql, onlyInserted, pushPostgresEventValues } from './usage-events-insert';
+import { EVENT_ROWS_PER_STATEMENT, eventValues, insertEventsSql, onlyInserted } from './usage-events-insert';
 import { aggregateUsage, pushPostgresRollupValues, ROLLUP_ROWS_PER_STATEMENT, rollupUpsertSql } from './usage-rollup';
 import type { UsageWriter } from './usage-writer';
 
@@ -43,7 +43,7 @@ export function postgresUsageWriter(pool: pg.Pool): UsageWriter {
         for (let start = 0; start < events.length; start += EVENT_ROWS_PER_STATEMENT) {
           const chunk = events.slice(start, start + EVENT_ROWS_PER_STATEMENT);
           const values: unknown[] = [];
-          for (const event of chunk) pushPostgresEventValues(values, event);
+          for (const event of chunk) values.push(...eventValues(event, 'postgres'));
           const result = await client.query<[string]>({
             text: sqlFor(insertSql, chunk.length, (rows) => insertEventsSql(rows, 'postgres')),
             values,

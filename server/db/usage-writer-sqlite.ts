@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import type { UsageEventRow } from './types';
-import { insertEventsSql, sqliteEventValues } from './usage-events-insert';
+import { eventValues, insertEventsSql } from './usage-events-insert';
 import { aggregateUsage, rollupUpsertSql, sqliteRollupValues } from './usage-rollup';
 import type { UsageWriter } from './usage-writer';
 
@@ -27,7 +27,7 @@ export function openSqliteUsageWriter(filename: string, busyTimeoutMs: number): 
       // within the batch.
       const inserted: UsageEventRow[] = [];
       for (const event of events) {
-        if (insertEvent.run(...sqliteEventValues(event)).changes > 0) inserted.push(event);
+        if (insertEvent.run(...eventValues(event, 'sqlite')).changes > 0) inserted.push(event);
       }
       for (const row of aggregateUsage(inserted)) upsertRollup.run(...sqliteRollupValues(row));
     });
