@@ -7,6 +7,6 @@ import { fileURLToPath } from 'node:url';
  * so the same expression holds there. Every file the gateway reads from its own tree (the
  * bundled catalogue, migrations, the dashboard, package.json) is found from here.
  */
-export const PACKAGE_ROOT = fileURLToPath(new URL('../', import.meta.url));
+const PACKAGE_ROOT = fileURLToPath(new URL('../', import.meta.url));
 
 export const packagePath = (...segments: string[]): string => path.join(PACKAGE_ROOT, ...segments);

@@ -2,7 +2,7 @@ import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { dailyUsageThroughPg } from './daily-usage';
-import { ensureSqliteDirectory, parseDatabaseUrl } from './database-url';
+import { ensureSqliteDirectory, parseDatabaseUrl, SQLITE_CONNECTION_PRAGMAS } from './database-url';
 import type { GatewayDb } from './gateway-db';
 import { PrismaClient as PostgresPrismaClient } from './generated/postgres/client';
 import { PrismaClient as SqlitePrismaClient } from './generated/sqlite/client';
@@ -42,13 +42,9 @@ export async function createStore(databaseUrl: string, options: CreateStoreOptio
     });
     let usageWriter: UsageWriter;
     try {
-      // Per connection (the adapter holds one): SQLite leaves foreign keys off by default;
-      // WAL (persistent, also set by migrate) lets readers run during a write, and with
-      // WAL, synchronous=NORMAL is durable against application crashes and much faster.
-      await db.$queryRawUnsafe('PRAGMA foreign_keys = ON');
-      await db.$queryRawUnsafe('PRAGMA journal_mode = WAL');
-      await db.$queryRawUnsafe('PRAGMA synchronous = NORMAL');
-      // Usage batches get a second connection of their own, with the same pragmas.
+      // Per connection (the adapter holds one); usage batches get a second connection of
+      // their own, with the same pragmas.
+      for (const pragma of SQLITE_CONNECTION_PRAGMAS) await db.$queryRawUnsafe(`PRAGMA ${pragma}`);
       usageWriter = openSqliteUsageWriter(target.filename, SQLITE_BUSY_TIMEOUT_MS);
     } catch (error) {
       await db.$disconnect();

@@ -43,6 +43,14 @@ export function parseDatabaseUrl(databaseUrl: string, cwd: string = process.cwd(
 }
 
 /** Creates the directory an SQLite file lives in, so a fresh checkout can start with the default URL. */
+/**
+ * Set on every SQLite connection the gateway opens (most pragmas are per connection):
+ * SQLite leaves foreign keys off by default; WAL (persistent, also set by migrate) lets
+ * readers run during a write, and with WAL, synchronous=NORMAL is durable against
+ * application crashes and much faster.
+ */
+export const SQLITE_CONNECTION_PRAGMAS = ['foreign_keys = ON', 'journal_mode = WAL', 'synchronous = NORMAL'] as const;
+
 export function ensureSqliteDirectory(filename: string): void {
   if (filename === MEMORY) return;
   mkdirSync(path.dirname(filename), { recursive: true });

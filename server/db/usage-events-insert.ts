@@ -1,4 +1,5 @@
-import { valuesRows, type PlaceholderStyle } from './sql-values';
+import type { Dialect } from './migration-files';
+import { valuesRows } from './sql-values';
 import type { UsageEventRow } from './types';
 
 /** Postgres's multi-row INSERTs: 16 parameters per row, 8,000 per statement, under its 65,535. */
@@ -29,16 +30,16 @@ const EVENT_COLUMNS = [
  * learns which ones from RETURNING (rows skipped by DO NOTHING are not returned); SQLite runs
  * it one row at a time and reads better-sqlite3's `changes` (0 for a skipped row) instead, as
  * RETURNING costs it about 3 µs more per row (it collects the rows in a temporary table).
- * Parameters in the order of `sqliteEventValues` / `pushPostgresEventValues`.
+ * Parameters as `eventValues` gives them.
  *
  * Written through the drivers, not Prisma: even as raw SQL, Prisma's argument conversion,
  * query interpreter and $transaction machinery cost about 20 µs of CPU per event on the
  * event loop (15–40 ms per 500-event batch, in the p99 of every request waiting behind it).
  */
-export function insertEventsSql(rows: number, style: PlaceholderStyle): string {
+export function insertEventsSql(rows: number, dialect: Dialect): string {
   return `INSERT INTO "usage_events" (${EVENT_COLUMNS.map((column) => `"${column}"`).join(', ')})
-      VALUES ${valuesRows(rows, EVENT_COLUMNS.length, style)}
-      ON CONFLICT ("event_id") DO NOTHING${style === 'postgres' ? '\n      RETURNING "event_id"' : ''}`;
+      VALUES ${valuesRows(rows, EVENT_COLUMNS.length, dialect)}
+      ON CONFLICT ("event_id") DO NOTHING${dialect === 'postgres' ? '\n      RETURNING "event_id"' : ''}`;
 }
 
 /*
@@ -54,8 +55,8 @@ export function insertEventsSql(rows: number, style: PlaceholderStyle): string {
  * number could not hold femto-dollars). Postgres (pg): BigInt as decimal text (exact), DateTime
  * as UTC text, never a Date (see `postgresTimestamp`).
  */
-export function eventValues(event: UsageEventRow, style: 'sqlite' | 'postgres'): unknown[] {
-  const sqlite = style === 'sqlite';
+export function eventValues(event: UsageEventRow, dialect: Dialect): unknown[] {
+  const sqlite = dialect === 'sqlite';
   return [
     event.eventId,
     event.requestId,

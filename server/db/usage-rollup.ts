@@ -1,5 +1,6 @@
 import { FEMTO_PER_NANO } from './rows';
-import { valuesRows, type PlaceholderStyle } from './sql-values';
+import type { Dialect } from './migration-files';
+import { valuesRows } from './sql-values';
 import type { UsageEventRow } from './types';
 
 export interface RollupIncrement {
@@ -63,7 +64,7 @@ function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** The rollup's columns, in the order of `sqliteRollupValues` / `pushPostgresRollupValues`. */
+/** The rollup's columns, in the order of `rollupValues`. */
 const ROLLUP_COLUMNS = [
   'key_id',
   'day',
@@ -82,9 +83,9 @@ const ROLLUP_COLUMNS = [
  * nano-dollars hold 9.2 billion USD per key per day). A statement must not name one
  * (key_id, day) twice (Postgres refuses to update a row twice): `aggregateUsage` sums per pair.
  */
-export function rollupUpsertSql(rows: number, style: PlaceholderStyle): string {
+export function rollupUpsertSql(rows: number, dialect: Dialect): string {
   return `INSERT INTO "usage_daily" AS "daily" (${ROLLUP_COLUMNS.map((column) => `"${column}"`).join(', ')})
-      VALUES ${valuesRows(rows, ROLLUP_COLUMNS.length, style)}
+      VALUES ${valuesRows(rows, ROLLUP_COLUMNS.length, dialect)}
       ON CONFLICT ("key_id", "day") DO UPDATE SET
         "requests" = "daily"."requests" + excluded."requests",
         "prompt_tokens" = "daily"."prompt_tokens" + excluded."prompt_tokens",
@@ -94,21 +95,11 @@ export function rollupUpsertSql(rows: number, style: PlaceholderStyle): string {
         "cost_femto_remainder" = ("daily"."cost_femto_remainder" + excluded."cost_femto_remainder") % 1000000`;
 }
 
-/** One rollup row's parameters for better-sqlite3: int64 columns as bigint, bound exactly. */
-export function sqliteRollupValues(row: RollupIncrement): unknown[] {
-  return [row.keyId, row.day, row.accountId, row.requests, row.promptTokens, row.completionTokens, row.costNanoUsd, row.costFemtoRemainder];
-}
-
-/** One rollup row's parameters for pg, appended to `values`: int64 columns as decimal text. */
-export function pushPostgresRollupValues(values: unknown[], row: RollupIncrement): void {
-  values.push(
-    row.keyId,
-    row.day,
-    row.accountId,
-    row.requests,
-    row.promptTokens.toString(),
-    row.completionTokens.toString(),
-    row.costNanoUsd.toString(),
-    row.costFemtoRemainder.toString(),
-  );
+/**
+ * One rollup row's parameters, in ROLLUP_COLUMNS order: the int64 columns as bigint for
+ * better-sqlite3 (bound exactly), as decimal text for pg.
+ */
+export function rollupValues(row: RollupIncrement, dialect: Dialect): unknown[] {
+  const int64 = dialect === 'sqlite' ? (value: bigint) => value : (value: bigint) => value.toString();
+  return [row.keyId, row.day, row.accountId, row.requests, int64(row.promptTokens), int64(row.completionTokens), int64(row.costNanoUsd), int64(row.costFemtoRemainder)];
 }

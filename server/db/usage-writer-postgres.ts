@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { UsageEventRow } from './types';
 import { EVENT_ROWS_PER_STATEMENT, eventValues, insertEventsSql, onlyInserted } from './usage-events-insert';
-import { aggregateUsage, pushPostgresRollupValues, ROLLUP_ROWS_PER_STATEMENT, rollupUpsertSql } from './usage-rollup';
+import { aggregateUsage, ROLLUP_ROWS_PER_STATEMENT, rollupUpsertSql, rollupValues } from './usage-rollup';
 import type { UsageWriter } from './usage-writer';
 
 /** Every value as the text Postgres sent (only `event_id`, TEXT, is read). */
@@ -60,7 +60,7 @@ export function postgresUsageWriter(pool: pg.Pool): UsageWriter {
         for (let start = 0; start < increments.length; start += ROLLUP_ROWS_PER_STATEMENT) {
           const chunk = increments.slice(start, start + ROLLUP_ROWS_PER_STATEMENT);
           const values: unknown[] = [];
-          for (const row of chunk) pushPostgresRollupValues(values, row);
+          for (const row of chunk) values.push(...rollupValues(row, 'postgres'));
           await client.query({ text: sqlFor(rollupSql, chunk.length, (rows) => rollupUpsertSql(rows, 'postgres')), values });
         }
         await client.query('COMMIT');

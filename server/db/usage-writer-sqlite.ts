@@ -1,7 +1,8 @@
 import Database from 'better-sqlite3';
+import { SQLITE_CONNECTION_PRAGMAS } from './database-url';
 import type { UsageEventRow } from './types';
 import { eventValues, insertEventsSql } from './usage-events-insert';
-import { aggregateUsage, rollupUpsertSql, sqliteRollupValues } from './usage-rollup';
+import { aggregateUsage, rollupUpsertSql, rollupValues } from './usage-rollup';
 import type { UsageWriter } from './usage-writer';
 
 /**
@@ -14,10 +15,7 @@ import type { UsageWriter } from './usage-writer';
 export function openSqliteUsageWriter(filename: string, busyTimeoutMs: number): UsageWriter {
   const db = new Database(filename, { timeout: busyTimeoutMs });
   try {
-    // As on the Prisma connection (create-store.ts): pragmas other than WAL are per connection.
-    db.pragma('foreign_keys = ON');
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
+    for (const pragma of SQLITE_CONNECTION_PRAGMAS) db.pragma(pragma);
     const insertEvent = db.prepare<unknown[]>(insertEventsSql(1, 'sqlite'));
     const upsertRollup = db.prepare<unknown[]>(rollupUpsertSql(1, 'sqlite'));
     const writeBatch = db.transaction((events: readonly UsageEventRow[]) => {
@@ -29,7 +27,7 @@ export function openSqliteUsageWriter(filename: string, busyTimeoutMs: number): 
       for (const event of events) {
         if (insertEvent.run(...eventValues(event, 'sqlite')).changes > 0) inserted.push(event);
       }
-      for (const row of aggregateUsage(inserted)) upsertRollup.run(...sqliteRollupValues(row));
+      for (const row of aggregateUsage(inserted)) upsertRollup.run(...rollupValues(row, 'sqlite'));
     });
 
     return {

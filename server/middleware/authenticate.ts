@@ -17,6 +17,8 @@ export type Principal =
   | { kind: 'session'; session: ResolvedSession }
   | { kind: 'none' };
 
+type ApiKeyPrincipal = Extract<Principal, { kind: 'api-key' }>;
+
 export interface AuthenticateOptions {
   keys: KeyCache;
   /** SHA-256 of GATEWAY_ADMIN_TOKEN; null disables the admin routes. */
@@ -80,12 +82,12 @@ export function authenticate(options: AuthenticateOptions) {
  * The `api-key` case of `authenticate` as a promise, for the model routes served outside
  * ts-rest (routes/model-routes.ts): the same checks and the same errors (rejected with).
  */
-export async function authenticateApiKey(keys: KeyCache, authorization: string | undefined): Promise<Extract<Principal, { kind: 'api-key' }>> {
+export async function authenticateApiKey(keys: KeyCache, authorization: string | undefined): Promise<ApiKeyPrincipal> {
   const token = bearerToken(authorization);
   if (token === null) throw missingApiKey();
   const result = await checkApiKey(keys, token);
   if (result instanceof GatewayError) throw result;
-  return result as Extract<Principal, { kind: 'api-key' }>;
+  return result;
 }
 
 function bearerToken(header: string | undefined): string | null {
@@ -98,7 +100,7 @@ const missingApiKey = (): GatewayError => authenticationError('missing_api_key',
 
 const invalidKey = (): GatewayError => authenticationError('invalid_api_key', 'Invalid API key.');
 
-async function checkApiKey(keys: KeyCache, token: string): Promise<Principal | GatewayError> {
+async function checkApiKey(keys: KeyCache, token: string): Promise<ApiKeyPrincipal | GatewayError> {
   if (token.startsWith('uk-')) {
     return authenticationError('invalid_api_key', 'A usage query key (uk-) cannot call models; use an API key (sk-).');
   }

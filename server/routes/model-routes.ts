@@ -16,29 +16,29 @@ export interface ModelRouteDependencies extends ChatDependencies {
  * POST /v1/chat/completions and POST /v1/embeddings, the hot path, as plain Express handlers
  * doing what the ts-rest route would: the contract's `metadata.auth` (an API key), the
  * contract's body schema (checked by hand first, zod for anything the hand check does not
- * pass: fast-body-checks.ts), the handler, the reply. Written out because ts-rest's generic
- * route costs more than the rest of the gateway's own work on a short request: its response
- * path through res.json/res.send (content-type parsing, charset lookup, ETag checks) alone
- * does. Replies are the same bytes and headers; the HTTP tests hold both to the contract.
+ * pass: fast-body-checks.ts), the handler, the reply. Written out to leave out what ts-rest's
+ * generic route does on every request (its per-route middleware chain, the params, query and
+ * headers checks, the reply through res.json/res.send with content-type parsing and charset
+ * lookup). Replies are the same bytes and headers; the HTTP tests hold them to the contract.
  */
 export function modelRoutes(dependencies: ModelRouteDependencies) {
   return {
-    chat: handler(dependencies, validateChatRequest, (body, key, requestId, response) =>
+    chat: handler(dependencies.keys, validateChatRequest, (body, key, requestId, response) =>
       createChatCompletion(dependencies, { body, key, requestId, response }),
     ),
-    embeddings: handler(dependencies, validateEmbeddingsRequest, (body, key, requestId, response) =>
+    embeddings: handler(dependencies.keys, validateEmbeddingsRequest, (body, key, requestId, response) =>
       createEmbeddings(dependencies, { body, key, requestId, response }),
     ),
   };
 }
 
 function handler<Body>(
-  dependencies: ModelRouteDependencies,
+  keys: KeyCache,
   validate: (value: unknown) => z.SafeParseReturnType<unknown, Body>,
   run: (body: Body, key: CachedApiKey, requestId: string, response: Response) => Promise<object>,
 ) {
   return function modelRoute(request: Request, response: Response, next: NextFunction): void {
-    authenticateApiKey(dependencies.keys, request.headers.authorization).then((principal) => {
+    authenticateApiKey(keys, request.headers.authorization).then((principal) => {
       response.locals.principal = principal;
       // Authentication first, then the body: the order of ts-rest's global middleware and handler.
       const parsed = validate(request.body);
