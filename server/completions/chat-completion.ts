@@ -1,14 +1,14 @@
 import type { Response } from 'express';
-import type { Readable } from 'node:stream';
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest } from '../../contract';
 import type { Config } from '../config/load-config';
 import type { CachedApiKey } from '../keys/key-cache';
 import { rateLimited } from '../errors/gateway-error';
 import { timeUpstream } from '../metrics/request-timing';
 import { callWithFallbacks } from '../providers/call-with-fallbacks';
+import type { ChatStream } from '../providers/types';
 import { isAbortError } from '../providers/http-client';
 import { encodeSseData, SSE_DONE } from '../streaming/encode-sse';
-import { sseBody } from '../streaming/send-sse';
+import { sendSse } from '../streaming/send-sse';
 import { countTextTokens, promptTokenCounter, quickPromptTokens } from '../usage/count-tokens';
 import { Meter, type MeterDependencies } from './meter';
 import { toGatewayError } from './to-gateway-error';
@@ -34,8 +34,11 @@ export interface ChatCall {
 /** Reserved for the reply when the request sets no max_tokens (decisions.md §4). */
 const DEFAULT_COMPLETION_RESERVE = 4096;
 
-/** POST /v1/chat/completions: validation beyond the schema, limits, the call, usage. */
-export async function createChatCompletion(dependencies: ChatDependencies, call: ChatCall): Promise<ChatCompletion | Readable> {
+/**
+ * POST /v1/chat/completions: validation beyond the schema, limits, the call, usage. Returns
+ * the completion to send, or null for a stream, whose reply is then already under way.
+ */
+export async function createChatCompletion(dependencies: ChatDependencies, call: ChatCall): Promise<ChatCompletion | null> {
   const { body, response } = call;
   const receivedAt = dependencies.now();
   const model = resolveModel(dependencies.catalogue, body.model, 'chat');
@@ -115,8 +118,9 @@ export async function createChatCompletion(dependencies: ChatDependencies, call:
   response.locals.model = started.attempt.model.id;
   response.locals.provider = started.attempt.model.provider;
   const includeUsage = body.stream_options?.include_usage === true;
-  const events = streamEvents(started.value.chunks, started.attempt, includeUsage, meter, promptEstimate, call.requestId);
-  return sseBody(response, events, () => controller.abort());
+  const events = streamEvents(started.value, started.attempt, includeUsage, meter, promptEstimate, call.requestId);
+  sendSse(response, events, () => controller.abort());
+  return null;
 }
 
 /**
@@ -139,10 +143,11 @@ function holdStreamSlot(streams: StreamLimiter, meter: Meter, call: ChatCall): v
 /**
  * The SSE events of one streamed reply (decisions.md §5): chunks as they come, the usage
  * chunk only when the client asked for it, `[DONE]`; an error after the start becomes an
- * error event. Usage is recorded however it ends, also when the client goes away.
+ * error event. Usage is recorded however it ends, also when the client goes away. The chunks
+ * of one upstream read (ChatStream.batches) are encoded into one string, yielded once.
  */
 async function* streamEvents(
-  chunks: AsyncIterable<ChatCompletionChunk>,
+  stream: ChatStream,
   attempt: Attempt,
   includeUsage: boolean,
   meter: Meter,
@@ -155,31 +160,42 @@ async function* streamEvents(
   let errorCode: string | null = null;
   let completed = false;
   let last: ChatCompletionChunk | null = null;
-  try {
-    for await (const chunk of chunks) {
-      chunk.model = attempt.model.id;
-      last = chunk;
-      if (chunk.usage) {
-        reported = { promptTokens: chunk.usage.prompt_tokens, completionTokens: chunk.usage.completion_tokens };
-        if (chunk.choices.length === 0) {
-          if (includeUsage) yield encodeSseData(chunk);
-          continue;
-        }
-        if (!includeUsage) chunk.usage = undefined;
-      }
-      for (const choice of chunk.choices) {
-        if (choice.delta.content) text += choice.delta.content;
-        for (const call of choice.delta.tool_calls ?? []) text += call.function?.arguments ?? '';
-      }
-      yield encodeSseData(chunk);
+  /** A chunk's event, or '' when the client does not see it; tallies text and usage. */
+  const eventOf = (chunk: ChatCompletionChunk): string => {
+    chunk.model = attempt.model.id;
+    last = chunk;
+    if (chunk.usage) {
+      reported = { promptTokens: chunk.usage.prompt_tokens, completionTokens: chunk.usage.completion_tokens };
+      if (chunk.choices.length === 0) return includeUsage ? encodeSseData(chunk) : '';
+      if (!includeUsage) chunk.usage = undefined;
     }
-    if (includeUsage && reported === null && last) {
+    for (const choice of chunk.choices) {
+      if (choice.delta.content) text += choice.delta.content;
+      for (const call of choice.delta.tool_calls ?? []) text += call.function?.arguments ?? '';
+    }
+    return encodeSseData(chunk);
+  };
+  try {
+    if (stream.batches) {
+      for await (const batch of stream.batches) {
+        let events = '';
+        for (const chunk of batch) events += eventOf(chunk);
+        if (events !== '') yield events;
+      }
+    } else {
+      for await (const chunk of stream.chunks) {
+        const event = eventOf(chunk);
+        if (event !== '') yield event;
+      }
+    }
+    const final = last as ChatCompletionChunk | null;
+    if (includeUsage && reported === null && final) {
       // decisions.md §5: a client that asked for usage gets the usage chunk, with the
       // gateway's count (the one billed) when the provider reported none.
       const promptTokens = promptEstimate();
       const completionTokens = countTextTokens(text);
       const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
-      yield encodeSseData({ id: last.id, object: 'chat.completion.chunk', created: last.created, model: attempt.model.id, choices: [], usage });
+      yield encodeSseData({ id: final.id, object: 'chat.completion.chunk', created: final.created, model: attempt.model.id, choices: [], usage });
     }
     completed = true;
     yield SSE_DONE;

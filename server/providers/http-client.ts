@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { Agent, errors as undiciErrors } from 'undici';
 import { UpstreamError } from '../errors/gateway-error';
 import type { HttpClient, HttpRequest, HttpResponse } from './types';
@@ -62,10 +63,11 @@ export function createHttpClient(options: HttpClientOptions): HttpClient & { clo
         throw toUpstreamError(error);
       }
       const body = response.body;
+      let finishing = false;
       return {
         status: response.statusCode,
         headers: response.headers,
-        body: mapBodyErrors(body),
+        body: mapBodyErrors(body, () => finishing),
         text: async () => {
           try {
             return await body.text();
@@ -80,6 +82,9 @@ export function createHttpClient(options: HttpClientOptions): HttpClient & { clo
             // The connection is being discarded anyway.
           }
         },
+        finish: () => {
+          finishing = true;
+        },
       };
     },
     close: () => agent.close(),
@@ -88,12 +93,39 @@ export function createHttpClient(options: HttpClientOptions): HttpClient & { clo
 
 const MAX_CACHED_TARGETS = 1_000;
 
-async function* mapBodyErrors(body: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+/**
+ * The body's chunks, transport errors mapped. A reader that stops before the end closes the
+ * connection, unless it said it had all it needed (`finish`, e.g. after `[DONE]`): the body
+ * then ends in the background and the connection goes back to the pool, and no abort error
+ * is made (with its stack trace) for a body that was about to end anyway.
+ */
+async function* mapBodyErrors(body: Readable, finishing: () => boolean): AsyncGenerator<Uint8Array> {
+  let settled = false;
   try {
-    for await (const chunk of body) yield chunk;
+    for await (const chunk of body.iterator({ destroyOnReturn: false })) yield chunk as Uint8Array;
+    settled = true;
   } catch (error) {
+    settled = true;
     throw toUpstreamError(error);
+  } finally {
+    if (!settled) {
+      // Nothing reads the body any more: its closing error (an abort) is nobody's to handle.
+      body.on('error', () => undefined);
+      if (finishing()) finishInBackground(body);
+      else body.destroy();
+    }
   }
+}
+
+/** How long a body left before its end may take to end on its own before it is destroyed. */
+const BODY_FINISH_MS = 5_000;
+
+function finishInBackground(body: Readable): void {
+  if (body.destroyed || body.readableEnded) return;
+  const timer = setTimeout(() => body.destroy(), BODY_FINISH_MS);
+  timer.unref();
+  body.once('close', () => clearTimeout(timer));
+  body.resume();
 }
 
 /** One place that turns transport failures into UpstreamErrors (decisions.md §1: 502/504). */

@@ -51,6 +51,12 @@ export interface ChatResult {
  */
 export interface ChatStream {
   chunks: AsyncIterable<ChatCompletionChunk>;
+  /**
+   * The same chunks grouped by upstream read, when the adapter has them that way (the route
+   * then writes each group at once: one await and one write per read, not per chunk). Only
+   * one of `chunks` and `batches` is read.
+   */
+  batches?: AsyncIterable<ChatCompletionChunk[]>;
 }
 
 export interface EmbeddingsResult {
@@ -94,6 +100,13 @@ export interface HttpResponse {
   text(): Promise<string>;
   /** Discard the rest of the body and free the connection. */
   discard(): Promise<void>;
+  /**
+   * The reader of `body` has all it needs (an event stream's end marker) and is about to stop:
+   * the rest of the body is then read in the background and dropped, so that the connection
+   * is kept for the next request (destroyed if the body does not end within a few seconds).
+   * A reader that stops without this closes the connection.
+   */
+  finish(): void;
 }
 
 export interface ProviderFactoryOptions {

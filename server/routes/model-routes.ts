@@ -1,5 +1,4 @@
 import type { NextFunction, Request, Response } from 'express';
-import { Readable } from 'node:stream';
 import type { z } from 'zod';
 import { createChatCompletion, type ChatDependencies } from '../completions/chat-completion';
 import { createEmbeddings } from '../completions/embeddings';
@@ -35,7 +34,8 @@ export function modelRoutes(dependencies: ModelRouteDependencies) {
 function handler<Body>(
   keys: KeyCache,
   validate: (value: unknown) => z.SafeParseReturnType<unknown, Body>,
-  run: (body: Body, key: CachedApiKey, requestId: string, response: Response) => Promise<object>,
+  /** The reply to send, or null when the handler is already sending it (a stream). */
+  run: (body: Body, key: CachedApiKey, requestId: string, response: Response) => Promise<object | null>,
 ) {
   return function modelRoute(request: Request, response: Response, next: NextFunction): void {
     authenticateApiKey(keys, request.headers.authorization).then((principal) => {
@@ -45,11 +45,7 @@ function handler<Body>(
       if (!parsed.success) throw fromZodError(parsed.error);
       return run(parsed.data, principal.key, String(response.locals.requestId), response);
     }).then((result) => {
-      if (result instanceof Readable) {
-        result.pipe(response);
-        return;
-      }
-      sendJson(response, result);
+      if (result !== null) sendJson(response, result);
     }, next);
   };
 }

@@ -11,29 +11,53 @@ export interface SseEvent {
   id: string | null;
 }
 
-export async function* parseSse(body: AsyncIterable<Uint8Array>): AsyncGenerator<SseEvent> {
-  const decoder = new TextDecoder('utf-8');
-  const state = newEventState();
-  let buffer = '';
-  let pendingCr = false;
-
+/**
+ * The events of a body, a read at a time: each array holds the events completed by one read
+ * of the body (none are yielded empty). Decoding is synchronous; one await per read, however
+ * many events the read carries: a fast upstream delivers a whole reply in a read or two.
+ */
+export async function* parseSseBatches(body: AsyncIterable<Uint8Array>): AsyncGenerator<SseEvent[]> {
+  const decoder = new SseDecoder();
   for await (const bytes of body) {
-    buffer += decoder.decode(bytes, { stream: true });
+    const events = decoder.decode(bytes);
+    if (events.length > 0) yield events;
+  }
+  const last = decoder.end();
+  if (last.length > 0) yield last;
+}
+
+/** The events of a body one by one. */
+export async function* parseSse(body: AsyncIterable<Uint8Array>): AsyncGenerator<SseEvent> {
+  for await (const events of parseSseBatches(body)) yield* events;
+}
+
+/** The decoder's state between reads: the text of an unfinished line and the event being built. */
+export class SseDecoder {
+  private readonly decoder = new TextDecoder('utf-8');
+  private readonly state = newEventState();
+  private buffer = '';
+  private pendingCr = false;
+
+  /** The events that the bytes of one read complete. */
+  decode(bytes: Uint8Array): SseEvent[] {
+    const events: SseEvent[] = [];
+    const state = this.state;
+    let buffer = this.buffer + this.decoder.decode(bytes, { stream: true });
     // Nothing new (an empty read): keep a pending CR for the LF that may come next.
-    if (buffer.length === 0) continue;
+    if (buffer.length === 0) return events;
     let start = 0;
     // A CR at the end of the previous chunk may pair with an LF at the start of this one.
-    if (pendingCr && buffer.startsWith('\n')) start = 1;
-    pendingCr = false;
+    if (this.pendingCr && buffer.startsWith('\n')) start = 1;
+    this.pendingCr = false;
     if (buffer.indexOf('\r', start) === -1) {
       // LF line ends only, as nearly every server sends them: find them with indexOf.
       for (let end = buffer.indexOf('\n', start); end !== -1; end = buffer.indexOf('\n', start)) {
         const event = processLine(buffer.slice(start, end), state);
         start = end + 1;
-        if (event) yield event;
+        if (event) events.push(event);
       }
-      buffer = buffer.slice(start);
-      continue;
+      this.buffer = buffer.slice(start);
+      return events;
     }
     for (let index = start; index < buffer.length; index++) {
       const character = buffer.charCodeAt(index);
@@ -43,22 +67,30 @@ export async function* parseSse(body: AsyncIterable<Uint8Array>): AsyncGenerator
         if (index + 1 < buffer.length) {
           if (buffer.charCodeAt(index + 1) === 10) index++;
         } else {
-          pendingCr = true;
+          this.pendingCr = true;
         }
       }
       start = index + 1;
       const event = processLine(line, state);
-      if (event) yield event;
+      if (event) events.push(event);
     }
     buffer = buffer.slice(start);
+    this.buffer = buffer;
+    return events;
   }
-  buffer += decoder.decode();
-  if (buffer.length > 0) {
-    const event = processLine(buffer, state);
-    if (event) yield event;
+
+  /** The body ended: what is left. A final event without its blank line is dispatched (upstreams often end that way). */
+  end(): SseEvent[] {
+    const events: SseEvent[] = [];
+    const rest = this.buffer + this.decoder.decode();
+    this.buffer = '';
+    if (rest.length > 0) {
+      const event = processLine(rest, this.state);
+      if (event) events.push(event);
+    }
+    if (this.state.hasData) events.push(dispatch(this.state));
+    return events;
   }
-  // A final event without its blank line is dispatched: upstreams often end that way.
-  if (state.hasData) yield dispatch(state);
 }
 
 interface EventState {

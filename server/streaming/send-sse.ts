@@ -1,80 +1,82 @@
 import type { Response } from 'express';
-import { Readable } from 'node:stream';
 import { SSE_HEADERS } from './encode-sse';
 
 /**
- * Sends an SSE body produced by `events` (already encoded strings). Headers go out at once;
- * the generator is pulled only as fast as the client reads (back-pressure through pipe);
- * when the client goes away first, `onClientGone` runs (to abort the upstream call) and the
- * generator is closed so its `finally` blocks run.
+ * Sends an SSE body produced by `events` (already encoded strings), written straight to the
+ * response (no Readable and pipe in between). Headers go out at once: with the first events
+ * when those are already there by the end of this turn of the event loop (one write, not
+ * two), on their own otherwise; the last events go out with the end of the body (again one
+ * write). The generator is pulled only as fast as the client reads: a write that fills the
+ * socket's buffer pauses it until `drain`. When the client goes away first, `onClientGone`
+ * runs (to abort the upstream call) and the generator is closed so its `finally` blocks run.
  */
-export function sseBody(response: Response, events: AsyncGenerator<string>, onClientGone: () => void): Readable {
-  for (const [name, value] of Object.entries(SSE_HEADERS)) response.setHeader(name, value);
-  response.status(200);
-  response.flushHeaders();
-  const readable = new SseEvents(events);
-  response.once('close', () => {
-    if (!readable.readableEnded) {
-      onClientGone();
-      readable.destroy();
-    }
-  });
-  return readable;
+export function sendSse(response: Response, events: AsyncGenerator<string>, onClientGone: () => void): void {
+  for (const name in SSE_HEADERS) response.setHeader(name, SSE_HEADERS[name] as string);
+  response.statusCode = 200;
+  new SsePump(response, events, onClientGone).start();
 }
 
-/** What `Readable.from` keeps buffered before it stops pulling the generator. */
-const HIGH_WATER_MARK = 16 * 1024;
-
 /**
- * `Readable.from(events)` that writes the events of one upstream read together. An upstream
- * delivers several events per TCP read (all of them, from a fast one); written one by one,
- * each would cost a write and a chunk frame of its own. Events are gathered while the
- * generator keeps producing within the same turn of the event loop and pushed in one piece
- * from `setImmediate`, which runs right after those turns: no event waits for a later one.
+ * Events of one upstream read are gathered while the generator keeps producing within the
+ * same turn of the event loop and written in one piece from `setImmediate`, which runs right
+ * after those turns: no event waits for a later one, and a fast upstream's whole reply is one
+ * or two writes instead of one per event.
  */
-class SseEvents extends Readable {
+class SsePump {
   private pending = '';
   private flushScheduled = false;
   private pulling = false;
-  private wanted = false;
+  private waitingForDrain = false;
+  /** The generator is done (the body was ended). */
+  private finished = false;
+  /** The response closed (ended, or the client went away). */
+  private closed = false;
+  private readonly flushLater = () => this.flush();
 
-  constructor(private readonly events: AsyncGenerator<string>) {
-    super({ highWaterMark: HIGH_WATER_MARK });
+  constructor(
+    private readonly response: Response,
+    private readonly events: AsyncGenerator<string>,
+    private readonly onClientGone: () => void,
+  ) {
+    response.once('close', () => {
+      this.closed = true;
+      if (this.finished) return;
+      this.onClientGone();
+      // Like Readable.from's destroy: closing the generator runs its `finally` (usage is recorded there).
+      this.events.return(undefined).catch(() => undefined);
+    });
   }
 
-  override _read(): void {
-    this.wanted = true;
-    if (!this.pulling) void this.pull();
-  }
-
-  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
-    // Like Readable.from: closing the generator runs its `finally` (usage is recorded there).
-    const closed = error ? this.events.throw(error) : this.events.return(undefined);
-    closed.then(
-      () => callback(error),
-      (closeError: unknown) => callback(closeError instanceof Error ? closeError : error),
-    );
+  start(): void {
+    setImmediate(() => {
+      this.flush();
+      if (!this.response.headersSent && !this.closed) this.response.flushHeaders();
+    });
+    void this.pull();
   }
 
   private async pull(): Promise<void> {
     this.pulling = true;
     try {
-      while (this.wanted && !this.destroyed) {
+      while (!this.closed && !this.waitingForDrain) {
         const next = await this.events.next();
-        if (this.destroyed) return;
+        if (this.closed) return;
         if (next.done) {
-          this.flush();
-          this.push(null);
+          this.finished = true;
+          const rest = this.pending;
+          this.pending = '';
+          this.response.end(rest);
           return;
         }
         this.pending += next.value;
         if (!this.flushScheduled) {
           this.flushScheduled = true;
-          setImmediate(() => this.flush());
+          setImmediate(this.flushLater);
         }
       }
-    } catch (error) {
-      this.destroy(error instanceof Error ? error : new Error(String(error)));
+    } catch {
+      // streamEvents turns every failure into an error event; this is a bug's last resort.
+      this.response.destroy();
     } finally {
       this.pulling = false;
     }
@@ -82,10 +84,15 @@ class SseEvents extends Readable {
 
   private flush(): void {
     this.flushScheduled = false;
-    if (this.pending.length === 0 || this.destroyed) return;
+    if (this.pending.length === 0 || this.closed || this.finished) return;
     const chunk = this.pending;
     this.pending = '';
-    // Full: stop pulling until the client has read (`_read` is called again).
-    if (!this.push(chunk)) this.wanted = false;
+    if (this.response.write(chunk)) return;
+    // The socket's buffer is full: stop pulling until the client has read.
+    this.waitingForDrain = true;
+    this.response.once('drain', () => {
+      this.waitingForDrain = false;
+      if (!this.pulling && !this.closed && !this.finished) void this.pull();
+    });
   }
 }

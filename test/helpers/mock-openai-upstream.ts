@@ -18,6 +18,8 @@ export interface RecordedRequest {
   rawBody: string;
   /** Resolves when the client closed the connection before the reply was complete. */
   clientClosed: Promise<void>;
+  /** The client's port: the same for two requests sent over one kept-alive connection. */
+  remotePort: number | undefined;
 }
 
 /** One step of a scripted event stream, after an optional pause. */
@@ -71,7 +73,7 @@ export async function startMockOpenAiUpstream(): Promise<MockOpenAiUpstream> {
       if (!response.writableFinished) resolveClosed();
     });
     const rawBody = await readBody(request);
-    requests.push({ method: request.method ?? '', path: request.url ?? '', headers: request.headers, body: parseBody(rawBody), rawBody, clientClosed });
+    requests.push({ method: request.method ?? '', path: request.url ?? '', headers: request.headers, body: parseBody(rawBody), rawBody, clientClosed, remotePort: request.socket.remotePort });
     await send(response, queue.shift() ?? fallback);
   }
 

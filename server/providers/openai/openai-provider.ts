@@ -6,7 +6,8 @@ import { isErrorEvent, openAiStatusError, openAiStreamError } from './openai-err
 import { toEmbeddingsResponse } from './openai-embeddings';
 import { chatRequest, embeddingsRequest } from './openai-request';
 import { parseOpenAiChatCompletion, parseOpenAiEmbeddings } from './openai-guards';
-import { completionToChunks, openAiChunks } from './openai-stream';
+import { completionToChunks, openAiChunkBatches } from './openai-stream';
+import { batchedChatStream } from '../chat-stream';
 
 /**
  * The `openai` provider type: OpenAI and every server that speaks its Chat Completions and
@@ -55,7 +56,7 @@ export function createOpenAiProvider(options: ProviderFactoryOptions): ProviderA
         throw badResponse(name, 'a body that is not an event stream');
       }
       if (!isJsonResponse(response)) {
-        return { chunks: openAiChunks(response.body, { provider: name, apiKey, target, ids }) };
+        return batchedChatStream(openAiChunkBatches(response, { provider: name, apiKey, target, ids }));
       }
       // A server that ignored `stream: true` (or failed with a 200 JSON error): still a valid answer.
       const body = await readJson(response);

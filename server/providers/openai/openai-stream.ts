@@ -1,6 +1,6 @@
 import type { ChatCompletion, ChatCompletionChunk, ToolCallDelta } from '../../../contract';
-import { parseSse } from '../../streaming/parse-sse';
-import type { ModelTarget, TokenUsage } from '../types';
+import { parseSseBatches, type SseEvent } from '../../streaming/parse-sse';
+import type { HttpResponse, ModelTarget, TokenUsage } from '../types';
 import { badResponse, parseJson } from '../upstream-errors';
 import { argumentsText, contentText, createdSeconds, toChatUsage, toTokenUsage, type ReplyIds } from './convert-openai-response';
 import { mapOpenAiFinishReason } from './map-openai-finish-reason';
@@ -30,24 +30,57 @@ interface ChoiceState {
  * (one id for the whole stream), the first delta of each choice gets `role: 'assistant'`,
  * usage sent on a content chunk (or on every chunk) becomes one `choices: []` chunk at the end,
  * tool-call deltas without `index` get one, choices the upstream never finished are finished
- * with 'stop' after `[DONE]`, and `data: {"error": …}` events are thrown as UpstreamErrors.
- * Returning early closes the iterator chain down to the socket, which frees the upstream.
+ * with 'stop' after `[DONE]`, and `data: {"error": …}` events are thrown as UpstreamErrors
+ * (after the chunks that came before them). Yields the chunks of one read of the body
+ * together (chat-stream.ts). Returning early closes the iterator chain down to the socket,
+ * which frees the upstream.
  */
-export async function* openAiChunks(body: AsyncIterable<Uint8Array>, context: StreamContext): AsyncGenerator<ChatCompletionChunk> {
-  const { provider, apiKey, target, ids } = context;
-  const choices = new Map<number, ChoiceState>();
-  let header: Pick<ChatCompletionChunk, 'id' | 'object' | 'created' | 'model'> | null = null;
-  let fingerprint: string | null = null;
-  let usage: TokenUsage | null = null;
-  let done = false;
-
-  for await (const event of parseSse(body)) {
-    const data = event.data.trim();
-    if (data === '[DONE]') {
-      done = true;
+export async function* openAiChunkBatches(response: Pick<HttpResponse, 'body' | 'finish'>, context: StreamContext): AsyncGenerator<ChatCompletionChunk[]> {
+  const stream = new OpenAiStreamMapper(context);
+  for await (const events of parseSseBatches(response.body)) {
+    const batch: ChatCompletionChunk[] = [];
+    try {
+      for (const event of events) {
+        const chunk = stream.map(event);
+        if (chunk) batch.push(chunk);
+        if (stream.done) break;
+      }
+    } catch (error) {
+      if (batch.length > 0) yield batch;
+      throw error;
+    }
+    if (stream.done) {
+      // Whatever follows `[DONE]` is not read: the body ends in the background, its connection kept.
+      response.finish();
+      if (batch.length > 0) yield batch;
       break;
     }
-    if (data === '') continue;
+    if (batch.length > 0) yield batch;
+  }
+  const last = stream.end();
+  if (last.length > 0) yield last;
+}
+
+/** One stream's state: maps its events one at a time (synchronously), then ends it. */
+class OpenAiStreamMapper {
+  private readonly choices = new Map<number, ChoiceState>();
+  private header: Pick<ChatCompletionChunk, 'id' | 'object' | 'created' | 'model'> | null = null;
+  private fingerprint: string | null = null;
+  private usage: TokenUsage | null = null;
+  /** `[DONE]` was seen: nothing after it is read. */
+  done = false;
+
+  constructor(private readonly context: StreamContext) {}
+
+  /** The chunk an event becomes; null for events that carry no choice to forward now. */
+  map(event: SseEvent): ChatCompletionChunk | null {
+    const { provider, apiKey, target, ids } = this.context;
+    const data = event.data.trim();
+    if (data === '[DONE]') {
+      this.done = true;
+      return null;
+    }
+    if (data === '') return null;
     const json = parseJson(event.data);
     if (event.event === 'error' || (json.ok && isErrorEvent(json.value))) {
       throw openAiStreamError(json.ok ? json.value : { error: event.data }, provider, apiKey);
@@ -57,38 +90,49 @@ export async function* openAiChunks(body: AsyncIterable<Uint8Array>, context: St
     if (!parsed.success) throw badResponse(provider, 'a stream event that is not a chat completion chunk');
     const chunk = parsed.data;
 
-    header ??= {
+    const header = (this.header ??= {
       id: chunk.id || `chatcmpl-${ids.generateId()}`,
       object: 'chat.completion.chunk',
       created: createdSeconds(chunk.created, ids),
       model: target.id,
-    };
-    fingerprint = chunk.system_fingerprint ?? fingerprint;
+    });
+    this.fingerprint = chunk.system_fingerprint ?? this.fingerprint;
     // Servers that repeat usage on every chunk send running totals: the last one counts.
     const reported = chunk.usage ?? chunk.x_groq?.usage;
-    if (reported) usage = toTokenUsage(reported) ?? usage;
+    if (reported) this.usage = toTokenUsage(reported) ?? this.usage;
 
-    const mapped = (chunk.choices ?? []).map((choice, position) => toChoice(choice, position, choices));
+    const upstreamChoices = chunk.choices ?? [];
     // Usage-only chunks (and Azure's prompt_filter_results chunk) carry no choice to forward now.
-    if (mapped.length === 0) continue;
+    if (upstreamChoices.length === 0) return null;
+    const mapped: Choice[] = [];
+    for (let position = 0; position < upstreamChoices.length; position++) {
+      mapped.push(toChoice(upstreamChoices[position] as NonNullable<OpenAiChunk['choices']>[number], position, this.choices));
+    }
     // Built field by field (no spreads): this runs for every event of every stream.
     const next: ChatCompletionChunk = { id: header.id, object: header.object, created: header.created, model: header.model, choices: mapped };
-    if (fingerprint) next.system_fingerprint = fingerprint;
-    yield next;
+    if (this.fingerprint) next.system_fingerprint = this.fingerprint;
+    return next;
   }
 
-  const anyFinished = [...choices.values()].some((state) => state.finished);
-  if (!done && !anyFinished) throw badResponse(provider, 'a stream that ended before the reply was complete');
-  header ??= { id: `chatcmpl-${ids.generateId()}`, object: 'chat.completion.chunk', created: createdSeconds(null, ids), model: target.id };
+  /** After the last event: finishes the choices left open, then the usage chunk. */
+  end(): ChatCompletionChunk[] {
+    const { provider, target, ids } = this.context;
+    const choices = this.choices;
+    const anyFinished = [...choices.values()].some((state) => state.finished);
+    if (!this.done && !anyFinished) throw badResponse(provider, 'a stream that ended before the reply was complete');
+    const header = this.header ?? { id: `chatcmpl-${ids.generateId()}`, object: 'chat.completion.chunk', created: createdSeconds(null, ids), model: target.id };
 
-  // The route relies on every choice ending with a finish_reason (decisions.md §5).
-  if (choices.size === 0) choices.set(0, newChoiceState());
-  const unfinished: Choice[] = [];
-  for (const [index, state] of choices) {
-    if (!state.finished) unfinished.push({ index, delta: state.roleSent ? {} : { role: 'assistant' }, finish_reason: 'stop' });
+    // The route relies on every choice ending with a finish_reason (decisions.md §5).
+    if (choices.size === 0) choices.set(0, newChoiceState());
+    const unfinished: Choice[] = [];
+    for (const [index, state] of choices) {
+      if (!state.finished) unfinished.push({ index, delta: state.roleSent ? {} : { role: 'assistant' }, finish_reason: 'stop' });
+    }
+    const last: ChatCompletionChunk[] = [];
+    if (unfinished.length > 0) last.push({ ...header, choices: unfinished });
+    if (this.usage) last.push({ ...header, choices: [], usage: toChatUsage(this.usage) });
+    return last;
   }
-  if (unfinished.length > 0) yield { ...header, choices: unfinished };
-  if (usage) yield { ...header, choices: [], usage: toChatUsage(usage) };
 }
 
 function newChoiceState(): ChoiceState {

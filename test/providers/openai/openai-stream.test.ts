@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UpstreamError } from '../../../server/errors/gateway-error';
 import { chatCompletionBody, chunk, errorBody, textStream, toolCallStream, UPSTREAM_ID, usageChunk } from '../../fixtures/openai/openai-bodies';
+import type { SseStep } from '../../helpers/mock-openai-upstream';
 import { API_KEY, chatRequest, chatTarget, collect, FIXED_NOW, rejection, useHarness } from './harness';
 
 describe('openai adapter: streaming', () => {
@@ -211,5 +212,20 @@ describe('openai adapter: streaming', () => {
       break;
     }
     await harness.upstream.requests[0]?.clientClosed;
+  });
+
+  it('keeps the connection of a stream read to its [DONE] for the next request', async () => {
+    // The body ends 50 ms after `[DONE]`: the adapter stops reading at `[DONE]` all the same.
+    const events: SseStep[] = [...textStream().map((data) => ({ data })), { raw: 'data: [DONE]\n\n' }, { raw: ': end\n\n', delayMs: 50 }];
+    harness.upstream.reply({ type: 'sse', events, done: false }, { type: 'sse', events, done: false });
+    for (let turn = 0; turn < 2; turn++) {
+      const stream = await harness.adapter.chatStream(chatRequest({ stream: true }), chatTarget, harness.options());
+      expect((await collect(stream.chunks)).length).toBe(5);
+      // The rest of the body is read in the background: let it end before the next request.
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+    const [first, second] = harness.upstream.requests;
+    expect(second?.remotePort).toBeDefined();
+    expect(second?.remotePort).toBe(first?.remotePort);
   });
 });
