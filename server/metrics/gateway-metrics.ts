@@ -1,4 +1,5 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { FastCounter, FastHistogram } from './fast-metrics';
 
 /**
  * The Prometheus metrics of one gateway instance (GET /metrics). One registry per instance,
@@ -10,12 +11,12 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
  */
 export interface GatewayMetrics {
   registry: Registry;
-  requests: Counter<'route' | 'method' | 'status' | 'model' | 'provider'>;
-  requestDuration: Histogram<'route' | 'method' | 'status_class'>;
-  overhead: Histogram<'route'>;
-  upstreamDuration: Histogram<'provider' | 'model' | 'stream' | 'outcome'>;
-  tokens: Counter<'model' | 'provider' | 'type'>;
-  rateLimitRejections: Counter<'route' | 'limit'>;
+  requests: FastCounter<'route' | 'method' | 'status' | 'model' | 'provider'>;
+  requestDuration: FastHistogram<'route' | 'method' | 'status_class'>;
+  overhead: FastHistogram<'route'>;
+  upstreamDuration: FastHistogram<'provider' | 'model' | 'stream' | 'outcome'>;
+  tokens: FastCounter<'model' | 'provider' | 'type'>;
+  rateLimitRejections: FastCounter<'route' | 'limit'>;
   /** The Prometheus text of this instance (or, in a cluster worker, of the whole cluster). */
   render(): Promise<string>;
   contentType: string;
@@ -53,45 +54,41 @@ export function createGatewayMetrics(sources: MetricsSources = {}, options: Gate
   if (options.processMetrics) collectDefaultMetrics({ register: registry });
   const registers = [registry];
 
-  const requests = new Counter({
-    name: 'gateway_http_requests_total',
-    help: 'HTTP requests answered, by route pattern, method, status and (model routes) catalogue model and provider.',
-    labelNames: ['route', 'method', 'status', 'model', 'provider'] as const,
+  // The request path's metrics: fast-metrics.ts (same output, a fraction of the cost per call).
+  const requests = new FastCounter(
+    'gateway_http_requests_total',
+    'HTTP requests answered, by route pattern, method, status and (model routes) catalogue model and provider.',
+    ['route', 'method', 'status', 'model', 'provider'] as const,
     registers,
-  });
-  const requestDuration = new Histogram({
-    name: 'gateway_http_request_duration_seconds',
-    help: 'Time from receiving a request to the end of its response (whole stream included).',
-    labelNames: ['route', 'method', 'status_class'] as const,
-    buckets: REQUEST_BUCKETS,
+  );
+  const requestDuration = new FastHistogram(
+    'gateway_http_request_duration_seconds',
+    'Time from receiving a request to the end of its response (whole stream included).',
+    ['route', 'method', 'status_class'] as const,
+    REQUEST_BUCKETS,
     registers,
-  });
-  const overhead = new Histogram({
-    name: 'gateway_overhead_seconds',
-    help: 'Gateway time until the response headers, minus the time spent waiting for the upstream (x-gateway-overhead-ms).',
-    labelNames: ['route'] as const,
-    buckets: OVERHEAD_BUCKETS,
+  );
+  const overhead = new FastHistogram(
+    'gateway_overhead_seconds',
+    'Gateway time until the response headers, minus the time spent waiting for the upstream (x-gateway-overhead-ms).',
+    ['route'] as const,
+    OVERHEAD_BUCKETS,
     registers,
-  });
-  const upstreamDuration = new Histogram({
-    name: 'gateway_upstream_duration_seconds',
-    help: 'One upstream call: until the reply (non-streamed) or its response headers (streamed); per attempt, retries and fallbacks included.',
-    labelNames: ['provider', 'model', 'stream', 'outcome'] as const,
-    buckets: UPSTREAM_BUCKETS,
+  );
+  const upstreamDuration = new FastHistogram(
+    'gateway_upstream_duration_seconds',
+    'One upstream call: until the reply (non-streamed) or its response headers (streamed); per attempt, retries and fallbacks included.',
+    ['provider', 'model', 'stream', 'outcome'] as const,
+    UPSTREAM_BUCKETS,
     registers,
-  });
-  const tokens = new Counter({
-    name: 'gateway_tokens_total',
-    help: 'Tokens billed, by catalogue model, provider and type (prompt, completion).',
-    labelNames: ['model', 'provider', 'type'] as const,
+  );
+  const tokens = new FastCounter('gateway_tokens_total', 'Tokens billed, by catalogue model, provider and type (prompt, completion).', ['model', 'provider', 'type'] as const, registers);
+  const rateLimitRejections = new FastCounter(
+    'gateway_rate_limit_rejections_total',
+    'Requests refused with 429, by route and limit (requests, tokens, streams, usage_key, usage_ip).',
+    ['route', 'limit'] as const,
     registers,
-  });
-  const rateLimitRejections = new Counter({
-    name: 'gateway_rate_limit_rejections_total',
-    help: 'Requests refused with 429, by route and limit (requests, tokens, streams, usage_key, usage_ip).',
-    labelNames: ['route', 'limit'] as const,
-    registers,
-  });
+  );
 
   const { usage, streamsInFlight, redisUp } = sources;
   if (usage) {
