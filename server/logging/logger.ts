@@ -17,7 +17,8 @@ const CENSOR = '[redacted]';
  * only objects can hold a key. Top-level keys stay with pino, which also covers child bindings.
  */
 export function createLogger(options: { level: string; destination?: DestinationStream }): Logger {
-  return pino(
+  const destination = options.destination ?? pino.destination({ sync: false, minLength: 4096 });
+  const logger = pino(
     {
       level: options.level,
       base: undefined,
@@ -26,8 +27,40 @@ export function createLogger(options: { level: string; destination?: Destination
       // `err` is serialized after `formatters.log` ran: its own properties are censored here.
       serializers: { err: (error: unknown) => redactOneLevel(pino.stdSerializers.err(error as Error)) },
     },
-    options.destination ?? pino.destination({ sync: false, minLength: 4096 }),
+    destination,
   );
+  infoLineWriters.set(logger, (fields, message) => destination.write(infoLine(fields, message)));
+  return logger;
+}
+
+/** Plain values only: what an access-log line holds. */
+export type PlainFields = Record<string, string | number | boolean | undefined>;
+
+const infoLineWriters = new WeakMap<Logger, (fields: PlainFields, message: string) => void>();
+
+/**
+ * Writes one info line of plain fields: for a logger made by createLogger, the line pino
+ * would write (`{"level":30,"time":…,<fields>,"msg":…}`, undefined fields left out), built
+ * directly: pino's generic path (serializers, redaction, formatters, key by key) costs
+ * ~8 µs and a dozen allocations per access-log line, measured. None of the secret keys may
+ * be among the fields (the caller's fields are fixed names). Other loggers (tests pass
+ * their own) get `logger.info`. Nothing is written below the info level.
+ */
+export function writeInfoLine(logger: Logger, fields: PlainFields, message: string): void {
+  if (!logger.isLevelEnabled('info')) return;
+  const write = infoLineWriters.get(logger);
+  if (write) write(fields, message);
+  else logger.info(fields, message);
+}
+
+function infoLine(fields: PlainFields, message: string): string {
+  let line = `{"level":30,"time":${Date.now()}`;
+  for (const name in fields) {
+    const value = fields[name];
+    if (value === undefined) continue;
+    line += `,${JSON.stringify(name)}:${typeof value === 'string' ? JSON.stringify(value) : Number.isFinite(value) || typeof value === 'boolean' ? String(value) : 'null'}`;
+  }
+  return `${line},"msg":${JSON.stringify(message)}}\n`;
 }
 
 /** The line with the secret keys of its object values censored (its own are pino's). */

@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
+import { writeInfoLine } from '../logging/logger';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
 import { monotonicNow, startTiming, type RequestTiming } from '../metrics/request-timing';
 import type { Principal } from './authenticate';
@@ -75,11 +76,11 @@ export function accessLog(options: AccessLogOptions) {
       metrics.requestDuration.observe({ route, method: request.method, status_class: `${status[0] ?? '0'}xx` }, totalMs / 1000);
       if (overheadMs !== null) metrics.overhead.observe({ route }, overheadMs / 1000);
       if (response.statusCode === 429) metrics.rateLimitRejections.inc({ route, limit: stringOrEmpty(response.locals.rateLimitExceeded) || 'unknown' });
-      if (!logger.isLevelEnabled('info')) return;
       const principal = response.locals.principal as Principal | undefined;
-      logger.info(
+      writeInfoLine(
+        logger,
         {
-          requestId: response.locals.requestId,
+          requestId: response.locals.requestId as string | undefined,
           method: request.method,
           route,
           path: request.path,
@@ -94,8 +95,8 @@ export function accessLog(options: AccessLogOptions) {
           model: model || undefined,
           provider: provider || undefined,
           stream: response.locals.stream === true || undefined,
-          promptTokens: response.locals.promptTokens,
-          completionTokens: response.locals.completionTokens,
+          promptTokens: response.locals.promptTokens as number | undefined,
+          completionTokens: response.locals.completionTokens as number | undefined,
           ip: request.ip,
           aborted: !response.writableFinished || undefined,
         },
