@@ -5,6 +5,7 @@ import type { Config } from './config/load-config';
 import { GatewayError } from './errors/gateway-error';
 import { errorJson } from './errors/render-error';
 import { serverClassesFor } from './http-prototypes';
+import { startIdleCollector } from './memory/idle-collector';
 
 /**
  * The Node HTTP server around the app, with the limits against slow and malformed clients
@@ -13,6 +14,13 @@ import { serverClassesFor } from './http-prototypes';
  * before Express sees a request; `clientError` gives them the error envelope too.
  */
 export function createHttpServer(app: RequestListener, settings: Config['server']): Server {
+  const idle = settings.idleGc ? startIdleCollector({ quietMs: IDLE_GC_QUIET_MS, growthBytes: IDLE_GC_GROWTH_BYTES }) : null;
+  const listener: RequestListener = idle
+    ? (request, response) => {
+        idle.noteRequest();
+        app(request, response);
+      }
+    : app;
   const server = createServer(
     {
       // Requests and responses born with Express's prototypes: see http-prototypes.ts.
@@ -25,11 +33,17 @@ export function createHttpServer(app: RequestListener, settings: Config['server'
       // hold its socket up to 30 s past the limit).
       connectionsCheckingInterval: Math.min(1_000, Math.max(50, Math.floor(settings.headersTimeoutMs / 4))),
     },
-    app,
+    listener,
   );
   server.on('clientError', answerClientError);
+  if (idle) server.once('close', () => idle.stop());
   return server;
 }
+
+/** Quiet: no new request for this long. */
+const IDLE_GC_QUIET_MS = 2_000;
+/** Worth a collection: the heap grew this much since the last one. */
+const IDLE_GC_GROWTH_BYTES = 32 * 1024 * 1024;
 
 function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
   // A response already under way on this socket cannot get another status line.

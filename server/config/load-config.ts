@@ -17,6 +17,8 @@ export interface Config {
     headersTimeoutMs: number;
     requestTimeoutMs: number;
     keepAliveTimeoutMs: number;
+    /** Give the heap's garbage back when quiet after traffic (server/memory/idle-collector.ts). */
+    idleGc: boolean;
   };
   /** `file:…` = SQLite, `postgres://…` = Postgres. */
   databaseUrl: string;
@@ -306,6 +308,7 @@ function buildConfig(source: string, file: ConfigFile, prices: ExactPrice[], set
       headersTimeoutMs: file.server.headers_timeout_ms,
       requestTimeoutMs: file.server.request_timeout_ms,
       keepAliveTimeoutMs: file.server.keep_alive_timeout_ms,
+      idleGc: file.server.idle_gc,
     },
     databaseUrl: settings.databaseUrl,
     redisUrl: settings.redisUrl,

@@ -28,6 +28,8 @@ export const ServerSectionSchema = z
     request_timeout_ms: positiveInteger.default(60_000),
     // Idle keep-alive sockets are closed after this; above a load balancer's own idle timeout.
     keep_alive_timeout_ms: positiveInteger.default(65_000),
+    // One full garbage collection once the gateway is quiet after traffic (memory/idle-collector.ts).
+    idle_gc: z.boolean().default(true),
   })
   .strict()
   .superRefine((server, context) => {

@@ -86,6 +86,7 @@ describe('normalized runtime configuration', () => {
       headersTimeoutMs: 30_000,
       requestTimeoutMs: 60_000,
       keepAliveTimeoutMs: 65_000,
+      idleGc: true,
     });
     expect(config.upstream).toEqual({
       connectTimeoutMs: 5000,

@@ -32,10 +32,10 @@ describe('operations settings', () => {
   });
 
   it('reads them from the file and the environment', () => {
-    const text = `server: { headers_timeout_ms: 5000, request_timeout_ms: 10000, keep_alive_timeout_ms: 30000 }\nlimits: { max_streams_per_key: 7 }\n${MODELS}`;
+    const text = `server: { headers_timeout_ms: 5000, request_timeout_ms: 10000, keep_alive_timeout_ms: 30000, idle_gc: false }\nlimits: { max_streams_per_key: 7 }\n${MODELS}`;
     const config = parseConfigText(text, FILE, { GATEWAY_METRICS_TOKEN: 'scrape-me' });
     expect(config.limits.maxStreamsPerKey).toBe(7);
-    expect(config.server).toMatchObject({ headersTimeoutMs: 5000, requestTimeoutMs: 10_000, keepAliveTimeoutMs: 30_000 });
+    expect(config.server).toMatchObject({ headersTimeoutMs: 5000, requestTimeoutMs: 10_000, keepAliveTimeoutMs: 30_000, idleGc: false });
     expect(config.metricsToken).toBe('scrape-me');
   });
 

@@ -1,0 +1,102 @@
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+export interface IdleCollectorOptions {
+  /** How long no new request may arrive before the gateway counts as quiet. */
+  quietMs: number;
+  /** Collect only when the heap holds at least this much more than was live after the last collection. */
+  growthBytes: number;
+  /** Test seams: the heap's size and its live part, the full collection, the clock, the timer. */
+  heap?: () => { total: number; used: number };
+  collect?: () => void;
+  now?: () => number;
+  setInterval?: (run: () => void, ms: number) => { unref(): void };
+  clearInterval?: (timer: { unref(): void }) => void;
+}
+
+export interface IdleCollector {
+  /** Call once per request (cheap: a counter). */
+  noteRequest(): void;
+  stop(): void;
+  /** Full collections run so far. */
+  readonly collections: number;
+}
+
+/**
+ * Gives the heap's garbage back once the gateway falls quiet. Under load V8 lets the old
+ * generation grow to several times what is live before it collects it (measured here after a
+ * minute of streaming: 150 MB of old space, 37 MB of it live, RSS 285 MiB), and while nothing
+ * is allocated it does not collect again: the process would keep that memory however long it
+ * stays idle. So when no request has arrived for `quietMs` and the heap is `growthBytes`
+ * larger than what was live after the last collection, a full collection runs (tens of milliseconds,
+ * while nothing waits; a stream still open meanwhile sees one event a little later). Config
+ * `server.idle_gc` (on by default).
+ */
+export function startIdleCollector(options: IdleCollectorOptions): IdleCollector {
+  const heap = options.heap ?? v8Heap;
+  const collect = options.collect ?? fullCollection();
+  const now = options.now ?? Date.now;
+  const startTimer = options.setInterval ?? ((run: () => void, ms: number) => setInterval(run, ms));
+  const stopTimer = options.clearInterval ?? ((timer: { unref(): void }) => clearInterval(timer as NodeJS.Timeout));
+
+  let requests = 0;
+  let seen = 0;
+  let quietSince = now();
+  let liveAfterCollection = heap().used;
+  let collections = 0;
+
+  const timer = startTimer(
+    () => {
+      if (requests !== seen) {
+        seen = requests;
+        quietSince = now();
+        return;
+      }
+      if (now() - quietSince < options.quietMs) return;
+      // The heap's size, not its used part: V8 may have collected the garbage itself and
+      // still hold the emptied pages.
+      if (heap().total < liveAfterCollection + options.growthBytes) return;
+      collect();
+      collections++;
+      liveAfterCollection = heap().used;
+    },
+    Math.max(100, Math.floor(options.quietMs / 2)),
+  );
+  timer.unref();
+
+  return {
+    noteRequest() {
+      requests++;
+    },
+    stop() {
+      stopTimer(timer);
+    },
+    get collections() {
+      return collections;
+    },
+  };
+}
+
+function v8Heap(): { total: number; used: number } {
+  const statistics = getHeapStatistics();
+  return { total: statistics.total_heap_size, used: statistics.used_heap_size };
+}
+
+/**
+ * V8's full collection, as `--expose-gc` gives it (exposed at run time, as jest's leak
+ * detector does), twice: the pages a collection empties go back to the system only once its
+ * concurrent sweeping is finished, which the second collection does at once (measured: one
+ * collection left RSS where it was; the second brought it from ~230 to ~140 MiB).
+ */
+function fullCollection(): () => void {
+  let gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) {
+    setFlagsFromString('--expose-gc');
+    gc = runInNewContext('gc') as () => void;
+  }
+  const collect = gc;
+  return () => {
+    collect();
+    collect();
+  };
+}

@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { startIdleCollector } from '../../server/memory/idle-collector';
+
+/**
+ * The idle collector (server.idle_gc): one full collection once the gateway is quiet after
+ * traffic that grew the heap; none while requests keep arriving, none when the heap barely
+ * grew, none again until it grows again.
+ */
+const MiB = 1024 * 1024;
+
+function harness() {
+  let clock = 0;
+  let heap = 40 * MiB;
+  let tick: () => void = () => undefined;
+  const collector = startIdleCollector({
+    quietMs: 2_000,
+    growthBytes: 32 * MiB,
+    now: () => clock,
+    heap: () => ({ total: heap, used: heap }),
+    collect: () => {
+      heap = 40 * MiB;
+    },
+    setInterval: (run) => {
+      tick = run;
+      return { unref: () => undefined };
+    },
+    clearInterval: () => undefined,
+  });
+  const advance = (ms: number) => {
+    for (let elapsed = 0; elapsed < ms; elapsed += 1_000) {
+      clock += 1_000;
+      tick();
+    }
+  };
+  return { collector, advance, grow: (bytes: number) => (heap += bytes), heap: () => heap };
+}
+
+describe('idle collector', () => {
+  it('collects once after traffic that grew the heap has stopped for the quiet time', () => {
+    const { collector, advance, grow, heap } = harness();
+    for (let second = 0; second < 10; second++) {
+      collector.noteRequest();
+      grow(10 * MiB);
+      advance(1_000);
+    }
+    expect(collector.collections).toBe(0);
+    advance(1_000);
+    expect(collector.collections).toBe(0);
+    advance(2_000);
+    expect(collector.collections).toBe(1);
+    expect(heap()).toBe(40 * MiB);
+    advance(60_000);
+    expect(collector.collections).toBe(1);
+  });
+
+  it('does not collect while requests keep arriving, nor after traffic that left little garbage', () => {
+    const { collector, advance, grow } = harness();
+    for (let second = 0; second < 30; second++) {
+      collector.noteRequest();
+      grow(5 * MiB);
+      advance(1_000);
+    }
+    expect(collector.collections).toBe(0);
+    const quiet = harness();
+    quiet.collector.noteRequest();
+    quiet.grow(1 * MiB);
+    quiet.advance(10_000);
+    expect(quiet.collector.collections).toBe(0);
+  });
+
+  it('runs a real full collection by default, which gives the garbage back', () => {
+    let tick: () => void = () => undefined;
+    let clock = 0;
+    const collector = startIdleCollector({
+      quietMs: 1_000,
+      growthBytes: 8 * MiB,
+      now: () => clock,
+      setInterval: (run) => {
+        tick = run;
+        return { unref: () => undefined };
+      },
+      clearInterval: () => undefined,
+    });
+    let garbage: { index: number; text: string }[] | null = Array.from({ length: 300_000 }, (_, index) => ({ index, text: `item ${index}` }));
+    const withGarbage = process.memoryUsage().heapUsed;
+    expect(garbage.length).toBe(300_000);
+    garbage = null;
+    clock += 2_000;
+    tick();
+    expect(collector.collections).toBe(1);
+    expect(process.memoryUsage().heapUsed).toBeLessThan(withGarbage - 8 * MiB);
+  });
+});
