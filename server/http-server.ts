@@ -40,8 +40,8 @@ export function createHttpServer(app: RequestListener, settings: Config['server'
   return server;
 }
 
-/** Quiet: no new request for this long. */
-const IDLE_GC_QUIET_MS = 2_000;
+/** Quiet: no new request for this long (see idle-collector.ts for why not sooner). */
+export const IDLE_GC_QUIET_MS = 30_000;
 /** Worth a collection: the heap grew this much since the last one. */
 const IDLE_GC_GROWTH_BYTES = 32 * 1024 * 1024;
 
