@@ -62,7 +62,7 @@ const ADDED_P50_TARGET_MS = 0.6;
 const ADDED_P99_TARGET_MS = 2;
 const FIRST_BYTE_TARGET_MS = 1;
 const RSS_TARGET_MIB = 150;
-/** Quiet time before RSS is read: the idle collection (30 s quiet, checked every 5 s) and some slack. */
+/** Quiet time before RSS is read: the idle collection (30 s quiet, checked every second) and the release of its pages. */
 const RSS_SETTLE_MS = 37_000;
 const SLOW_DELAY_MS = 50;
 /** Streams of the open-streams probe last ~3.5 s: long enough for all of them to be opened first. */

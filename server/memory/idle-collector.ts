@@ -64,7 +64,7 @@ export function startIdleCollector(options: IdleCollectorOptions): IdleCollector
       collections++;
       liveAfterCollection = heap().used;
     },
-    Math.max(100, Math.min(5_000, Math.floor(options.quietMs / 2))),
+    Math.max(100, Math.min(1_000, Math.floor(options.quietMs / 2))),
   );
   timer.unref();
 
