@@ -20,6 +20,8 @@ export interface RecordedRequest {
   clientClosed: Promise<void>;
   /** The client's port: the same for two requests sent over one kept-alive connection. */
   remotePort: number | undefined;
+  /** Steps of an `sse` reply written so far (the upstream waits for `drain` like a real server). */
+  eventsWritten: number;
 }
 
 /** One step of a scripted event stream, after an optional pause. */
@@ -73,8 +75,18 @@ export async function startMockOpenAiUpstream(): Promise<MockOpenAiUpstream> {
       if (!response.writableFinished) resolveClosed();
     });
     const rawBody = await readBody(request);
-    requests.push({ method: request.method ?? '', path: request.url ?? '', headers: request.headers, body: parseBody(rawBody), rawBody, clientClosed, remotePort: request.socket.remotePort });
-    await send(response, queue.shift() ?? fallback);
+    const recorded: RecordedRequest = {
+      method: request.method ?? '',
+      path: request.url ?? '',
+      headers: request.headers,
+      body: parseBody(rawBody),
+      rawBody,
+      clientClosed,
+      remotePort: request.socket.remotePort,
+      eventsWritten: 0,
+    };
+    requests.push(recorded);
+    await send(response, queue.shift() ?? fallback, recorded);
   }
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -96,7 +108,7 @@ export async function startMockOpenAiUpstream(): Promise<MockOpenAiUpstream> {
   };
 }
 
-async function send(response: ServerResponse, reply: ScriptedReply): Promise<void> {
+async function send(response: ServerResponse, reply: ScriptedReply, recorded: RecordedRequest): Promise<void> {
   switch (reply.type) {
     case 'json':
       response.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
@@ -121,7 +133,10 @@ async function send(response: ServerResponse, reply: ScriptedReply): Promise<voi
           response.socket?.destroy();
           return;
         }
-        response.write('raw' in step ? step.raw : `data: ${typeof step.data === 'string' ? step.data : JSON.stringify(step.data)}\n\n`);
+        const flowing = response.write('raw' in step ? step.raw : `data: ${typeof step.data === 'string' ? step.data : JSON.stringify(step.data)}\n\n`);
+        recorded.eventsWritten++;
+        // A full socket buffer: wait until the reader (the gateway) takes more.
+        if (!flowing) await new Promise<void>((resolve) => response.once('drain', resolve).once('close', resolve));
       }
       if (reply.done !== false) response.write('data: [DONE]\n\n');
       response.end();
