@@ -37,6 +37,8 @@ export interface GatewaySetup {
   logLevel: string;
   /** Extra node flags for the gateway process (e.g. --cpu-prof). */
   nodeFlags: string[];
+  /** Another checkout's bin/model-gateway.js, to measure two versions side by side (default: this one's). */
+  bin?: string;
 }
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -91,6 +93,7 @@ models:
 }
 
 export async function startGateway(setup: GatewaySetup): Promise<GatewayUnderTest> {
+  const bin = setup.bin ?? BIN;
   const database = await createBenchDatabase(setup.postgres ? 'postgres' : 'sqlite');
   const configFile = path.join(setup.workDirectory, 'gateway.yaml');
   writeFileSync(configFile, configYaml(setup));
@@ -105,14 +108,14 @@ export async function startGateway(setup: GatewaySetup): Promise<GatewayUnderTes
     ...(setup.postgres ? { REDIS_URL: setup.redisUrl } : {}),
   };
   const cli = async (...args: string[]): Promise<Record<string, string>> => {
-    const { stdout } = await promisify(execFile)(process.execPath, [BIN, ...args], { env, cwd: ROOT });
+    const { stdout } = await promisify(execFile)(process.execPath, [bin, ...args], { env, cwd: ROOT });
     return JSON.parse(stdout) as Record<string, string>;
   };
   const account = await cli('accounts', 'create', '--name', 'bench');
   const key = await cli('keys', 'create', '--account', account.id ?? '', '--name', 'bench', '--rpm', String(KEY_RPM), '--tpm', String(KEY_TPM));
 
   const logFile = path.join(setup.workDirectory, 'gateway.log');
-  const gateway = await startServer('gateway', [process.execPath, ...setup.nodeFlags, BIN, 'serve', '--port', String(port), '--host', '127.0.0.1'], {
+  const gateway = await startServer('gateway', [process.execPath, ...setup.nodeFlags, bin, 'serve', '--port', String(port), '--host', '127.0.0.1'], {
     env,
     logFile,
     port,

@@ -31,6 +31,7 @@ const USAGE = `npm run bench -- [options]
   --log-level L      the gateway's LOG_LEVEL; logs go to a file (default info: an access-log line per request)
   --cpu-prof DIR     run the gateway under node --cpu-prof, profile written to DIR
   --node-flags=".." extra node flags for the gateway process (e.g. --node-flags="--max-semi-space-size=8")
+  --compare DIR      also measure the gateway of another checkout (built: npm install there), as "other gateway"
   --json FILE        also write the raw results as JSON
   --usage            also run the usage benchmark (bench/usage-bench.ts) on the same database kind`;
 
@@ -38,6 +39,8 @@ interface Targets {
   mock: BenchProcess;
   proxy: BenchProcess;
   gateway: GatewayUnderTest;
+  /** `--compare`: another checkout's gateway, measured in the same rounds (no verdicts). */
+  other: GatewayUnderTest | null;
 }
 
 interface Options {
@@ -52,6 +55,7 @@ interface Options {
   logLevel: string;
   cpuProf: string | null;
   nodeFlags: string[];
+  compare: string | null;
   json: string | null;
   usage: boolean;
 }
@@ -86,9 +90,9 @@ async function main(argv: string[]): Promise<number> {
   const mock = await startScript('mock', script('./mock-upstream.ts'), ['--chunks', String(options.chunks), '--dimensions', String(options.dimensions)]);
   const proxy = await startScript('bare proxy', script('./bare-proxy.ts'), ['--upstream', `http://127.0.0.1:${mock.port}`]);
   let gateway: GatewayUnderTest | null = null;
+  let other: GatewayUnderTest | null = null;
   try {
-    gateway = await startGateway({
-      workDirectory: work,
+    const setup = {
       mockPort: mock.port,
       slowDelayMs: SLOW_DELAY_MS,
       holdDelayMs: HOLD_DELAY_MS,
@@ -97,9 +101,15 @@ async function main(argv: string[]): Promise<number> {
       redisUrl: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
       logLevel: options.logLevel,
       nodeFlags: [...options.nodeFlags, ...(options.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProf}`] : [])],
-    });
+    };
+    gateway = await startGateway({ ...setup, workDirectory: work });
+    if (options.compare) {
+      const otherWork = mkdtempSync(path.join(work, 'other-'));
+      other = await startGateway({ ...setup, workDirectory: otherWork, nodeFlags: options.nodeFlags, bin: path.join(options.compare, 'bin', 'model-gateway.js') });
+      log(`bench: other gateway (${options.compare}) :${other.process.port}`);
+    }
     log(`bench: mock :${mock.port}, bare proxy :${proxy.port}, gateway :${gateway.process.port} (${options.postgres ? 'Postgres + Redis' : 'SQLite'}, LOG_LEVEL=${options.logLevel}, log ${gateway.logFile})`);
-    const targets: Targets = { mock, proxy, gateway };
+    const targets: Targets = { mock, proxy, gateway, other };
     const usage: UsageCount = { loadSent: 0, loadAnswered: 0, loadRecorded: 0, exactSent: 0 };
 
     const selected = scenarios(options.chunks, options.dimensions).filter((scenario) => !options.only || options.only.includes(scenario.id));
@@ -138,6 +148,7 @@ async function main(argv: string[]): Promise<number> {
     if (options.json) writeFileSync(options.json, `${JSON.stringify({ machine, results, probes, rss: { settled: rss, atEnd: rssAtEnd }, finished, usage, rows }, null, 2)}\n`);
     return rows.some((row) => row.verdict === 'FAIL') ? 1 : 0;
   } finally {
+    if (other) await other.finish().catch(() => undefined);
     if (gateway) await gateway.finish().catch(() => undefined);
     await Promise.all([mock.stop(), proxy.stop()]);
     rmSync(work, { recursive: true, force: true });
@@ -171,6 +182,7 @@ async function runScenario(scenario: Scenario, targets: Targets, options: Option
     { name: 'mock', process: targets.mock, authorization: undefined },
     { name: 'bare proxy', process: targets.proxy, authorization: undefined },
     { name: 'gateway', process: targets.gateway.process, authorization: targets.gateway.authorization },
+    ...(targets.other ? [{ name: 'other gateway', process: targets.other.process, authorization: targets.other.authorization }] : []),
   ];
   const sequential = scenario.connections === 1;
   const load = async (target: (typeof list)[number], durationSeconds: number) => {
@@ -366,6 +378,7 @@ function parseOptions(argv: string[]): Options {
       'log-level': { type: 'string' },
       'cpu-prof': { type: 'string' },
       'node-flags': { type: 'string' },
+      compare: { type: 'string' },
       json: { type: 'string' },
       usage: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
@@ -393,6 +406,7 @@ function parseOptions(argv: string[]): Options {
     logLevel: values['log-level'] ?? 'info',
     cpuProf: values['cpu-prof'] ? path.resolve(values['cpu-prof']) : null,
     nodeFlags: (values['node-flags'] ?? '').split(/\s+/).filter((flag) => flag.length > 0),
+    compare: values.compare ? path.resolve(values.compare) : null,
     json: values.json ?? null,
     usage: values.usage === true,
   };
