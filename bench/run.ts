@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
+import { IDLE_GC_QUIET_MS } from '../server/http-server';
 import { formatTable, type BenchRow } from './bench-table';
 import { startGateway, type GatewayUnderTest } from './gateway-process';
 import { errorCount, runLoad, runSequential, wrkMissing } from './load';
@@ -66,8 +67,8 @@ const ADDED_P50_TARGET_MS = 0.6;
 const ADDED_P99_TARGET_MS = 2;
 const FIRST_BYTE_TARGET_MS = 1;
 const RSS_TARGET_MIB = 150;
-/** Quiet time before RSS is read: the idle collection (30 s quiet, checked every second) and the release of its pages. */
-const RSS_SETTLE_MS = 37_000;
+/** Quiet time before RSS is read: the idle collection (after IDLE_GC_QUIET_MS, checked every second) and the release of its pages. */
+const RSS_SETTLE_MS = IDLE_GC_QUIET_MS + 7_000;
 const SLOW_DELAY_MS = 50;
 /** Streams of the open-streams probe last ~3.5 s: long enough for all of them to be opened first. */
 const HOLD_DELAY_MS = 150;

@@ -26,9 +26,11 @@ export async function* parseSseBatches(body: AsyncIterable<Uint8Array>): AsyncGe
   if (last.length > 0) yield last;
 }
 
-/** The events of a body one by one. */
+/** The events of a body one by one (the same decoder, without a generator of batches in between). */
 export async function* parseSse(body: AsyncIterable<Uint8Array>): AsyncGenerator<SseEvent> {
-  for await (const events of parseSseBatches(body)) yield* events;
+  const decoder = new SseDecoder();
+  for await (const bytes of body) yield* decoder.decode(bytes);
+  yield* decoder.end();
 }
 
 /** The decoder's state between reads: the text of an unfinished line and the event being built. */

@@ -1,6 +1,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startE2e, type E2e } from '../e2e/helpers';
+import { chunk, usageChunk } from '../fixtures/openai/openai-bodies';
 import { startMockOpenAiUpstream, type MockOpenAiUpstream, type SseStep } from '../helpers/mock-openai-upstream';
 
 /**
@@ -12,19 +13,11 @@ import { startMockOpenAiUpstream, type MockOpenAiUpstream, type SseStep } from '
 const EVENTS = 30_000;
 const WORD = 'x'.repeat(1_000);
 
-const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
-  id: 'chatcmpl-pressure',
-  object: 'chat.completion.chunk',
-  created: 1_767_225_600,
-  model: 'gpt-upstream',
-  choices: [{ index: 0, delta, finish_reason: finishReason }],
-});
-
 const STREAM: SseStep[] = [
   { data: chunk({ role: 'assistant', content: '' }) },
   ...Array.from({ length: EVENTS }, () => ({ data: chunk({ content: WORD }) })),
   { data: chunk({}, 'stop') },
-  { data: { ...chunk({}), choices: [], usage: { prompt_tokens: 5, completion_tokens: EVENTS, total_tokens: EVENTS + 5 } } },
+  { data: usageChunk(5, EVENTS) },
 ];
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
