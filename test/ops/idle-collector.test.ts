@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { startIdleCollector } from '../../server/memory/idle-collector';
+import { loadMallocTrim } from '../../server/memory/malloc-trim';
 
 /**
  * The idle collector (server.idle_gc): one full collection once the gateway is quiet after
@@ -13,10 +14,16 @@ function harness({ realHeap = false, quietMs = 2_000, growthBytes = 32 * MiB } =
   let clock = 0;
   let heap = 40 * MiB;
   let tick: () => void = () => undefined;
+  /** What ran, in order: 'collect' and 'trim'. */
+  const calls: string[] = [];
   const fakeHeap = {
     heap: () => ({ total: heap, used: heap }),
     collect: () => {
+      calls.push('collect');
       heap = 40 * MiB;
+    },
+    trim: () => {
+      calls.push('trim');
     },
   };
   const collector = startIdleCollector({
@@ -36,12 +43,12 @@ function harness({ realHeap = false, quietMs = 2_000, growthBytes = 32 * MiB } =
       tick();
     }
   };
-  return { collector, advance, grow: (bytes: number) => (heap += bytes), heap: () => heap };
+  return { collector, advance, grow: (bytes: number) => (heap += bytes), heap: () => heap, calls };
 }
 
 describe('idle collector', () => {
-  it('collects once after traffic that grew the heap has stopped for the quiet time', () => {
-    const { collector, advance, grow, heap } = harness();
+  it('collects once after traffic that grew the heap has stopped for the quiet time, then trims malloc', () => {
+    const { collector, advance, grow, heap, calls } = harness();
     for (let second = 0; second < 10; second++) {
       collector.noteRequest();
       grow(10 * MiB);
@@ -50,21 +57,27 @@ describe('idle collector', () => {
     expect(collector.collections).toBe(0);
     advance(1_000);
     expect(collector.collections).toBe(0);
-    advance(2_000);
+    advance(1_000);
     expect(collector.collections).toBe(1);
     expect(heap()).toBe(40 * MiB);
+    // The trim waits a tick, for V8's background sweeper to free what the collection found dead.
+    expect(calls).toEqual(['collect']);
+    advance(1_000);
+    expect(calls).toEqual(['collect', 'trim']);
     advance(60_000);
     expect(collector.collections).toBe(1);
+    expect(calls).toEqual(['collect', 'trim']);
   });
 
   it('does not collect while requests keep arriving, nor after traffic that left little garbage', () => {
-    const { collector, advance, grow } = harness();
+    const { collector, advance, grow, calls } = harness();
     for (let second = 0; second < 30; second++) {
       collector.noteRequest();
       grow(5 * MiB);
       advance(1_000);
     }
     expect(collector.collections).toBe(0);
+    expect(calls).toEqual([]);
     const quiet = harness();
     quiet.collector.noteRequest();
     quiet.grow(1 * MiB);
@@ -82,5 +95,18 @@ describe('idle collector', () => {
     advance(1_000);
     expect(collector.collections).toBe(1);
     expect(process.memoryUsage().heapUsed).toBeLessThan(withGarbage - 8 * MiB);
+  });
+
+  // npm install builds the addon on Linux (server/native/malloc-trim/build.mjs); where glibc is
+  // the C library it must be there, or the memory after a burst stays in malloc's arenas.
+  const glibc = process.platform === 'linux' && Boolean((process.report.getReport() as { header?: { glibcVersionRuntime?: string } }).header?.glibcVersionRuntime);
+  it.runIf(glibc)('has glibc\'s malloc_trim through the addon built by npm install', () => {
+    const trim = loadMallocTrim(new URL('../../server/memory/malloc-trim.ts', import.meta.url).href);
+    expect(trim).toBeTypeOf('function');
+    expect(typeof trim?.()).toBe('boolean');
+  });
+
+  it('runs without the addon where it is not built', () => {
+    expect(loadMallocTrim(new URL('file:///nowhere/server/memory/malloc-trim.ts').href)).toBeNull();
   });
 });
