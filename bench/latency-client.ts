@@ -19,6 +19,8 @@ export interface SequentialResult {
   seconds: number;
   /** Microseconds. */
   latencyUs: { p50: number; p90: number; p99: number; max: number };
+  /** The gateway's own time per request, from its `x-gateway-overhead-ms` header (absent elsewhere); microseconds. */
+  overheadUs?: { p50: number; p99: number };
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -31,9 +33,12 @@ async function main(argv: string[]): Promise<void> {
   const headers: Record<string, string> = { 'content-type': 'application/json', 'content-length': String(body.length) };
   if (values.authorization) headers.authorization = values.authorization;
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const overheads: number[] = [];
   const once = () =>
     new Promise<boolean>((resolve) => {
       const outbound = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers, agent }, (response) => {
+        const overhead = response.headers['x-gateway-overhead-ms'];
+        if (typeof overhead === 'string') overheads.push(Number(overhead) * 1000);
         response.resume();
         response.on('end', () => resolve(response.statusCode === 200));
         response.on('error', () => resolve(false));
@@ -54,13 +59,18 @@ async function main(argv: string[]): Promise<void> {
     now = ended;
   }
   agent.destroy();
-  latencies.sort((left, right) => left - right);
-  const at = (fraction: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.ceil(fraction * latencies.length) - 1)] ?? 0);
+  const percentile = (values: number[]) => {
+    values.sort((left, right) => left - right);
+    return (fraction: number) => Math.round(values[Math.min(values.length - 1, Math.ceil(fraction * values.length) - 1)] ?? 0);
+  };
+  const at = percentile(latencies);
+  const overheadAt = percentile(overheads);
   const result: SequentialResult = {
     requests: latencies.length,
     errors,
     seconds: Number(process.hrtime.bigint() - started) / 1e9,
     latencyUs: { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: at(1) },
+    ...(overheads.length > 0 ? { overheadUs: { p50: overheadAt(0.5), p99: overheadAt(0.99) } } : {}),
   };
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }

@@ -17,6 +17,8 @@ export interface LoadResult {
   /** Socket errors and non-2xx responses. */
   errors: { connect: number; read: number; write: number; status: number; timeout: number };
   latencyUs: { mean: number; p50: number; p90: number; p99: number; max: number };
+  /** One connection, gateway only: its own time per request (`x-gateway-overhead-ms`). */
+  overheadUs?: { p50: number; p99: number };
 }
 
 export interface LoadOptions {
@@ -82,6 +84,7 @@ export function runSequential(options: LoadOptions): Promise<LoadResult> {
         bytes: 0,
         errors: { connect: 0, read: 0, write: 0, status: result.errors, timeout: 0 },
         latencyUs: { mean: Number.NaN, ...result.latencyUs },
+        ...(result.overheadUs ? { overheadUs: result.overheadUs } : {}),
       });
     });
   });

@@ -12,6 +12,9 @@ export interface TargetStats {
   cpuMicros: number;
   rssMiB: number;
   errors: number;
+  /** The gateway's own time (`x-gateway-overhead-ms`), means over rounds, in ms; one connection only. */
+  overheadP50Ms?: number;
+  overheadP99Ms?: number;
 }
 
 export function emptyStats(target: string): TargetStats {
@@ -27,6 +30,10 @@ export function addRound(stats: TargetStats, result: LoadResult, cpuMicros: numb
   stats.p99Ms += result.latencyUs.p99 / 1000 / rounds;
   stats.cpuMicros += cpuMicros;
   stats.errors += errors;
+  if (result.overheadUs) {
+    stats.overheadP50Ms = (stats.overheadP50Ms ?? 0) + result.overheadUs.p50 / 1000 / rounds;
+    stats.overheadP99Ms = (stats.overheadP99Ms ?? 0) + result.overheadUs.p99 / 1000 / rounds;
+  }
 }
 
 export const requestsPerSecond = (stats: TargetStats): number => stats.requests / Math.max(stats.seconds, 1e-9);

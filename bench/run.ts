@@ -310,6 +310,17 @@ function verdicts(
     const p99 = single.p99Ms - singleMock.p99Ms;
     rows.push({ metric: 'added latency p50, 1 connection', value: `${p50.toFixed(2)} ms`, target: `<= ${ADDED_P50_TARGET_MS} ms`, verdict: p50 <= ADDED_P50_TARGET_MS ? 'PASS' : 'FAIL' });
     rows.push({ metric: 'added latency p99, 1 connection', value: `${p99.toFixed(2)} ms`, target: `<= ${ADDED_P99_TARGET_MS} ms`, verdict: p99 <= ADDED_P99_TARGET_MS ? 'PASS' : 'FAIL' });
+    // Of the added time, the part spent in the gateway itself (its header: until the reply's
+    // headers, minus the wait for the upstream); the rest is the second network hop and the
+    // wait for the mock's answer, with whatever the machine's scheduling adds to them.
+    if (single.overheadP50Ms !== undefined && single.overheadP99Ms !== undefined) {
+      rows.push({
+        metric: 'gateway\'s own time (x-gateway-overhead-ms), 1 connection',
+        value: `p50 ${single.overheadP50Ms.toFixed(2)} ms, p99 ${single.overheadP99Ms.toFixed(2)} ms`,
+        target: '',
+        verdict: 'info',
+      });
+    }
   }
   const firstByte = probes.firstByte.gateway;
   const firstByteMock = probes.firstByte.mock;
