@@ -63,7 +63,7 @@ export function createApp(dependencies: AppDependencies): Express {
   app.set('trust proxy', config.server.trustProxy);
 
   app.use(requestId(dependencies.generateId));
-  app.use(accessLog({ logger, metrics: dependencies.metrics }));
+  app.use(accessLog({ logger, metrics: dependencies.metrics, responsePrototype: app.response }));
   app.use(parseBody(config.server.bodyLimitBytes));
 
   const usageReport = createUsageReporter({ store: dependencies.store, now: dependencies.now });

@@ -33,7 +33,8 @@ export interface MeterOutcome {
  */
 export class Meter {
   private finished = false;
-  private markRecorded: () => void = () => undefined;
+  /** Read by the access log of a stream cut short, which waits for it to report its tokens. */
+  private readonly outcome: UsageOutcome = { settled: false, onSettled: null };
 
   private constructor(
     private readonly dependencies: MeterDependencies,
@@ -44,13 +45,12 @@ export class Meter {
     private readonly reservation: Reservation,
     private readonly response: Response,
   ) {
-    // The access log of a stream cut short waits for this to report its tokens.
-    const outcome: UsageOutcome = { settled: false, onSettled: null };
-    this.markRecorded = () => {
-      outcome.settled = true;
-      outcome.onSettled?.();
-    };
-    response.locals.usageOutcome = outcome;
+    response.locals.usageOutcome = this.outcome;
+  }
+
+  private markRecorded(): void {
+    this.outcome.settled = true;
+    this.outcome.onSettled?.();
   }
 
   /** Reserves capacity or throws the 429 with its headers; sets the rate-limit headers on success. */
@@ -75,7 +75,8 @@ export class Meter {
       const which = reservation.exceeded === 'tokens' ? `tokens per minute (${limits.tpm})` : `requests per minute (${limits.rpm})`;
       throw rateLimited(`Rate limit exceeded: ${which} for this API key. Retry after the time in retry-after.`, reservation.headers);
     }
-    for (const [name, value] of Object.entries(reservation.headers)) input.response.setHeader(name, value);
+    const { headers } = reservation;
+    for (const name in headers) input.response.setHeader(name, headers[name] as string);
     return new Meter(dependencies, input.key, input.requestId, input.receivedAt, input.stream, reservation, input.response);
   }
 

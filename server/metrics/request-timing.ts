@@ -10,12 +10,14 @@ export interface RequestTiming {
   startedAt: number;
   /** Time inside the upstream calls of this request, retries and their backoff included. */
   upstreamMs: number;
+  /** The gateway's own time until the response headers, once they are sent (`x-gateway-overhead-ms`). */
+  overheadMs: number | null;
 }
 
 export const monotonicNow = (): number => performance.now();
 
 export function startTiming(response: Response): RequestTiming {
-  const timing: RequestTiming = { startedAt: monotonicNow(), upstreamMs: 0 };
+  const timing: RequestTiming = { startedAt: monotonicNow(), upstreamMs: 0, overheadMs: null };
   response.locals.timing = timing;
   return timing;
 }

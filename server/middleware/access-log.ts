@@ -18,6 +18,8 @@ export interface UsageOutcome {
 export interface AccessLogOptions {
   logger: Logger;
   metrics: GatewayMetrics;
+  /** The app's response prototype (Express's `app.response`): `x-gateway-overhead-ms` is set from its writeHead. */
+  responsePrototype: Response;
 }
 
 /** A stream whose client went away may record its usage a little after the response closed. */
@@ -32,41 +34,47 @@ const USAGE_WAIT_MS = 10_000;
  */
 export function accessLog(options: AccessLogOptions) {
   const { logger, metrics } = options;
-  return function accessLogMiddleware(request: Request, response: Response, next: NextFunction): void {
-    const timing = startTiming(response);
-    let overheadMs: number | null = null;
+  // One hook on the app's response prototype and one shared 'close' listener, rather than a
+  // wrapper and closures per request (they were among a request's largest allocations).
+  const writeHead = options.responsePrototype.writeHead;
+  options.responsePrototype.writeHead = function writeHeadWithOverhead(this: Response) {
+    const timing = this.locals?.timing as RequestTiming | undefined;
+    if (timing && timing.overheadMs === null && !this.headersSent) {
+      timing.overheadMs = Math.max(0, monotonicNow() - timing.startedAt - timing.upstreamMs);
+      this.setHeader(OVERHEAD_HEADER, timing.overheadMs.toFixed(2));
+    }
+    return Reflect.apply(writeHead, this, arguments) as Response;
+  } as Response['writeHead'];
 
-    const writeHead = response.writeHead;
-    response.writeHead = function writeHeadWithOverhead(this: Response, ...args: unknown[]) {
-      if (overheadMs === null && !this.headersSent) {
-        overheadMs = Math.max(0, monotonicNow() - timing.startedAt - timing.upstreamMs);
-        this.setHeader(OVERHEAD_HEADER, overheadMs.toFixed(2));
-      }
-      return (writeHead as (...values: unknown[]) => Response).apply(this, args);
-    } as Response['writeHead'];
+  function onClose(this: Response): void {
+    const response = this;
+    const timing = response.locals.timing as RequestTiming;
+    const totalMs = monotonicNow() - timing.startedAt;
+    const outcome = response.locals.usageOutcome as UsageOutcome | undefined;
+    // The common case: usage is already known when the response closes.
+    if (!outcome || outcome.settled) return report(response.req, response, timing, totalMs);
+    // Tokens of a stream cut short are known only once the upstream call has unwound.
+    let reported = false;
+    const once = () => {
+      if (reported) return;
+      reported = true;
+      clearTimeout(timer);
+      report(response.req, response, timing, totalMs);
+    };
+    const timer = setTimeout(once, USAGE_WAIT_MS);
+    timer.unref();
+    outcome.onSettled = once;
+  }
 
-    response.once('close', () => {
-      const totalMs = monotonicNow() - timing.startedAt;
-      const outcome = response.locals.usageOutcome as UsageOutcome | undefined;
-      const done = () => report(request, response, timing, totalMs, overheadMs);
-      // The common case: usage is already known when the response closes.
-      if (!outcome || outcome.settled) return done();
-      // Tokens of a stream cut short are known only once the upstream call has unwound.
-      let reported = false;
-      const once = () => {
-        if (reported) return;
-        reported = true;
-        clearTimeout(timer);
-        done();
-      };
-      const timer = setTimeout(once, USAGE_WAIT_MS);
-      timer.unref();
-      outcome.onSettled = once;
-    });
+  return function accessLogMiddleware(_request: Request, response: Response, next: NextFunction): void {
+    startTiming(response);
+    // 'close' is emitted once per response.
+    response.on('close', onClose);
     next();
   };
 
-  function report(request: Request, response: Response, timing: RequestTiming, totalMs: number, overheadMs: number | null): void {
+  function report(request: Request, response: Response, timing: RequestTiming, totalMs: number): void {
+    const { overheadMs } = timing;
     try {
       const route = routeLabel(request, response.statusCode);
       const status = String(response.statusCode);
