@@ -3,6 +3,7 @@ import { Agent, request } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { percentile } from './report';
 
 /**
  * One connection, one request at a time, for `--duration` seconds, timed with the monotonic
@@ -59,12 +60,8 @@ async function main(argv: string[]): Promise<void> {
     now = ended;
   }
   agent.destroy();
-  const percentile = (values: number[]) => {
-    values.sort((left, right) => left - right);
-    return (fraction: number) => Math.round(values[Math.min(values.length - 1, Math.ceil(fraction * values.length) - 1)] ?? 0);
-  };
-  const at = percentile(latencies);
-  const overheadAt = percentile(overheads);
+  const at = (fraction: number) => Math.round(percentile(latencies, fraction));
+  const overheadAt = (fraction: number) => Math.round(percentile(overheads, fraction));
   const result: SequentialResult = {
     requests: latencies.length,
     errors,

@@ -14,6 +14,7 @@ import { ShanghaiDayCache, toUsageEventRow } from '../server/usage/usage-event-r
 import { createUsageReporter } from '../server/usage/usage-report';
 import { benchQuery, createBenchDatabase } from './bench-database';
 import { formatTable, type BenchRow } from './bench-table';
+import { percentile } from './report';
 import { createPopulation, traffic, type TrafficOptions } from './usage-bench-data';
 
 export type { BenchRow } from './bench-table';
@@ -304,12 +305,6 @@ async function timeReport(store: Store, accountId: string, now: number, endDay: 
     keys,
     rows,
   };
-}
-
-/** Nearest-rank percentile. */
-function percentile(values: number[], fraction: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))] ?? Number.NaN;
 }
 
 async function main(argv: string[]): Promise<number> {
