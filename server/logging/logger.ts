@@ -1,4 +1,5 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { batchLines } from './line-batcher';
 
 export type { Logger };
 
@@ -17,7 +18,8 @@ const CENSOR = '[redacted]';
  * only objects can hold a key. Top-level keys stay with pino, which also covers child bindings.
  */
 export function createLogger(options: { level: string; destination?: DestinationStream }): Logger {
-  const destination = options.destination ?? pino.destination({ sync: false, minLength: 4096 });
+  // Lines of one event-loop turn go to pino's buffered destination in one write: line-batcher.ts.
+  const destination = options.destination ?? batchLines(pino.destination({ sync: false, minLength: 4096 }));
   const logger = pino(
     {
       level: options.level,
@@ -58,10 +60,23 @@ function infoLine(fields: PlainFields, message: string): string {
   for (const name in fields) {
     const value = fields[name];
     if (value === undefined) continue;
-    line += `,${JSON.stringify(name)}:${typeof value === 'string' ? JSON.stringify(value) : Number.isFinite(value) || typeof value === 'boolean' ? String(value) : 'null'}`;
+    line += `${fieldPrefix(name)}${typeof value === 'string' ? JSON.stringify(value) : Number.isFinite(value) || typeof value === 'boolean' ? String(value) : 'null'}`;
   }
   return `${line},"msg":${JSON.stringify(message)}}\n`;
 }
+
+/** `,"name":` for a field name: the access log's few names, encoded once. */
+function fieldPrefix(name: string): string {
+  let prefix = fieldPrefixes.get(name);
+  if (prefix === undefined) {
+    prefix = `,${JSON.stringify(name)}:`;
+    if (fieldPrefixes.size < MAX_FIELD_PREFIXES) fieldPrefixes.set(name, prefix);
+  }
+  return prefix;
+}
+
+const fieldPrefixes = new Map<string, string>();
+const MAX_FIELD_PREFIXES = 256;
 
 /** The line with the secret keys of its object values censored (its own are pino's). */
 function redactNested(line: Record<string, unknown>): Record<string, unknown> {
