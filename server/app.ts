@@ -14,7 +14,8 @@ import { parseBody } from './middleware/parse-body';
 import { requestId } from './middleware/request-id';
 import { routeNotFound } from './middleware/route-not-found';
 import type { ProviderRegistry } from './providers/registry';
-import type { createKeyLimiter } from './rate-limit/key-limiter';
+import { createKeyLimiter } from './rate-limit/key-limiter';
+import { createMemoryRateLimitStore } from './rate-limit/memory-store';
 import type { StreamLimiter } from './rate-limit/stream-limiter';
 import { adminRouter } from './routes/admin';
 import { dashboardFiles } from './routes/dashboard-files';
@@ -70,6 +71,12 @@ export function createApp(dependencies: AppDependencies): Express {
   const calls = { ...dependencies, limits: config.limits, catalogue: createCatalogue(config) };
   const adminTokenHash = config.adminToken ? hashKey(config.adminToken) : null;
   const sessions = { store: dependencies.store, now: dependencies.now };
+  // Failed admin-token attempts are counted per instance, in memory: the admin API must not
+  // depend on Redis (nor degrade the shared limits when Redis is not connected yet).
+  const secretAttempts = {
+    limiter: createKeyLimiter(createMemoryRateLimitStore({ now: dependencies.now })),
+    perMinute: config.limits.adminAuthFailuresPerMinute,
+  };
   // The two model routes are served by hand-written handlers (routes/model-routes.ts),
   // registered first; ts-rest serves the rest of the contract.
   const { chat: _chat, embeddings: _embeddings, ...restOfContract } = contract;
@@ -80,7 +87,7 @@ export function createApp(dependencies: AppDependencies): Express {
     models: modelsRouter(config.models),
     usage: usageRouter({ limiter: dependencies.limiter, limits: config.limits, usageReport }),
     admin: adminRouter({ store: dependencies.store, keys: dependencies.keys, now: dependencies.now, usageReport }),
-    session: sessionRouter({ ...sessions, adminTokenHash }),
+    session: sessionRouter({ ...sessions, adminTokenHash, secretAttempts }),
     health: healthRouter(dependencies.readiness, dependencies.openapiDocument),
   });
 
@@ -88,7 +95,7 @@ export function createApp(dependencies: AppDependencies): Express {
     logInitialization: false,
     jsonQuery: false,
     responseValidation: false,
-    globalMiddleware: [authenticate({ keys: dependencies.keys, adminTokenHash, sessions }), authorizeAccount({ store: dependencies.store })],
+    globalMiddleware: [authenticate({ keys: dependencies.keys, adminTokenHash, sessions, secretAttempts }), authorizeAccount({ store: dependencies.store })],
     requestValidationErrorHandler: (error, _request, _response, next) => next(toValidationError(error)),
   });
 

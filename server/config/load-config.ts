@@ -41,6 +41,7 @@ export interface Config {
     defaultTpm: number;
     usageKeyRpm: number;
     usageIpRpm: number;
+    adminAuthFailuresPerMinute: number;
     redisFailure: 'open' | 'closed';
     maxStreamsPerKey: number;
   };
@@ -328,6 +329,7 @@ function buildConfig(source: string, file: ConfigFile, prices: ExactPrice[], set
       defaultTpm: file.limits.default_tpm,
       usageKeyRpm: file.limits.usage_key_rpm,
       usageIpRpm: file.limits.usage_ip_rpm,
+      adminAuthFailuresPerMinute: file.limits.admin_auth_failures_per_minute,
       redisFailure: file.limits.redis_failure,
       maxStreamsPerKey: file.limits.max_streams_per_key,
     },

@@ -92,6 +92,9 @@ export const LimitsSectionSchema = z
     default_tpm: positiveInteger.default(1_000_000),
     usage_key_rpm: positiveInteger.default(30),
     usage_ip_rpm: positiveInteger.default(120),
+    // Wrong admin tokens (Bearer or dashboard sign-in) and login links per client IP and minute;
+    // past it, that IP's admin-token attempts are refused (429) until the minute has refilled.
+    admin_auth_failures_per_minute: positiveInteger.default(10),
     // With REDIS_URL: what the limiter does while Redis is unreachable (decisions.md §4).
     // `open`: per-instance in-memory limits; `closed`: 503 rate_limiter_unavailable.
     redis_failure: z.enum(['open', 'closed']).default('open'),

@@ -1,9 +1,10 @@
 import type { NextFunction, Request, Response } from 'express';
 
 /** What the middleware reads of a request: ts-rest has set `tsRestRoute` before it runs. */
-type AuthenticatedRequest = Pick<Request, 'headers' | 'method' | 'secure'> & { tsRestRoute?: { metadata?: unknown } };
+type AuthenticatedRequest = Pick<Request, 'headers' | 'method' | 'secure'> & { ip?: string } & { tsRestRoute?: { metadata?: unknown } };
 import { CSRF_HEADER, type RouteAuth } from '../../contract';
-import { authenticationError, GatewayError, permissionError } from '../errors/gateway-error';
+import { authenticationError, GatewayError, permissionError, rateLimited } from '../errors/gateway-error';
+import type { KeyLimiter } from '../rate-limit/key-limiter';
 import type { CachedApiKey, CachedUsageKey, KeyCache } from '../keys/key-cache';
 import { looksLikeKey } from '../keys/key-text';
 import { clearSessionCookie, readSessionCookie } from '../sessions/session-cookie';
@@ -25,6 +26,39 @@ export interface AuthenticateOptions {
   adminTokenHash: string | null;
   /** Where dashboard sessions are looked up; absent = session cookies are ignored. */
   sessions?: SessionDependencies;
+  /** Wrong admin tokens per client IP (config `limits.admin_auth_failures_per_minute`); absent = unlimited. */
+  secretAttempts?: SecretAttemptGuard;
+}
+
+/** Counts failed secret checks per client IP: `guardSecretCheck`. */
+export interface SecretAttemptGuard {
+  limiter: Pick<KeyLimiter, 'checkSecretAttempt'>;
+  perMinute: number;
+}
+
+/**
+ * Runs a check of a guessable secret (the admin token, a login link) under the per-IP limit
+ * of failed attempts: an IP that has used up its failures gets a 429 with `retry-after`
+ * before anything is checked (so a right guess made then tells nothing, and a login link
+ * is not used up); otherwise the check runs, and a 401 from it is charged to the IP.
+ * `onRefused` marks the response for the rate-limit metrics.
+ */
+export async function guardSecretCheck<T>(
+  guard: SecretAttemptGuard | undefined,
+  ip: string | undefined,
+  check: () => Promise<T | GatewayError> | T | GatewayError,
+  onRefused: () => void,
+): Promise<T | GatewayError> {
+  if (!guard) return check();
+  const client = ip ?? 'unknown';
+  const before = await guard.limiter.checkSecretAttempt(client, false, guard.perMinute);
+  if (!before.allowed) {
+    onRefused();
+    return rateLimited('Too many failed attempts with a wrong admin token or login link from this address; retry after the time in retry-after.', before.headers);
+  }
+  const result = await check();
+  if (result instanceof GatewayError && result.status === 401) await guard.limiter.checkSecretAttempt(client, true, guard.perMinute);
+  return result;
 }
 
 /** Methods that change nothing: the only ones a session cookie authenticates without the CSRF header. */
@@ -73,7 +107,12 @@ export function authenticate(options: AuthenticateOptions) {
       case 'usage-key':
         return void checkUsageKey(options.keys, token).then(done, next);
         case 'admin':
-        return done(checkAdminToken(options.adminTokenHash, token) ?? { kind: 'admin' });
+        return void guardSecretCheck<Principal>(
+          options.secretAttempts,
+          request.ip,
+          () => checkAdminToken(options.adminTokenHash, token) ?? { kind: 'admin' },
+          () => void (response.locals.rateLimitExceeded = 'secret_attempts'),
+        ).then(done, next);
     }
   };
 }
@@ -133,7 +172,7 @@ async function checkSession(
   response: Response,
   sessionToken: string,
 ): Promise<Principal | GatewayError> {
-  const session = await findSession(sessions, sessionToken);
+  const session = await findSession(sessions, sessionToken, adminTokenHash);
   if (!session) {
     clearSessionCookie(response, request.secure);
     return authenticationError('invalid_api_key', 'Your dashboard session has expired or was ended: sign in again.');

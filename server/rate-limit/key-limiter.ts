@@ -35,6 +35,13 @@ export interface KeyLimiter {
   settle(reservation: Reservation, actualTokens: number): Promise<void>;
   /** Usage route: 1 from `usage-key:<id>` (per minute limit) AND 1 from `usage-ip:<ip>`. */
   checkUsage(usageKeyId: string, ip: string, limits: { perKey: number; perIp: number }): Promise<UsageCheck>;
+  /**
+   * Failed secret checks of one client IP (a wrong admin token, an unknown login link):
+   * `failed` charges the attempt; a passed check charges nothing. Either is refused (with
+   * `retry-after`) while the IP has used up its `perMinute` failures, so a right guess made
+   * then is refused too and tells nothing.
+   */
+  checkSecretAttempt(ip: string, failed: boolean, perMinute: number): Promise<{ allowed: boolean; headers: Record<string, string> }>;
 }
 
 // The limit is part of the bucket id: a key whose limits change (CLI, admin API) starts a
@@ -121,6 +128,17 @@ export function createKeyLimiter(store: RateLimitStore): KeyLimiter {
         headers: { 'retry-after': retryAfterSeconds(result.buckets) },
         which: bindingIndex(result.buckets) === 1 ? 'ip' : 'key',
       };
+    },
+
+    async checkSecretAttempt(ip, failed, perMinute): Promise<{ allowed: boolean; headers: Record<string, string> }> {
+      const result = await store.take([{ id: `secret-ip:${ip}`, capacity: perMinute, windowMs: RATE_LIMIT_WINDOW_MS, cost: failed ? 1 : 0 }]);
+      const [bucket] = result.buckets;
+      // A passed check takes nothing, so it is "allowed" by the store even with no failure left.
+      const exhausted = !result.allowed || (!failed && (bucket?.remaining ?? 0) < 1);
+      if (!exhausted) return { allowed: true, headers: {} };
+      // Time until one failure fits again (a full window's worth over the capacity), at least 1 s.
+      const retryAfterMs = result.allowed ? Math.ceil(RATE_LIMIT_WINDOW_MS / perMinute) : Math.max(...result.buckets.map((entry) => entry.retryAfterMs));
+      return { allowed: false, headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) } };
     },
   };
 }

@@ -2,7 +2,8 @@ import { initServer } from '@ts-rest/express';
 import type { Response } from 'express';
 import { contract } from '../../contract';
 import type { Store } from '../db/types';
-import type { Principal } from '../middleware/authenticate';
+import { GatewayError } from '../errors/gateway-error';
+import { guardSecretCheck, type Principal, type SecretAttemptGuard } from '../middleware/authenticate';
 import { clearSessionCookie, setSessionCookie } from '../sessions/session-cookie';
 import { csrfTokenFor, signIn, toSessionView, type ResolvedSession } from '../sessions/session-operations';
 
@@ -12,6 +13,8 @@ export interface SessionRouterDependencies {
   store: Store;
   now: () => number;
   adminTokenHash: string | null;
+  /** Failed sign-ins per client IP (config `limits.admin_auth_failures_per_minute`). */
+  secretAttempts?: SecretAttemptGuard;
 }
 
 function sessionOf(response: Response): ResolvedSession {
@@ -24,7 +27,14 @@ function sessionOf(response: Response): ResolvedSession {
 export function sessionRouter(dependencies: SessionRouterDependencies) {
   return s.router(contract.session, {
     signIn: async ({ body, req, res }) => {
-      const { token, row } = await signIn(dependencies, body.token);
+      const signedIn = await guardSecretCheck(
+        dependencies.secretAttempts,
+        req.ip,
+        () => signIn(dependencies, body.token).catch((error: unknown) => (error instanceof GatewayError ? error : Promise.reject(error))),
+        () => void (res.locals.rateLimitExceeded = 'secret_attempts'),
+      );
+      if (signedIn instanceof GatewayError) throw signedIn;
+      const { token, row } = signedIn;
       setSessionCookie(res, token, row.expiresAt, req.secure);
       res.setHeader('cache-control', 'no-store');
       return { status: 200, body: await toSessionView(dependencies.store, { row, csrfToken: csrfTokenFor(token) }) };

@@ -81,7 +81,7 @@ export async function signIn(
   const sessionToken = randomBase62(48);
   const row = await dependencies.store.createDashboardSession({
     id: newId('sess'),
-    tokenHash: hashKey(sessionToken),
+    tokenHash: accountId === null ? operatorSessionHash(sessionToken, dependencies.adminTokenHash as string) : hashKey(sessionToken),
     accountId,
     createdAt: new Date(now),
     expiresAt: new Date(now + SESSION_TTL_MS),
@@ -96,10 +96,30 @@ export function checkAdminToken(adminTokenHash: string | null, token: string): G
   return hashesEqual(hashKey(token), adminTokenHash) ? null : authenticationError('invalid_api_key', 'Invalid admin token.');
 }
 
-/** The live session of a cookie's token, or null (unknown, expired, signed out). */
-export async function findSession(dependencies: SessionDependencies, sessionToken: string): Promise<ResolvedSession | null> {
+/**
+ * What an operator session is stored under: the hash of its token together with the admin
+ * token's hash, so that changing GATEWAY_ADMIN_TOKEN ends every operator session signed in
+ * with the old one (its row is no longer found; it expires and is pruned). An account
+ * owner's session is stored under its token's hash alone: it does not come from the admin token.
+ */
+export function operatorSessionHash(sessionToken: string, adminTokenHash: string): string {
+  return hashKey(`operator\u0000${adminTokenHash}\u0000${sessionToken}`);
+}
+
+/**
+ * The live session of a cookie's token, or null (unknown, expired, signed out, or an
+ * operator session of another admin token than the current one).
+ */
+export async function findSession(dependencies: SessionDependencies, sessionToken: string, adminTokenHash: string | null): Promise<ResolvedSession | null> {
   if (!/^[0-9A-Za-z]{48}$/.test(sessionToken)) return null;
-  const row = await dependencies.store.findDashboardSessionByHash(hashKey(sessionToken));
+  let row = await dependencies.store.findDashboardSessionByHash(hashKey(sessionToken));
+  // Only account sessions are stored under the plain hash (an operator row found there
+  // predates the binding to the admin token and is not honoured).
+  if (row?.accountId === null) row = null;
+  if (!row && adminTokenHash !== null) {
+    const operator = await dependencies.store.findDashboardSessionByHash(operatorSessionHash(sessionToken, adminTokenHash));
+    if (operator?.accountId === null) row = operator;
+  }
   if (!row || row.expiresAt.getTime() <= dependencies.now()) return null;
   return { row, csrfToken: csrfTokenFor(sessionToken) };
 }

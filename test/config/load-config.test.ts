@@ -95,7 +95,7 @@ describe('normalized runtime configuration', () => {
       maxRetries: 2,
       retryBaseDelayMs: 200,
     });
-    expect(config.limits).toEqual({ defaultRpm: 600, defaultTpm: 1_000_000, usageKeyRpm: 30, usageIpRpm: 120, redisFailure: 'open', maxStreamsPerKey: 100 });
+    expect(config.limits).toEqual({ defaultRpm: 600, defaultTpm: 1_000_000, usageKeyRpm: 30, usageIpRpm: 120, adminAuthFailuresPerMinute: 10, redisFailure: 'open', maxStreamsPerKey: 100 });
     expect(config.usage).toEqual({ retentionDays: 400, flushIntervalMs: 1000, flushBatchSize: 500, maxBufferedEvents: 1_000_000 });
     expect(config.models[0]).toEqual({
       id: 'mock-chat',

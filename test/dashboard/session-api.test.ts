@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGatewayClient } from '../../contract/client';
-import { createLoginLink, LOGIN_LINK_TTL_MS, SESSION_TTL_MS } from '../../server/sessions/session-operations';
+import { createLoginLink, LOGIN_LINK_TTL_MS, operatorSessionHash, SESSION_TTL_MS } from '../../server/sessions/session-operations';
 import { BASE_TEST_CONFIG, startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from '../helpers/test-gateway';
 import { hashKey } from '../../server/keys/key-text';
 import { sessionTokenOf, signIn } from './session-helpers';
@@ -31,9 +31,10 @@ describe('signing in with the admin token', () => {
     expect(attributes[0]).toMatch(/^mg_session=[0-9A-Za-z]{48}$/);
     expect(attributes).toEqual(expect.arrayContaining(['Path=/v1/admin', 'HttpOnly', 'SameSite=Strict', `Expires=${new Date(clock + SESSION_TTL_MS).toUTCString()}`]));
     expect(attributes).not.toContain('Secure');
-    // Only the hash is stored.
+    // Only a hash is stored: of the token together with the admin token's (see below).
     const token = sessionTokenOf(response);
-    const stored = await gw.store.findDashboardSessionByHash(hashKey(token));
+    expect(await gw.store.findDashboardSessionByHash(hashKey(token))).toBeNull();
+    const stored = await gw.store.findDashboardSessionByHash(operatorSessionHash(token, hashKey(TEST_ADMIN_TOKEN)));
     expect(stored).toMatchObject({ accountId: null, expiresAt: new Date(clock + SESSION_TTL_MS) });
     expect(JSON.stringify(stored)).not.toContain(token);
   });
@@ -195,5 +196,31 @@ describe('login links (account owners)', () => {
     const response = await gw.http.post('/v1/admin/accounts/acct_nope/login-link').set(gw.admin());
     expect(response.status).toBe(404);
     expect(response.body.error.param).toBe('accountId');
+  });
+});
+
+describe('changing GATEWAY_ADMIN_TOKEN', () => {
+  it("ends the operator sessions signed in with the old token; account owners' sessions live on", async () => {
+    const operator = await signIn(gw, TEST_ADMIN_TOKEN);
+    const accountId = await gw.createAccount();
+    const link = await createLoginLink({ store: gw.store, now: () => clock }, accountId, gw.baseUrl);
+    const owner = await signIn(gw, link.url.split('#token=')[1] ?? '');
+
+    // The same database, restarted with another admin token.
+    const rotated = await startTestGateway({ databaseUrl: gw.databaseUrl, now: () => clock, env: { GATEWAY_ADMIN_TOKEN: 'a-new-admin-token-9876543210' } });
+    try {
+      const stale = await rotated.http.get('/v1/admin/accounts').set('cookie', operator.cookie);
+      expect(stale.status).toBe(401);
+      expect(stale.body.error.message).toMatch(/session has expired or was ended/);
+      expect(String(stale.headers['set-cookie'])).toMatch(/^mg_session=;/);
+      expect((await rotated.http.get(`/v1/admin/accounts/${accountId}/keys`).set('cookie', owner.cookie)).status).toBe(200);
+      expect((await rotated.http.post('/v1/admin/session').send({ token: TEST_ADMIN_TOKEN })).status).toBe(401);
+      const fresh = await signIn(rotated, 'a-new-admin-token-9876543210');
+      expect((await rotated.http.get('/v1/admin/accounts').set('cookie', fresh.cookie)).status).toBe(200);
+    } finally {
+      await rotated.close();
+    }
+    // Where the old token is still the token, its session still works.
+    expect((await gw.http.get('/v1/admin/accounts').set('cookie', operator.cookie)).status).toBe(200);
   });
 });

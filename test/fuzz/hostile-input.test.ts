@@ -18,7 +18,7 @@ const BODY_LIMIT = 32 * 1024;
 
 const CONFIG = `${BASE_TEST_CONFIG}
 server: { body_limit_bytes: ${BODY_LIMIT} }
-limits: { default_rpm: 1000000, default_tpm: 1000000000, usage_key_rpm: 1000000, usage_ip_rpm: 1000000 }
+limits: { default_rpm: 1000000, default_tpm: 1000000000, usage_key_rpm: 1000000, usage_ip_rpm: 1000000, admin_auth_failures_per_minute: 1000000 }
 `;
 
 interface Credentials {

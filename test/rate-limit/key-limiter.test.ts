@@ -111,4 +111,19 @@ describe('key limiter', () => {
     expect(await limiter.checkUsage('uk-c', '10.0.0.1', usageLimits)).toEqual({ allowed: false, headers: { 'retry-after': '20' }, which: 'ip' });
     expect((await limiter.checkUsage('uk-c', '10.0.0.2', usageLimits)).allowed).toBe(true);
   });
+
+  it('checkSecretAttempt charges failures only, and refuses both kinds once an IP has used its failures up', async () => {
+    const { clock, limiter } = setup();
+    const allowed = { allowed: true, headers: {} };
+    for (let index = 0; index < 5; index += 1) expect(await limiter.checkSecretAttempt('10.0.0.1', false, 3)).toEqual(allowed);
+    for (let index = 0; index < 3; index += 1) expect(await limiter.checkSecretAttempt('10.0.0.1', true, 3)).toEqual(allowed);
+    // No failure left: a fourth failure and a passed check alike, until one failure has refilled (60 s / 3).
+    expect(await limiter.checkSecretAttempt('10.0.0.1', true, 3)).toEqual({ allowed: false, headers: { 'retry-after': '20' } });
+    expect(await limiter.checkSecretAttempt('10.0.0.1', false, 3)).toEqual({ allowed: false, headers: { 'retry-after': '20' } });
+    expect(await limiter.checkSecretAttempt('10.0.0.2', false, 3)).toEqual(allowed);
+    clock.now += 20_000;
+    expect(await limiter.checkSecretAttempt('10.0.0.1', false, 3)).toEqual(allowed);
+    expect(await limiter.checkSecretAttempt('10.0.0.1', true, 3)).toEqual(allowed);
+    expect((await limiter.checkSecretAttempt('10.0.0.1', true, 3)).allowed).toBe(false);
+  });
 });

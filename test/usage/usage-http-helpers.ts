@@ -9,7 +9,7 @@ import { BASE_TEST_CONFIG, type TestGateway } from '../helpers/test-gateway';
 
 /** Chat limits out of the way, and usage-route limits high enough for many report calls. */
 export const REPORT_TEST_CONFIG = `${BASE_TEST_CONFIG}
-limits: { default_rpm: 1000000, default_tpm: 1000000000, usage_key_rpm: 100000, usage_ip_rpm: 100000 }
+limits: { default_rpm: 1000000, default_tpm: 1000000000, usage_key_rpm: 100000, usage_ip_rpm: 100000, admin_auth_failures_per_minute: 100000 }
 `;
 
 /** mock-text's prices (REPORT_TEST_CONFIG) in nano-dollars per million tokens: 0.0375 and 0.15 USD. */
