@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 
 /** What the middleware reads of a request: ts-rest has set `tsRestRoute` before it runs. */
-type AuthenticatedRequest = Pick<Request, 'headers' | 'method' | 'secure'> & { ip?: string } & { tsRestRoute?: { metadata?: unknown } };
+type AuthenticatedRequest = Pick<Request, 'headers' | 'method' | 'secure'> & { ip?: string; tsRestRoute?: { metadata?: unknown } };
 import { CSRF_HEADER, type RouteAuth } from '../../contract';
 import { authenticationError, GatewayError, permissionError, rateLimited } from '../errors/gateway-error';
 import type { KeyLimiter } from '../rate-limit/key-limiter';
@@ -106,7 +106,7 @@ export function authenticate(options: AuthenticateOptions) {
         return void checkApiKey(options.keys, token).then(done, next);
       case 'usage-key':
         return void checkUsageKey(options.keys, token).then(done, next);
-        case 'admin':
+      case 'admin':
         return void guardSecretCheck<Principal>(
           options.secretAttempts,
           request.ip,
@@ -176,9 +176,6 @@ async function checkSession(
   if (!session) {
     clearSessionCookie(response, request.secure);
     return authenticationError('invalid_api_key', 'Your dashboard session has expired or was ended: sign in again.');
-  }
-  if (session.row.accountId === null && adminTokenHash === null) {
-    return authenticationError('invalid_api_key', 'The admin API is disabled: set GATEWAY_ADMIN_TOKEN to enable it.');
   }
   const header = request.headers[CSRF_HEADER];
   if (!SAFE_METHODS.has(request.method) && !csrfTokenMatches(sessionToken, Array.isArray(header) ? undefined : header)) {
