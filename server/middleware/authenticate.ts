@@ -40,25 +40,28 @@ export interface SecretAttemptGuard {
  * Runs a check of a guessable secret (the admin token, a login link) under the per-IP limit
  * of failed attempts: an IP that has used up its failures gets a 429 with `retry-after`
  * before anything is checked (so a right guess made then tells nothing, and a login link
- * is not used up); otherwise the check runs, and a 401 from it is charged to the IP.
+ * is not used up); otherwise the check runs, and the 401 it throws is charged to the IP.
  * `onRefused` marks the response for the rate-limit metrics.
  */
 export async function guardSecretCheck<T>(
   guard: SecretAttemptGuard | undefined,
   ip: string | undefined,
-  check: () => Promise<T | GatewayError> | T | GatewayError,
+  check: () => Promise<T> | T,
   onRefused: () => void,
-): Promise<T | GatewayError> {
+): Promise<T> {
   if (!guard) return check();
   const client = ip ?? 'unknown';
   const before = await guard.limiter.checkSecretAttempt(client, false, guard.perMinute);
   if (!before.allowed) {
     onRefused();
-    return rateLimited('Too many failed attempts with a wrong admin token or login link from this address; retry after the time in retry-after.', before.headers);
+    throw rateLimited('Too many failed attempts with a wrong admin token or login link from this address; retry after the time in retry-after.', before.headers);
   }
-  const result = await check();
-  if (result instanceof GatewayError && result.status === 401) await guard.limiter.checkSecretAttempt(client, true, guard.perMinute);
-  return result;
+  try {
+    return await check();
+  } catch (error) {
+    if (error instanceof GatewayError && error.status === 401) await guard.limiter.checkSecretAttempt(client, true, guard.perMinute);
+    throw error;
+  }
 }
 
 /** Methods that change nothing: the only ones a session cookie authenticates without the CSRF header. */
@@ -110,7 +113,11 @@ export function authenticate(options: AuthenticateOptions) {
         return void guardSecretCheck<Principal>(
           options.secretAttempts,
           request.ip,
-          () => checkAdminToken(options.adminTokenHash, token) ?? { kind: 'admin' },
+          () => {
+            const refusal = checkAdminToken(options.adminTokenHash, token);
+            if (refusal) throw refusal;
+            return { kind: 'admin' };
+          },
           () => void (response.locals.rateLimitExceeded = 'secret_attempts'),
         ).then(done, next);
     }

@@ -132,13 +132,11 @@ export function createKeyLimiter(store: RateLimitStore): KeyLimiter {
 
     async checkSecretAttempt(ip, failed, perMinute): Promise<{ allowed: boolean; headers: Record<string, string> }> {
       const result = await store.take([{ id: `secret-ip:${ip}`, capacity: perMinute, windowMs: RATE_LIMIT_WINDOW_MS, cost: failed ? 1 : 0 }]);
-      const [bucket] = result.buckets;
-      // A passed check takes nothing, so it is "allowed" by the store even with no failure left.
-      const exhausted = !result.allowed || (!failed && (bucket?.remaining ?? 0) < 1);
-      if (!exhausted) return { allowed: true, headers: {} };
-      // Time until one failure fits again (a full window's worth over the capacity), at least 1 s.
-      const retryAfterMs = result.allowed ? Math.ceil(RATE_LIMIT_WINDOW_MS / perMinute) : Math.max(...result.buckets.map((entry) => entry.retryAfterMs));
-      return { allowed: false, headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) } };
+      if (!result.allowed) return { allowed: false, headers: { 'retry-after': retryAfterSeconds(result.buckets) } };
+      // A passed check takes nothing, so the store allows it even with no failure left.
+      if (failed || (result.buckets[0]?.remaining ?? 0) >= 1) return { allowed: true, headers: {} };
+      // No failure left: refused until one has refilled (a window over the capacity).
+      return { allowed: false, headers: { 'retry-after': String(Math.max(1, Math.ceil(RATE_LIMIT_WINDOW_MS / perMinute / 1000))) } };
     },
   };
 }

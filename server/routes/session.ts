@@ -2,7 +2,6 @@ import { initServer } from '@ts-rest/express';
 import type { Response } from 'express';
 import { contract } from '../../contract';
 import type { Store } from '../db/types';
-import { GatewayError } from '../errors/gateway-error';
 import { guardSecretCheck, type Principal, type SecretAttemptGuard } from '../middleware/authenticate';
 import { clearSessionCookie, setSessionCookie } from '../sessions/session-cookie';
 import { csrfTokenFor, signIn, toSessionView, type ResolvedSession } from '../sessions/session-operations';
@@ -27,14 +26,12 @@ function sessionOf(response: Response): ResolvedSession {
 export function sessionRouter(dependencies: SessionRouterDependencies) {
   return s.router(contract.session, {
     signIn: async ({ body, req, res }) => {
-      const signedIn = await guardSecretCheck(
+      const { token, row } = await guardSecretCheck(
         dependencies.secretAttempts,
         req.ip,
-        () => signIn(dependencies, body.token).catch((error: unknown) => (error instanceof GatewayError ? error : Promise.reject(error))),
+        () => signIn(dependencies, body.token),
         () => void (res.locals.rateLimitExceeded = 'secret_attempts'),
       );
-      if (signedIn instanceof GatewayError) throw signedIn;
-      const { token, row } = signedIn;
       setSessionCookie(res, token, row.expiresAt, req.secure);
       res.setHeader('cache-control', 'no-store');
       return { status: 200, body: await toSessionView(dependencies.store, { row, csrfToken: csrfTokenFor(token) }) };

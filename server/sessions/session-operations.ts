@@ -81,6 +81,7 @@ export async function signIn(
   const sessionToken = randomBase62(48);
   const row = await dependencies.store.createDashboardSession({
     id: newId('sess'),
+    // An operator got here past checkAdminToken, which refuses when there is no admin token.
     tokenHash: accountId === null ? operatorSessionHash(sessionToken, dependencies.adminTokenHash as string) : hashKey(sessionToken),
     accountId,
     createdAt: new Date(now),
