@@ -13,6 +13,7 @@ import { errorHandler, toValidationError } from './middleware/error-handler';
 import { parseBody } from './middleware/parse-body';
 import { requestId } from './middleware/request-id';
 import { routeNotFound } from './middleware/route-not-found';
+import { serveDirectRoutes } from './routes/direct-routes';
 import type { ProviderRegistry } from './providers/registry';
 import { createKeyLimiter } from './rate-limit/key-limiter';
 import { createMemoryRateLimitStore } from './rate-limit/memory-store';
@@ -63,9 +64,13 @@ export function createApp(dependencies: AppDependencies): Express {
   app.disable('etag');
   app.set('trust proxy', config.server.trustProxy);
 
-  app.use(requestId(dependencies.generateId));
-  app.use(accessLog({ logger, metrics: dependencies.metrics, responsePrototype: app.response }));
-  app.use(parseBody(config.server.bodyLimitBytes));
+  // The middleware every request goes through, in this order (the model routes too: see below).
+  const stages = [
+    requestId(dependencies.generateId),
+    accessLog({ logger, metrics: dependencies.metrics, responsePrototype: app.response }),
+    parseBody(config.server.bodyLimitBytes),
+  ];
+  for (const stage of stages) app.use(stage);
 
   const usageReport = createUsageReporter({ store: dependencies.store, now: dependencies.now });
   const calls = { ...dependencies, limits: config.limits, catalogue: createCatalogue(config) };
@@ -103,6 +108,17 @@ export function createApp(dependencies: AppDependencies): Express {
   app.use('/dashboard', dashboardFiles(dependencies.dashboardDirectory));
   app.get(METRICS_PATH, metricsEndpoint(dependencies.metrics, config.metricsToken));
   app.use(routeNotFound([...listRoutes(contract), { method: 'GET', path: '/docs' }, { method: 'GET', path: METRICS_PATH }, { method: 'GET', path: '/dashboard' }]));
-  app.use(errorHandler(logger));
+  const onError = errorHandler(logger);
+  app.use(onError);
+  // The hot path: the model routes, reached without Express's router (same middleware, same handlers).
+  serveDirectRoutes(
+    app,
+    [
+      { path: contract.chat.create.path, handler: models.chat },
+      { path: contract.embeddings.create.path, handler: models.embeddings },
+    ],
+    stages,
+    onError,
+  );
   return app;
 }

@@ -84,6 +84,8 @@ function readUtf8Json(request: Request, done: (error?: unknown) => void): void {
 }
 
 function isJsonType(contentType: string): boolean {
+  // What nearly every client sends, without splitting and lower-casing it.
+  if (contentType === 'application/json') return true;
   const mediaType = contentType.split(';', 1)[0]?.trim().toLowerCase() ?? '';
   return mediaType === 'application/json' || (mediaType.startsWith('application/') && mediaType.endsWith('+json'));
 }

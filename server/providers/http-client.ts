@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { Agent, errors as undiciErrors } from 'undici';
+import { Agent, errors as undiciErrors, util as undiciUtil, type Dispatcher } from 'undici';
 import { UpstreamError } from '../errors/gateway-error';
 import type { HttpClient, HttpRequest, HttpResponse } from './types';
 
@@ -48,6 +48,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient & { clo
 
   return {
     async request(request: HttpRequest): Promise<HttpResponse> {
+      if (request.buffered === true) return requestBuffered(agent, targetOf(request.url), request);
       let response;
       try {
         const target = targetOf(request.url);
@@ -92,6 +93,102 @@ export function createHttpClient(options: HttpClientOptions): HttpClient & { clo
 }
 
 const MAX_CACHED_TARGETS = 1_000;
+
+/**
+ * A request whose reply is read whole (`HttpRequest.buffered`): through undici's dispatch
+ * with a handler of our own that keeps the body's chunks, rather than `request`, which wraps
+ * every reply in a Node Readable stream (and an async-hooks resource) only for it to be read
+ * to its end at once. Resolves once the whole body arrived; the timeouts, the abort signal and
+ * the errors are the same as `request`'s (undici's own, mapped by toUpstreamError).
+ */
+function requestBuffered(agent: Agent, target: { origin: string; path: string }, request: HttpRequest): Promise<HttpResponse> {
+  return new Promise<HttpResponse>((resolve, reject) => {
+    const handler = new BufferingHandler(resolve, reject, request.signal);
+    if (handler.reason !== null) return reject(handler.reason);
+    agent.dispatch({ origin: target.origin, path: target.path, method: request.method, headers: request.headers, body: request.body }, handler);
+  });
+}
+
+/** undici's dispatch handler (the interface its own `request` uses) that buffers the reply. */
+class BufferingHandler implements Dispatcher.DispatchHandler {
+  reason: Error | null = null;
+  private abort: ((reason: Error) => void) | null = null;
+  private status = 0;
+  private headers: Record<string, string | string[] | undefined> = {};
+  private readonly chunks: Buffer[] = [];
+  private readonly signal: AbortSignal | undefined;
+  private readonly onAbort: (() => void) | null = null;
+
+  constructor(
+    private readonly resolve: (response: HttpResponse) => void,
+    private readonly reject: (error: unknown) => void,
+    signal: AbortSignal | undefined,
+  ) {
+    if (!signal) return;
+    if (signal.aborted) {
+      this.reason = abortReason(signal);
+      return;
+    }
+    this.signal = signal;
+    this.onAbort = () => {
+      this.reason = abortReason(signal);
+      this.abort?.(this.reason);
+    };
+    signal.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  onConnect(abort: (reason: Error) => void): void {
+    if (this.reason !== null) return abort(this.reason);
+    this.abort = abort;
+  }
+
+  onHeaders(status: number, rawHeaders: Buffer[]): boolean {
+    // 1xx informational replies come before the real one.
+    if (status < 200) return true;
+    this.status = status;
+    this.headers = undiciUtil.parseHeaders(rawHeaders) as Record<string, string | string[] | undefined>;
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    this.chunks.push(chunk);
+    return true;
+  }
+
+  onComplete(): void {
+    this.release();
+    const { chunks } = this;
+    const bytes = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+    // As undici's body.text(): UTF-8, a leading byte order mark dropped.
+    const start = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+    const text = bytes.toString('utf8', start);
+    this.resolve({
+      status: this.status,
+      headers: this.headers,
+      body: once(bytes),
+      text: () => Promise.resolve(text),
+      discard: () => Promise.resolve(),
+      finish: () => undefined,
+    });
+  }
+
+  onError(error: Error): void {
+    this.release();
+    this.reject(toUpstreamError(error));
+  }
+
+  private release(): void {
+    if (this.onAbort) this.signal?.removeEventListener('abort', this.onAbort);
+  }
+}
+
+function abortReason(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new undiciErrors.RequestAbortedError();
+}
+
+async function* once(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
+  if (bytes.length > 0) yield bytes;
+}
 
 /**
  * The body's chunks, transport errors mapped. A reader that stops before the end closes the

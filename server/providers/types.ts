@@ -89,6 +89,11 @@ export interface HttpRequest {
   headers: Record<string, string>;
   body?: string;
   signal?: AbortSignal;
+  /**
+   * The caller reads the whole body (a JSON reply): the client may read it into memory before
+   * resolving, which costs less than streaming it. Streams leave this unset.
+   */
+  buffered?: boolean;
 }
 
 export interface HttpResponse {

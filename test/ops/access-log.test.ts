@@ -80,8 +80,26 @@ describe('access log', () => {
     });
     expect(line.latencyMs).toEqual(expect.any(Number));
     expect(line.overheadMs).toEqual(expect.any(Number));
+    expect(line.ip).toMatch(/^(::ffff:)?127\.0\.0\.1$/);
     expect(logs.text()).not.toContain('should-not-be-logged');
     expect(logs.text()).not.toContain('a prompt that must not be logged');
+  });
+
+  it('logs the same fields for a model call served without Express\'s router (no query string)', async () => {
+    for (const [path, requestId, body] of [
+      ['/v1/chat/completions', 'log-test-direct-chat', { model: 'mock-chat', messages: [{ role: 'user', content: 'hello' }] }],
+      ['/v1/embeddings', 'log-test-direct-embed', { model: 'mock-embed', input: 'hello' }],
+    ] as const) {
+      const response = await gw.http.post(path).set('authorization', `Bearer ${key}`).set('x-request-id', requestId).send(body);
+      expect(response.status).toBe(200);
+      expect(response.headers['x-request-id']).toBe(requestId);
+      const line = await lineFor(requestId);
+      expect(line).toMatchObject({ method: 'POST', route: path, path, status: 200, keyId, accountId, promptTokens: response.body.usage.prompt_tokens });
+      expect(line.ip).toMatch(/^(::ffff:)?127\.0\.0\.1$/);
+    }
+    const refused = await gw.http.post('/v1/chat/completions').set('x-request-id', 'log-test-direct-401').send({ model: 'mock-chat', messages: [] });
+    expect(refused.status).toBe(401);
+    expect(await lineFor('log-test-direct-401')).toMatchObject({ route: '/v1/chat/completions', status: 401 });
   });
 
   it('logs a stream the client abandoned, with the tokens it got and aborted: true', async () => {

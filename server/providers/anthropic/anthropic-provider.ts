@@ -35,6 +35,8 @@ export function createAnthropicProvider(options: ProviderFactoryOptions): Provid
       },
       body: JSON.stringify(body),
       signal,
+      // A JSON reply is read whole; an event stream is not.
+      buffered: accept === 'application/json',
     });
     if (response.status >= 200 && response.status < 300) return response;
     let text = '';

@@ -30,8 +30,8 @@ export function createGeminiTransport(options: GeminiTransportOptions): GeminiTr
   const root = options.baseUrl.endsWith('/') ? options.baseUrl.slice(0, -1) : options.baseUrl;
   const headers = { 'content-type': 'application/json', 'x-goog-api-key': options.apiKey };
 
-  async function post(model: string, method: string, body: unknown, signal: AbortSignal): Promise<HttpResponse> {
-    const response = await options.http.request({ url: modelUrl(root, model, method), method: 'POST', headers, body: JSON.stringify(body), signal });
+  async function post(model: string, method: string, body: unknown, signal: AbortSignal, buffered = false): Promise<HttpResponse> {
+    const response = await options.http.request({ url: modelUrl(root, model, method), method: 'POST', headers, body: JSON.stringify(body), signal, buffered });
     if (response.status >= 200 && response.status < 300) return response;
     let text = '';
     try {
@@ -46,7 +46,7 @@ export function createGeminiTransport(options: GeminiTransportOptions): GeminiTr
   return {
     post,
     async postJson(model, method, body, signal, schema) {
-      const response = await post(model, method, body, signal);
+      const response = await post(model, method, body, signal, true);
       const json = parseJson(await response.text());
       if (!json.ok) throw badResponse(options.provider, 'a body that is not JSON');
       const parsed = schema.safeParse(json.value);

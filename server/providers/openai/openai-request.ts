@@ -14,27 +14,34 @@ export function chatRequest(
   stream: boolean,
   signal: AbortSignal,
 ): HttpRequest {
-  const { stream: _stream, stream_options: streamOptions, ...fields } = withoutNulls(request);
-  const body: Record<string, unknown> = { ...fields, model: target.upstreamModel };
+  // The client's fields in their order, without `stream`/`stream_options` (set below) and nulls.
+  const body: Record<string, unknown> = {};
+  for (const key of Object.keys(request)) {
+    const value = (request as Record<string, unknown>)[key];
+    if (value !== null && value !== undefined && key !== 'stream' && key !== 'stream_options') body[key] = value;
+  }
+  body.model = target.upstreamModel;
+  const streamOptions = request.stream_options;
   if (stream) {
     body.stream = true;
     // Always asked for, so usage is exact; the route drops the chunk when the client did not ask.
     body.stream_options = { ...(isRecord(streamOptions) ? streamOptions : {}), include_usage: true };
   }
-  return post(`${baseUrl}/chat/completions`, apiKey, body, stream ? 'text/event-stream' : 'application/json', signal);
+  return post(`${baseUrl}/chat/completions`, apiKey, body, stream ? 'text/event-stream' : 'application/json', signal, !stream);
 }
 
 export function embeddingsRequest(baseUrl: string, apiKey: string, request: EmbeddingsRequest, target: ModelTarget, signal: AbortSignal): HttpRequest {
   // Floats always: the route encodes base64 itself, so every provider's reply looks the same to it.
   const body = { ...withoutNulls(request), model: target.upstreamModel, encoding_format: 'float' };
-  return post(`${baseUrl}/embeddings`, apiKey, body, 'application/json', signal);
+  return post(`${baseUrl}/embeddings`, apiKey, body, 'application/json', signal, true);
 }
 
-function post(url: string, apiKey: string, body: Record<string, unknown>, accept: string, signal: AbortSignal): HttpRequest {
+/** `buffered`: a JSON reply, read whole (HttpRequest.buffered); an event stream is not. */
+function post(url: string, apiKey: string, body: Record<string, unknown>, accept: string, signal: AbortSignal, buffered: boolean): HttpRequest {
   const headers: Record<string, string> = { 'content-type': 'application/json', accept };
   // Local servers (Ollama, vLLM without --api-key) take no key; an empty bearer confuses some proxies.
   if (apiKey) headers.authorization = `Bearer ${apiKey}`;
-  return { url, method: 'POST', headers, body: JSON.stringify(body), signal };
+  return { url, method: 'POST', headers, body: JSON.stringify(body), signal, buffered };
 }
 
 /**
