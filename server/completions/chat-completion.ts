@@ -4,6 +4,7 @@ import type { Config } from '../config/load-config';
 import type { CachedApiKey } from '../keys/key-cache';
 import { rateLimited } from '../errors/gateway-error';
 import { timeUpstream } from '../metrics/request-timing';
+import { CallAbort } from '../providers/call-signal';
 import { callWithFallbacks } from '../providers/call-with-fallbacks';
 import type { ChatStream } from '../providers/types';
 import { isAbortError } from '../providers/http-client';
@@ -63,7 +64,7 @@ export async function createChatCompletion(dependencies: ChatDependencies, call:
   });
   if (body.stream === true) holdStreamSlot(dependencies.streams, meter, call);
 
-  const controller = new AbortController();
+  const controller = new CallAbort();
   const retry = {
     maxRetries: dependencies.config.upstream.maxRetries,
     baseDelayMs: dependencies.config.upstream.retryBaseDelayMs,

@@ -3,6 +3,7 @@ import type { EmbeddingsRequest, EmbeddingsResponse } from '../../contract';
 import { invalidRequest } from '../errors/gateway-error';
 import type { CachedApiKey } from '../keys/key-cache';
 import { timeUpstream } from '../metrics/request-timing';
+import { CallAbort } from '../providers/call-signal';
 import { callWithFallbacks } from '../providers/call-with-fallbacks';
 import { estimateEmbeddingTokens, quickEmbeddingTokens } from '../usage/count-tokens';
 import type { ChatDependencies } from './chat-completion';
@@ -44,7 +45,7 @@ export async function createEmbeddings(dependencies: ChatDependencies, call: Emb
     response: call.response,
   });
 
-  const controller = new AbortController();
+  const controller = new CallAbort();
   const onClose = () => controller.abort();
   call.response.once('close', onClose);
   try {

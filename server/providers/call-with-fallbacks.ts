@@ -1,5 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { UpstreamError } from '../errors/gateway-error';
+import type { CallSignal } from './call-signal';
 import { isAbortError } from './http-client';
 
 export interface RetryOptions {
@@ -8,7 +9,7 @@ export interface RetryOptions {
   /** First backoff ceiling; doubles per retry (config `upstream.retry_base_delay_ms`). */
   baseDelayMs: number;
   /** Stops everything: no further call, no wait; the AbortError is rethrown. */
-  signal: AbortSignal;
+  signal: CallSignal;
   /** Upper bound of the exponential backoff. Default 8 s. */
   maxDelayMs?: number;
   /** The longest upstream `retry-after` worth waiting for; a longer one moves on to the next target. Default 20 s. */
@@ -16,7 +17,7 @@ export interface RetryOptions {
   /** Injected for tests: [0, 1). */
   random?: () => number;
   /** Injected for tests; must reject with an AbortError when `signal` aborts. */
-  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  sleep?: (ms: number, signal: CallSignal) => Promise<void>;
 }
 
 export interface FallbackResult<A, T> {
@@ -44,11 +45,11 @@ const DEFAULT_MAX_RETRY_AFTER_MS = 20_000;
  */
 export async function callWithFallbacks<A, T>(
   targets: readonly A[],
-  run: (attempt: A, signal: AbortSignal) => Promise<T>,
+  run: (attempt: A, signal: CallSignal) => Promise<T>,
   options: RetryOptions,
 ): Promise<FallbackResult<A, T>> {
   const { signal } = options;
-  const sleep = options.sleep ?? ((ms: number, sleepSignal: AbortSignal) => delay(ms, undefined, { signal: sleepSignal }));
+  const sleep = options.sleep ?? ((ms: number, sleepSignal: CallSignal) => delay(ms, undefined, { signal: sleepSignal as AbortSignal }));
   const random = options.random ?? Math.random;
   if (targets.length === 0) throw new Error('callWithFallbacks needs at least one target.');
 
@@ -84,6 +85,6 @@ export function backoffMs(retry: number, retryAfterMs: number | null, options: R
   return Math.floor(random() * ceiling);
 }
 
-function throwIfAborted(signal: AbortSignal): void {
+function throwIfAborted(signal: CallSignal): void {
   if (signal.aborted) throw new DOMException('This operation was aborted', 'AbortError');
 }

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { Agent, errors as undiciErrors, util as undiciUtil, type Dispatcher } from 'undici';
 import { UpstreamError } from '../errors/gateway-error';
+import type { CallSignal } from './call-signal';
 import type { HttpClient, HttpRequest, HttpResponse } from './types';
 
 export interface HttpClientOptions {
@@ -58,7 +59,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient & { clo
           method: request.method,
           headers: request.headers,
           body: request.body,
-          signal: request.signal,
+          // undici takes any EventTarget-like signal (call-signal.ts); its types name AbortSignal.
+          signal: request.signal as AbortSignal | undefined,
         });
       } catch (error) {
         throw toUpstreamError(error);
@@ -116,13 +118,13 @@ class BufferingHandler implements Dispatcher.DispatchHandler {
   private status = 0;
   private headers: Record<string, string | string[] | undefined> = {};
   private readonly chunks: Buffer[] = [];
-  private readonly signal: AbortSignal | undefined;
+  private readonly signal: CallSignal | undefined;
   private readonly onAbort: (() => void) | null = null;
 
   constructor(
     private readonly resolve: (response: HttpResponse) => void,
     private readonly reject: (error: unknown) => void,
-    signal: AbortSignal | undefined,
+    signal: CallSignal | undefined,
   ) {
     if (!signal) return;
     if (signal.aborted) {
@@ -182,7 +184,7 @@ class BufferingHandler implements Dispatcher.DispatchHandler {
   }
 }
 
-function abortReason(signal: AbortSignal): Error {
+function abortReason(signal: CallSignal): Error {
   return signal.reason instanceof Error ? signal.reason : new undiciErrors.RequestAbortedError();
 }
 

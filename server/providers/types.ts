@@ -5,6 +5,7 @@ import type {
   EmbeddingsRequest,
   EmbeddingsResponse,
 } from '../../contract';
+import type { CallSignal } from './call-signal';
 
 /**
  * The adapter interface every provider implements. Adapters translate one OpenAI-shaped,
@@ -31,7 +32,7 @@ export interface TokenUsage {
 
 export interface CallOptions {
   /** Aborted when the client goes away or the gateway gives up; adapters pass it to the HTTP call. */
-  signal: AbortSignal;
+  signal: CallSignal;
   /** Request id of the gateway request, for upstream correlation headers if useful. */
   requestId: string;
 }
@@ -88,7 +89,7 @@ export interface HttpRequest {
   method: 'GET' | 'POST';
   headers: Record<string, string>;
   body?: string;
-  signal?: AbortSignal;
+  signal?: CallSignal;
   /**
    * The caller reads the whole body (a JSON reply): the client may read it into memory before
    * resolving, which costs less than streaming it. Streams leave this unset.

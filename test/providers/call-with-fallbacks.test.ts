@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { UpstreamError } from '../../server/errors/gateway-error';
 import { backoffMs, callWithFallbacks, type RetryOptions } from '../../server/providers/call-with-fallbacks';
+import type { CallSignal } from '../../server/providers/call-signal';
 
 const unavailable = (retryAfterMs: number | null = null) =>
   new UpstreamError('unavailable', 'The provider "p" is unavailable (HTTP 500).', { retryable: true, upstreamStatus: 500, retryAfterMs });
@@ -118,7 +119,7 @@ describe('callWithFallbacks', () => {
 
   it('passes the signal to each call', async () => {
     const settings = options();
-    const run = vi.fn(async (_target: string, signal: AbortSignal) => signal);
+    const run = vi.fn(async (_target: string, signal: CallSignal) => signal);
     await expect(callWithFallbacks(['primary'], run, settings)).resolves.toMatchObject({ value: settings.signal });
   });
 

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UpstreamError } from '../../server/errors/gateway-error';
+import { CallAbort } from '../../server/providers/call-signal';
 import { createHttpClient, isAbortError } from '../../server/providers/http-client';
 
 /**
@@ -115,21 +116,30 @@ describe('HTTP client', () => {
     }
   });
 
-  it('the abort signal cancels a pending buffered request (the upstream sees the connection close), before or after it is sent', async () => {
+  it.each([
+    ['AbortController', true],
+    ['CallAbort', true],
+    ['AbortController', false],
+    ['CallAbort', false],
+  ] as const)('a %s cancels a pending request (buffered: %s): the upstream sees the connection close, and an aborted one is never sent', async (kind, buffered) => {
     const http = client();
+    const make = () => (kind === 'AbortController' ? new AbortController() : new CallAbort());
     try {
-      const controller = new AbortController();
-      const pending = http.request({ url: `${base}/never`, method: 'GET', headers: {}, signal: controller.signal, buffered: true }).catch((error: unknown) => error);
-      await waitFor(() => seen.at(-1)?.url === '/never');
+      const controller = make();
+      const requests = seen.length;
+      const pending = http.request({ url: `${base}/never`, method: 'GET', headers: {}, signal: controller.signal, buffered }).catch((error: unknown) => error);
+      await waitFor(() => seen.length === requests + 1 && seen.at(-1)?.url === '/never');
       const closedBefore = closedBeforeReply;
       controller.abort();
       expect(isAbortError(await pending)).toBe(true);
       await waitFor(() => closedBeforeReply === closedBefore + 1);
 
-      const aborted = new AbortController();
+      const aborted = make();
       aborted.abort();
-      const refused = await http.request({ url: `${base}/never`, method: 'GET', headers: {}, signal: aborted.signal, buffered: true }).catch((error: unknown) => error);
+      const refused = await http.request({ url: `${base}/never`, method: 'GET', headers: {}, signal: aborted.signal, buffered }).catch((error: unknown) => error);
       expect(isAbortError(refused)).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(seen.length).toBe(requests + 1);
     } finally {
       await http.close();
     }

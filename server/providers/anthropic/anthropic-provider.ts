@@ -2,6 +2,7 @@ import type { ChatCompletionChunk, ChatCompletionRequest } from '../../../contra
 import { invalidRequest } from '../../errors/gateway-error';
 import { parseSse } from '../../streaming/parse-sse';
 import { isAbortError } from '../http-client';
+import { toAbortSignal, type CallSignal } from '../call-signal';
 import type { HttpResponse, ModelTarget, ProviderAdapter, ProviderFactoryOptions } from '../types';
 import { badResponse, parseJson, parseRetryAfterMs } from '../upstream-errors';
 import { anthropicStatusError } from './anthropic-error';
@@ -23,7 +24,7 @@ export function createAnthropicProvider(options: ProviderFactoryOptions): Provid
   const root = options.baseUrl.endsWith('/') ? options.baseUrl.slice(0, -1) : options.baseUrl;
   const url = `${root}/v1/messages`;
 
-  async function post(body: unknown, signal: AbortSignal, accept: string): Promise<HttpResponse> {
+  async function post(body: unknown, signal: CallSignal, accept: string): Promise<HttpResponse> {
     const response = await options.http.request({
       url,
       method: 'POST',
@@ -74,7 +75,7 @@ export function createAnthropicProvider(options: ProviderFactoryOptions): Provid
       const { body, prefill } = buildAnthropicRequest(request, target, true);
       // Our own abort, so that a consumer that stops early also stops the upstream generation.
       const release = new AbortController();
-      const response = await post(body, AbortSignal.any([call.signal, release.signal]), 'text/event-stream');
+      const response = await post(body, AbortSignal.any([toAbortSignal(call.signal), release.signal]), 'text/event-stream');
       const contentType = headerValue(response.headers['content-type']);
       if (contentType !== null && !contentType.toLowerCase().includes('text/event-stream')) {
         // Refused before any chunk, so the caller can still retry or fall back.

@@ -1,5 +1,6 @@
 import type { ChatCompletionChunk } from '../../../contract';
 import type { ProviderAdapter, ProviderFactoryOptions } from '../types';
+import { toAbortSignal } from '../call-signal';
 import { badResponse } from '../upstream-errors';
 import { buildGeminiRequest } from './build-gemini-request';
 import { createGeminiEmbeddings } from './gemini-embeddings';
@@ -38,7 +39,7 @@ export function createGeminiProvider(options: ProviderFactoryOptions): ProviderA
       const body = buildGeminiRequest(request);
       // Our own abort, so that a consumer that stops early also stops the upstream generation.
       const release = new AbortController();
-      const response = await transport.post(target.upstreamModel, 'streamGenerateContent?alt=sse', body, AbortSignal.any([call.signal, release.signal]));
+      const response = await transport.post(target.upstreamModel, 'streamGenerateContent?alt=sse', body, AbortSignal.any([toAbortSignal(call.signal), release.signal]));
       const contentType = response.headers['content-type'];
       const type = (Array.isArray(contentType) ? contentType[0] : contentType) ?? null;
       if (type !== null && !type.toLowerCase().includes('text/event-stream')) {

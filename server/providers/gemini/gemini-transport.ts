@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { isAbortError } from '../http-client';
+import type { CallSignal } from '../call-signal';
 import type { HttpClient, HttpResponse } from '../types';
 import { badResponse, parseJson, parseRetryAfterMs } from '../upstream-errors';
 import { geminiStatusError } from './gemini-error';
@@ -16,9 +17,9 @@ export interface GeminiTransportOptions {
 
 export interface GeminiTransport {
   /** POSTs to `/v1beta/models/<model>:<method>`; resolves on a 2xx, rejects with an UpstreamError otherwise. */
-  post(model: string, method: string, body: unknown, signal: AbortSignal): Promise<HttpResponse>;
+  post(model: string, method: string, body: unknown, signal: CallSignal): Promise<HttpResponse>;
   /** post + the whole body parsed as JSON and checked against `schema`. */
-  postJson<T>(model: string, method: string, body: unknown, signal: AbortSignal, schema: z.ZodType<T, z.ZodTypeDef, unknown>): Promise<T>;
+  postJson<T>(model: string, method: string, body: unknown, signal: CallSignal, schema: z.ZodType<T, z.ZodTypeDef, unknown>): Promise<T>;
 }
 
 /**
@@ -30,7 +31,7 @@ export function createGeminiTransport(options: GeminiTransportOptions): GeminiTr
   const root = options.baseUrl.endsWith('/') ? options.baseUrl.slice(0, -1) : options.baseUrl;
   const headers = { 'content-type': 'application/json', 'x-goog-api-key': options.apiKey };
 
-  async function post(model: string, method: string, body: unknown, signal: AbortSignal, buffered = false): Promise<HttpResponse> {
+  async function post(model: string, method: string, body: unknown, signal: CallSignal, buffered = false): Promise<HttpResponse> {
     const response = await options.http.request({ url: modelUrl(root, model, method), method: 'POST', headers, body: JSON.stringify(body), signal, buffered });
     if (response.status >= 200 && response.status < 300) return response;
     let text = '';

@@ -2,6 +2,7 @@ import type { ChatCompletionChunk } from '../../../contract';
 import { midstreamError } from './mock-errors';
 import { chatUsage, type MockReply } from './mock-reply';
 import { mockWait } from './mock-timing';
+import type { CallSignal } from '../call-signal';
 
 type Choice = ChatCompletionChunk['choices'][number];
 type ChunkHeader = Pick<ChatCompletionChunk, 'id' | 'object' | 'created' | 'model'>;
@@ -15,7 +16,7 @@ export interface MockStreamSettings {
   chunks: number | undefined;
   /** `mock:error:midstream`: fail after two chunks. */
   failMidstream: boolean;
-  signal: AbortSignal;
+  signal: CallSignal;
 }
 
 /** The reply as OpenAI streams it: role on the first delta, finish_reason on the last, then usage. */

@@ -1,4 +1,5 @@
 import type { ChatCompletionRequest, EmbeddingsRequest } from '../../../contract';
+import type { CallSignal } from '../call-signal';
 import type { HttpRequest, ModelTarget } from '../types';
 
 /**
@@ -12,7 +13,7 @@ export function chatRequest(
   request: ChatCompletionRequest,
   target: ModelTarget,
   stream: boolean,
-  signal: AbortSignal,
+  signal: CallSignal,
 ): HttpRequest {
   // The client's fields in their order, without `stream`/`stream_options` (set below) and nulls.
   const body: Record<string, unknown> = {};
@@ -30,14 +31,14 @@ export function chatRequest(
   return post(`${baseUrl}/chat/completions`, apiKey, body, stream ? 'text/event-stream' : 'application/json', signal, !stream);
 }
 
-export function embeddingsRequest(baseUrl: string, apiKey: string, request: EmbeddingsRequest, target: ModelTarget, signal: AbortSignal): HttpRequest {
+export function embeddingsRequest(baseUrl: string, apiKey: string, request: EmbeddingsRequest, target: ModelTarget, signal: CallSignal): HttpRequest {
   // Floats always: the route encodes base64 itself, so every provider's reply looks the same to it.
   const body = { ...withoutNulls(request), model: target.upstreamModel, encoding_format: 'float' };
   return post(`${baseUrl}/embeddings`, apiKey, body, 'application/json', signal, true);
 }
 
 /** `buffered`: a JSON reply, read whole (HttpRequest.buffered); an event stream is not. */
-function post(url: string, apiKey: string, body: Record<string, unknown>, accept: string, signal: AbortSignal, buffered: boolean): HttpRequest {
+function post(url: string, apiKey: string, body: Record<string, unknown>, accept: string, signal: CallSignal, buffered: boolean): HttpRequest {
   const headers: Record<string, string> = { 'content-type': 'application/json', accept };
   // Local servers (Ollama, vLLM without --api-key) take no key; an empty bearer confuses some proxies.
   if (apiKey) headers.authorization = `Bearer ${apiKey}`;
