@@ -79,7 +79,7 @@ export async function* translateAnthropicStream(events: AsyncIterable<SseEvent>,
 
     switch (event.type) {
       case 'message_start':
-        usage = { ...usage, ...definedUsage(event.message.usage) };
+        usage = Object.assign({}, usage, definedUsage(event.message.usage));
         yield* start();
         break;
 
@@ -130,7 +130,7 @@ export async function* translateAnthropicStream(events: AsyncIterable<SseEvent>,
 
       case 'message_delta':
         stopReason = event.delta.stop_reason ?? stopReason;
-        usage = { ...usage, ...definedUsage(event.usage) };
+        usage = Object.assign({}, usage, definedUsage(event.usage));
         break;
 
       case 'message_stop': {

@@ -47,7 +47,7 @@ export function createGeminiProvider(options: ProviderFactoryOptions): ProviderA
         await response.discard();
         throw badResponse(provider, `a "${type}" body where an event stream was expected`);
       }
-      const chunks = translateGeminiStream(response.body, { ...replyContext(target.id), secret: options.apiKey });
+      const chunks = translateGeminiStream(response.body, Object.assign(replyContext(target.id), { secret: options.apiKey }));
       return { chunks: abortWhenAbandoned(chunks, release) };
     },
 

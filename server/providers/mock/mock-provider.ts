@@ -57,7 +57,7 @@ export function createMockProvider(options: ProviderFactoryOptions): ProviderAda
       const reply = buildMockReply(request, generateId);
       const chunks = mockChunks(
         reply,
-        { ...header(target.id), object: 'chat.completion.chunk' },
+        Object.assign(header(target.id), { object: 'chat.completion.chunk' as const }),
         {
           provider: name,
           latencyMs: settings.latency_ms,

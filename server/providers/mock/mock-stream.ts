@@ -26,11 +26,11 @@ export async function* mockChunks(reply: MockReply, header: ChunkHeader, setting
   for (const [position, choice] of choices.entries()) {
     if (position > 0) await mockWait(settings.chunkDelayMs, settings.signal);
     if (settings.failMidstream && position === 2) throw midstreamError(settings.provider);
-    yield { ...header, choices: [choice] };
+    yield { id: header.id, object: header.object, created: header.created, model: header.model, choices: [choice] };
   }
   if (settings.failMidstream) throw midstreamError(settings.provider);
   await mockWait(settings.chunkDelayMs, settings.signal);
-  yield { ...header, choices: [], usage: chatUsage(reply.usage) };
+  yield { id: header.id, object: header.object, created: header.created, model: header.model, choices: [], usage: chatUsage(reply.usage) };
 }
 
 function replyChoices(reply: MockReply, chunks: number | undefined): Choice[] {

@@ -26,14 +26,16 @@ export function chatRequest(
   if (stream) {
     body.stream = true;
     // Always asked for, so usage is exact; the route drops the chunk when the client did not ask.
-    body.stream_options = { ...(isRecord(streamOptions) ? streamOptions : {}), include_usage: true };
+    body.stream_options = Object.assign({}, isRecord(streamOptions) ? streamOptions : null, { include_usage: true });
   }
   return post(`${baseUrl}/chat/completions`, apiKey, body, stream ? 'text/event-stream' : 'application/json', signal, !stream);
 }
 
 export function embeddingsRequest(baseUrl: string, apiKey: string, request: EmbeddingsRequest, target: ModelTarget, signal: CallSignal): HttpRequest {
   // Floats always: the route encodes base64 itself, so every provider's reply looks the same to it.
-  const body = { ...withoutNulls(request), model: target.upstreamModel, encoding_format: 'float' };
+  const body = withoutNulls(request);
+  body.model = target.upstreamModel;
+  body.encoding_format = 'float';
   return post(`${baseUrl}/embeddings`, apiKey, body, 'application/json', signal, true);
 }
 
