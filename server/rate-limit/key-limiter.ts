@@ -67,17 +67,33 @@ function bindingIndex(buckets: BucketState[]): number {
 /** A token count from an estimate or a provider's usage: a non-negative integer. */
 const wholeTokens = (tokens: number): number => (Number.isFinite(tokens) && tokens > 0 ? Math.ceil(tokens) : 0);
 
+/** Keys whose bucket ids are kept (cleared when reached: rebuilding them is cheap). */
+const MAX_CACHED_BUCKET_IDS = 10_000;
+
 export function createKeyLimiter(store: RateLimitStore): KeyLimiter {
   const settled = new WeakSet<Reservation>();
+  // A key's two bucket ids, built once per key and limits rather than twice per request
+  // (and, being the same strings each time, their hashes are computed once too).
+  const bucketIds = new Map<string, { rpm: number; tpm: number; requests: string; tokens: string }>();
+  const idsOf = (keyId: string, limits: Limits) => {
+    let ids = bucketIds.get(keyId);
+    if (ids === undefined || ids.rpm !== limits.rpm || ids.tpm !== limits.tpm) {
+      if (bucketIds.size >= MAX_CACHED_BUCKET_IDS) bucketIds.clear();
+      ids = { rpm: limits.rpm, tpm: limits.tpm, requests: requestsBucketId(keyId, limits.rpm), tokens: tokensBucketId(keyId, limits.tpm) };
+      bucketIds.set(keyId, ids);
+    }
+    return ids;
+  };
 
   return {
     async reserve(keyId, limits, tokens) {
       const cost = wholeTokens(tokens);
+      const ids = idsOf(keyId, limits);
       const result = await store.take([
-        { id: requestsBucketId(keyId, limits.rpm), capacity: limits.rpm, windowMs: RATE_LIMIT_WINDOW_MS, cost: 1 },
+        { id: ids.requests, capacity: limits.rpm, windowMs: RATE_LIMIT_WINDOW_MS, cost: 1 },
         // Anything above capacity is refused alike; capping keeps an absurd estimate
         // (max_tokens: 1e308) a safe integer for the store.
-        { id: tokensBucketId(keyId, limits.tpm), capacity: limits.tpm, windowMs: RATE_LIMIT_WINDOW_MS, cost: Math.min(cost, limits.tpm + 1) },
+        { id: ids.tokens, capacity: limits.tpm, windowMs: RATE_LIMIT_WINDOW_MS, cost: Math.min(cost, limits.tpm + 1) },
       ]);
       const [requests, tokenBucket] = result.buckets;
       if (requests === undefined || tokenBucket === undefined) throw new Error('rate limit: the store answered fewer buckets than asked');
@@ -113,7 +129,7 @@ export function createKeyLimiter(store: RateLimitStore): KeyLimiter {
       // at capacity, an overrun may put the bucket in debt, delaying the key's next calls.
       const delta = reservation.reservedTokens - wholeTokens(actualTokens);
       if (delta === 0) return;
-      await store.adjust({ id: tokensBucketId(reservation.keyId, reservation.limits.tpm), capacity: reservation.limits.tpm, windowMs: RATE_LIMIT_WINDOW_MS }, delta);
+      await store.adjust({ id: idsOf(reservation.keyId, reservation.limits).tokens, capacity: reservation.limits.tpm, windowMs: RATE_LIMIT_WINDOW_MS }, delta);
     },
 
     async checkUsage(usageKeyId, ip, limits): Promise<UsageCheck> {

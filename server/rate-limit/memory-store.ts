@@ -1,5 +1,5 @@
 import { bucketState, refilledLevel, validateDelta, validateRequests, type BucketShape, type StoredLevel } from './bucket-math';
-import type { BucketRequest, RateLimitStore, TakeResult } from './types';
+import type { BucketRequest, BucketState, RateLimitStore, TakeResult } from './types';
 
 export interface MemoryRateLimitStoreOptions {
   now?: () => number;
@@ -40,10 +40,14 @@ export function createMemoryRateLimitStore(options: MemoryRateLimitStoreOptions 
   }
 
   function sweep(at: number): void {
+    // One iterator over the keys: an entry moved to the tail is met again only after the
+    // others, as when the head was taken afresh each time (plain loops: this runs twice per request).
+    const ids = buckets.keys();
     for (let index = 0; index < sweepPerCall; index += 1) {
-      const head = buckets.entries().next();
+      const head = ids.next();
       if (head.done === true) return;
-      const [id, entry] = head.value;
+      const id = head.value;
+      const entry = buckets.get(id) as Entry;
       buckets.delete(id);
       if (refilledLevel(entry, entry, at) < entry.capacity * entry.windowMs) buckets.set(id, entry);
     }
@@ -52,16 +56,25 @@ export function createMemoryRateLimitStore(options: MemoryRateLimitStoreOptions 
   function take(requests: BucketRequest[]): TakeResult {
     validateRequests(requests);
     const at = Math.floor(now());
-    const levels = requests.map((request) => refilledLevel(buckets.get(request.id), request, at));
-    const allowed = requests.every((request, index) => request.cost * request.windowMs <= (levels[index] ?? 0));
-    const states = requests.map((request, index) => {
-      let level = levels[index] ?? 0;
+    const count = requests.length;
+    const levels: number[] = new Array<number>(count);
+    let allowed = true;
+    for (let index = 0; index < count; index += 1) {
+      const request = requests[index] as BucketRequest;
+      const level = refilledLevel(buckets.get(request.id), request, at);
+      levels[index] = level;
+      if (request.cost * request.windowMs > level) allowed = false;
+    }
+    const states: BucketState[] = new Array<BucketState>(count);
+    for (let index = 0; index < count; index += 1) {
+      const request = requests[index] as BucketRequest;
+      let level = levels[index] as number;
       if (allowed) {
         level -= request.cost * request.windowMs;
         put(request, level, at);
       }
-      return bucketState(level, request, allowed);
-    });
+      states[index] = bucketState(level, request, allowed);
+    }
     sweep(at);
     return { allowed, buckets: states };
   }

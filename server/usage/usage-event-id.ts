@@ -9,7 +9,15 @@ import { randomUUID } from 'node:crypto';
  */
 export function newUsageEventId(nowMs: number): string {
   // xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx: the time replaces the first 48 bits, 7 the version.
-  const random = randomUUID();
-  const time = Math.max(0, Math.floor(nowMs)).toString(16).padStart(12, '0').slice(-12);
-  return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${random.slice(15)}`;
+  const ms = Math.max(0, Math.floor(nowMs));
+  if (ms !== prefixMs) {
+    const time = ms.toString(16).padStart(12, '0').slice(-12);
+    prefix = `${time.slice(0, 8)}-${time.slice(8, 12)}-7`;
+    prefixMs = ms;
+  }
+  return prefix + randomUUID().slice(15);
 }
+
+/** The time part of the last id made (under load, several ids share a millisecond). */
+let prefixMs = -1;
+let prefix = '';
