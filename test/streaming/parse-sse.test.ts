@@ -36,6 +36,16 @@ const EXPECTED = [
 ];
 
 describe('parseSse', () => {
+  it('drops a byte order mark at the start of the stream, also split across reads, and only there', async () => {
+    const text = '\ufeffdata: one\n\ndata: \ufefftwo\n\n';
+    const bytes = encoder.encode(text);
+    for (const cuts of [[], [1], [2], [3], [4]]) {
+      expect(await decode(bytes, cuts)).toEqual([event('one'), event('\ufefftwo')]);
+    }
+    // A stream that is nothing but a byte order mark and an unterminated event.
+    expect(await decode(encoder.encode('\ufeffdata: last'), [2])).toEqual([event('last')]);
+  });
+
   it('decodes LF, CRLF and CR line ends, comments and multi-line data', async () => {
     expect(await decode(encoder.encode(STREAM))).toEqual(EXPECTED);
   });
