@@ -48,7 +48,12 @@ export function serveDirectRoutes(app: Express, routes: readonly DirectRoute[], 
         return runErrorHandler(onError, error, request, response);
       }
       const stage = index < stages.length ? stages[index++] : index++ === stages.length ? direct.handler : undefined;
-      if (stage === undefined) return;
+      if (stage === undefined) {
+        // The handler passed the request on without an error (Express would go on to its 404):
+        // a bug, answered as one rather than left without a reply.
+        if (!response.headersSent) next(new Error('the route passed the request on without answering it'));
+        return;
+      }
       try {
         stage(request, response, next);
       } catch (thrown) {
