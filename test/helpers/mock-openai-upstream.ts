@@ -136,12 +136,23 @@ async function send(response: ServerResponse, reply: ScriptedReply, recorded: Re
         const flowing = response.write('raw' in step ? step.raw : `data: ${typeof step.data === 'string' ? step.data : JSON.stringify(step.data)}\n\n`);
         recorded.eventsWritten++;
         // A full socket buffer: wait until the reader (the gateway) takes more.
-        if (!flowing) await new Promise<void>((resolve) => response.once('drain', resolve).once('close', resolve));
+        if (!flowing) await drainedOrClosed(response);
       }
       if (reply.done !== false) response.write('data: [DONE]\n\n');
       response.end();
       return;
   }
+}
+
+/** Resolves on 'drain' or 'close', whichever comes first, and leaves no listener behind. */
+function drainedOrClosed(response: ServerResponse): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      response.off('drain', done).off('close', done);
+      resolve();
+    };
+    response.on('drain', done).on('close', done);
+  });
 }
 
 async function readBody(request: IncomingMessage): Promise<string> {
