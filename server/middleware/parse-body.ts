@@ -1,4 +1,5 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { withoutByteOrderMark } from '../byte-order-mark';
 import { invalidRequest } from '../errors/gateway-error';
 
 /**
@@ -68,8 +69,7 @@ function readUtf8Json(request: Request, done: (error?: unknown) => void): void {
   request.once('aborted', () => finish(Object.assign(new Error('request aborted'), { type: 'request.aborted' })));
   request.once('error', (error) => finish(error));
   request.once('end', () => {
-    let text = (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)).toString('utf8');
-    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    const text = withoutByteOrderMark((chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)).toString('utf8'));
     if (text.length === 0) {
       request.body = {};
       return finish();

@@ -47,6 +47,11 @@ export class CallAbort implements CallSignal {
   }
 }
 
+/** Throws an AbortError, whatever reason the signal carries (as fetch and undici reject), once it is aborted. */
+export function throwIfAborted(signal: CallSignal): void {
+  if (signal.aborted) throw new DOMException('This operation was aborted', 'AbortError');
+}
+
 /** A real AbortSignal that aborts with `signal` (for AbortSignal.any and other APIs that need one). */
 export function toAbortSignal(signal: CallSignal): AbortSignal {
   if (signal instanceof AbortSignal) return signal;

@@ -1,6 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { UpstreamError } from '../errors/gateway-error';
-import type { CallSignal } from './call-signal';
+import { throwIfAborted, type CallSignal } from './call-signal';
 import { isAbortError } from './http-client';
 
 export interface RetryOptions {
@@ -83,8 +83,4 @@ export function backoffMs(retry: number, retryAfterMs: number | null, options: R
   }
   const ceiling = Math.min(options.maxDelayMs ?? DEFAULT_MAX_DELAY_MS, options.baseDelayMs * 2 ** retry);
   return Math.floor(random() * ceiling);
-}
-
-function throwIfAborted(signal: CallSignal): void {
-  if (signal.aborted) throw new DOMException('This operation was aborted', 'AbortError');
 }

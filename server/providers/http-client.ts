@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { Agent, errors as undiciErrors, util as undiciUtil, type Dispatcher } from 'undici';
+import { withoutByteOrderMark } from '../byte-order-mark';
 import { UpstreamError } from '../errors/gateway-error';
 import type { CallSignal } from './call-signal';
 import type { HttpClient, HttpRequest, HttpResponse } from './types';
@@ -161,9 +162,8 @@ class BufferingHandler implements Dispatcher.DispatchHandler {
     this.release();
     const { chunks } = this;
     const bytes = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
-    // As undici's body.text(): UTF-8, a leading byte order mark dropped.
-    const start = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
-    const text = bytes.toString('utf8', start);
+    // As undici's body.text().
+    const text = withoutByteOrderMark(bytes.toString('utf8'));
     this.resolve({
       status: this.status,
       headers: this.headers,

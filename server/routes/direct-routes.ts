@@ -23,7 +23,8 @@ type Handle = (request: Request, response: Response, callback?: (error?: unknown
  * metrics' route label).
  */
 export function serveDirectRoutes(app: Express, routes: readonly DirectRoute[], stages: readonly RequestHandler[], onError: ErrorRequestHandler): void {
-  const byPath = new Map(routes.map((route) => [route.path, { handler: route.handler, route: { path: route.path, methods: { post: true } } }]));
+  // Per path: its whole chain (the stages, then the handler) and Express's `req.route` for it.
+  const byPath = new Map(routes.map((route) => [route.path, { chain: [...stages, route.handler], route: { path: route.path, methods: { post: true } } }]));
   const expressHandle = (app as unknown as { handle: Handle }).handle;
   const appRequest = app.request;
   const appResponse = app.response;
@@ -47,7 +48,7 @@ export function serveDirectRoutes(app: Express, routes: readonly DirectRoute[], 
         failed = true;
         return runErrorHandler(onError, error, request, response);
       }
-      const stage = index < stages.length ? stages[index++] : index++ === stages.length ? direct.handler : undefined;
+      const stage = direct.chain[index++];
       if (stage === undefined) {
         // The handler passed the request on without an error (Express would go on to its 404):
         // a bug, answered as one rather than left without a reply.

@@ -1,4 +1,5 @@
 import { StringDecoder } from 'node:string_decoder';
+import { withoutByteOrderMark } from '../byte-order-mark';
 
 /**
  * A server-sent-events decoder following the WHATWG event-stream rules
@@ -51,12 +52,7 @@ export class SseDecoder {
   decode(bytes: Uint8Array): SseEvent[] {
     const events: SseEvent[] = [];
     const state = this.state;
-    let text = this.decoder.write(bytes as Buffer);
-    if (this.atStart && text.length > 0) {
-      this.atStart = false;
-      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    }
-    let buffer = this.buffer + text;
+    let buffer = this.buffer + this.text(this.decoder.write(bytes as Buffer));
     // Nothing new (an empty read): keep a pending CR for the LF that may come next.
     if (buffer.length === 0) return events;
     let start = 0;
@@ -93,12 +89,17 @@ export class SseDecoder {
     return events;
   }
 
+  /** Decoded text as the stream's text: without the byte order mark its first text may start with. */
+  private text(decoded: string): string {
+    if (!this.atStart || decoded.length === 0) return decoded;
+    this.atStart = false;
+    return withoutByteOrderMark(decoded);
+  }
+
   /** The body ended: what is left. A final event without its blank line is dispatched (upstreams often end that way). */
   end(): SseEvent[] {
     const events: SseEvent[] = [];
-    let tail = this.decoder.end();
-    if (this.atStart && tail.charCodeAt(0) === 0xfeff) tail = tail.slice(1);
-    const rest = this.buffer + tail;
+    const rest = this.buffer + this.text(this.decoder.end());
     this.buffer = '';
     if (rest.length > 0) {
       const event = processLine(rest, this.state);

@@ -5,7 +5,8 @@ import { mockDimensions, mockEmbedding } from './mock-embeddings';
 import { parseMockOptions } from './mock-options';
 import { buildMockReply, chatUsage, countTokens, lastUserText } from './mock-reply';
 import { mockChunks } from './mock-stream';
-import { mockWait, throwIfAborted } from './mock-timing';
+import { mockWait } from './mock-timing';
+import { throwIfAborted } from '../call-signal';
 import { tokenizer } from '../../usage/tokenizer';
 
 /**

@@ -3,9 +3,9 @@ import { midstreamError } from './mock-errors';
 import { chatUsage, type MockReply } from './mock-reply';
 import { mockWait } from './mock-timing';
 import type { CallSignal } from '../call-signal';
+import { chunkWith, type ChunkHeader } from '../chat-stream';
 
 type Choice = ChatCompletionChunk['choices'][number];
-type ChunkHeader = Pick<ChatCompletionChunk, 'id' | 'object' | 'created' | 'model'>;
 
 const DEFAULT_MAX_CHUNKS = 20;
 
@@ -26,11 +26,11 @@ export async function* mockChunks(reply: MockReply, header: ChunkHeader, setting
   for (const [position, choice] of choices.entries()) {
     if (position > 0) await mockWait(settings.chunkDelayMs, settings.signal);
     if (settings.failMidstream && position === 2) throw midstreamError(settings.provider);
-    yield { id: header.id, object: header.object, created: header.created, model: header.model, choices: [choice] };
+    yield chunkWith(header, [choice]);
   }
   if (settings.failMidstream) throw midstreamError(settings.provider);
   await mockWait(settings.chunkDelayMs, settings.signal);
-  yield { id: header.id, object: header.object, created: header.created, model: header.model, choices: [], usage: chatUsage(reply.usage) };
+  yield chunkWith(header, [], chatUsage(reply.usage));
 }
 
 function replyChoices(reply: MockReply, chunks: number | undefined): Choice[] {

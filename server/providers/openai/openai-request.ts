@@ -7,6 +7,9 @@ import type { HttpRequest, ModelTarget } from '../types';
  * keeps unknown ones for the upstream), with `model` set to the provider's name for the model.
  */
 
+/** The client's stream fields: the gateway sets them itself (below), for streams only. */
+const STREAM_FIELDS = ['stream', 'stream_options'] as const;
+
 export function chatRequest(
   baseUrl: string,
   apiKey: string,
@@ -15,12 +18,8 @@ export function chatRequest(
   stream: boolean,
   signal: CallSignal,
 ): HttpRequest {
-  // The client's fields in their order, without `stream`/`stream_options` (set below) and nulls.
-  const body: Record<string, unknown> = {};
-  for (const key of Object.keys(request)) {
-    const value = (request as Record<string, unknown>)[key];
-    if (value !== null && value !== undefined && key !== 'stream' && key !== 'stream_options') body[key] = value;
-  }
+  // `stream` and `stream_options` are set below, for a stream only.
+  const body = withoutNulls(request, STREAM_FIELDS);
   body.model = target.upstreamModel;
   const streamOptions = request.stream_options;
   if (stream) {
@@ -51,10 +50,12 @@ function post(url: string, apiKey: string, body: Record<string, unknown>, accept
  * Top-level `null`s mean "not set" in the contract (its fields are nullish); OpenAI accepts
  * them, but several compatible servers reject e.g. `"tools": null`, so they are not sent.
  */
-function withoutNulls<T extends Record<string, unknown>>(request: T): Record<string, unknown> {
+function withoutNulls(request: object, except: readonly string[] = []): Record<string, unknown> {
   const result: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(request)) {
-    if (value !== null && value !== undefined) result[key] = value;
+  // The client's fields in their order; one pass, no [key, value] pair per field.
+  for (const key of Object.keys(request)) {
+    const value = (request as Record<string, unknown>)[key];
+    if (value !== null && value !== undefined && !except.includes(key)) result[key] = value;
   }
   return result;
 }

@@ -1,5 +1,6 @@
 import type { ChatCompletion, ChatCompletionChunk, ToolCallDelta } from '../../../contract';
 import { parseSseBatches, type SseEvent } from '../../streaming/parse-sse';
+import { chunkWith, type ChunkHeader } from '../chat-stream';
 import type { HttpResponse, ModelTarget, TokenUsage } from '../types';
 import { badResponse, parseJson } from '../upstream-errors';
 import { argumentsText, contentText, createdSeconds, toChatUsage, toTokenUsage, type ReplyIds } from './convert-openai-response';
@@ -64,7 +65,7 @@ export async function* openAiChunkBatches(response: Pick<HttpResponse, 'body' | 
 /** One stream's state: maps its events one at a time (synchronously), then ends it. */
 class OpenAiStreamMapper {
   private readonly choices = new Map<number, ChoiceState>();
-  private header: Pick<ChatCompletionChunk, 'id' | 'object' | 'created' | 'model'> | null = null;
+  private header: ChunkHeader | null = null;
   private fingerprint: string | null = null;
   private usage: TokenUsage | null = null;
   /** `[DONE]` was seen: nothing after it is read. */
@@ -108,8 +109,7 @@ class OpenAiStreamMapper {
     for (let position = 0; position < upstreamChoices.length; position++) {
       mapped.push(toChoice(upstreamChoices[position] as NonNullable<OpenAiChunk['choices']>[number], position, this.choices));
     }
-    // Built field by field (no spreads): this runs for every event of every stream.
-    const next: ChatCompletionChunk = { id: header.id, object: header.object, created: header.created, model: header.model, choices: mapped };
+    const next = chunkWith(header, mapped);
     if (this.fingerprint) next.system_fingerprint = this.fingerprint;
     return next;
   }
@@ -130,21 +130,9 @@ class OpenAiStreamMapper {
     }
     const last: ChatCompletionChunk[] = [];
     if (unfinished.length > 0) last.push(chunkWith(header, unfinished));
-    if (this.usage) {
-      const usageChunk = chunkWith(header, []);
-      usageChunk.usage = toChatUsage(this.usage);
-      last.push(usageChunk);
-    }
+    if (this.usage) last.push(chunkWith(header, [], toChatUsage(this.usage)));
     return last;
   }
-}
-
-/**
- * A chunk of the stream's header and `choices`, built field by field: `{ ...header, choices }`
- * costs V8 (Node 20) ~0.8 µs per object (a spread followed by more properties leaves its fast path).
- */
-export function chunkWith(header: Pick<ChatCompletionChunk, 'id' | 'object' | 'created' | 'model'>, choices: Choice[]): ChatCompletionChunk {
-  return { id: header.id, object: header.object, created: header.created, model: header.model, choices };
 }
 
 function newChoiceState(): ChoiceState {
@@ -210,9 +198,5 @@ export function* completionToChunks(completion: ChatCompletion, usage: TokenUsag
     if (choice.message.refusal) delta.refusal = choice.message.refusal;
     yield chunkWith(header, [{ index: choice.index, delta, finish_reason: choice.finish_reason }]);
   }
-  if (usage) {
-    const usageChunk = chunkWith(header, []);
-    usageChunk.usage = toChatUsage(usage);
-    yield usageChunk;
-  }
+  if (usage) yield chunkWith(header, [], toChatUsage(usage));
 }
