@@ -49,11 +49,18 @@ describe('HTTP client', () => {
     await new Promise((resolve) => server.close(resolve));
   });
 
-  const client = () => createHttpClient({ connectTimeoutMs: 1_000, firstByteTimeoutMs: 1_000, idleTimeoutMs: 200 });
+  /** A client of its own for one test, closed after it. */
+  const withClient = async (use: (http: ReturnType<typeof createHttpClient>) => Promise<void>): Promise<void> => {
+    const http = createHttpClient({ connectTimeoutMs: 1_000, firstByteTimeoutMs: 1_000, idleTimeoutMs: 200 });
+    try {
+      await use(http);
+    } finally {
+      await http.close();
+    }
+  };
 
   it.each([false, true])('reads a reply in several chunks the same way (buffered: %s)', async (buffered) => {
-    const http = client();
-    try {
+    await withClient(async (http) => {
       const response = await http.request({ url: `${base}/chunks`, method: 'POST', headers: { 'content-type': 'application/json', 'x-test': 'yes' }, body: '{"q":1}', buffered });
       expect(response.status).toBe(201);
       expect(response.headers['x-one']).toBe('a');
@@ -62,14 +69,11 @@ describe('HTTP client', () => {
       const last = seen.at(-1);
       expect(last).toMatchObject({ method: 'POST', url: '/chunks', body: '{"q":1}' });
       expect(last?.headers['x-test']).toBe('yes');
-    } finally {
-      await http.close();
-    }
+    });
   });
 
   it('a buffered reply can also be iterated, and an empty one is empty text', async () => {
-    const http = client();
-    try {
+    await withClient(async (http) => {
       const response = await http.request({ url: `${base}/chunks`, method: 'GET', headers: {}, buffered: true });
       const parts: Uint8Array[] = [];
       for await (const part of response.body) parts.push(part);
@@ -77,43 +81,32 @@ describe('HTTP client', () => {
       const empty = await http.request({ url: `${base}/empty`, method: 'GET', headers: {}, buffered: true });
       expect(empty.status).toBe(204);
       expect(await empty.text()).toBe('');
-    } finally {
-      await http.close();
-    }
+    });
   });
 
   it('an error status is a reply like any other, with its body', async () => {
-    const http = client();
-    try {
+    await withClient(async (http) => {
       const response = await http.request({ url: `${base}/error`, method: 'GET', headers: {}, buffered: true });
       expect(response.status).toBe(503);
       expect(response.headers['retry-after']).toBe('2');
       expect(await response.text()).toBe('{"error":{"message":"busy"}}');
-    } finally {
-      await http.close();
-    }
+    });
   });
 
   it('a body that stalls past the idle timeout is an UpstreamError timeout', async () => {
-    const http = client();
-    try {
+    await withClient(async (http) => {
       const failure = await http.request({ url: `${base}/stall`, method: 'GET', headers: {}, buffered: true }).catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(UpstreamError);
       expect((failure as UpstreamError).kind).toBe('timeout');
-    } finally {
-      await http.close();
-    }
+    });
   });
 
   it('an unreachable upstream is an UpstreamError', async () => {
-    const http = client();
-    try {
+    await withClient(async (http) => {
       const failure = await http.request({ url: 'http://127.0.0.1:1/x', method: 'GET', headers: {}, buffered: true }).catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(UpstreamError);
       expect((failure as UpstreamError).kind).toBe('unavailable');
-    } finally {
-      await http.close();
-    }
+    });
   });
 
   it.each([
@@ -122,9 +115,8 @@ describe('HTTP client', () => {
     ['AbortController', false],
     ['CallAbort', false],
   ] as const)('a %s cancels a pending request (buffered: %s): the upstream sees the connection close, and an aborted one is never sent', async (kind, buffered) => {
-    const http = client();
     const make = () => (kind === 'AbortController' ? new AbortController() : new CallAbort());
-    try {
+    await withClient(async (http) => {
       const controller = make();
       const requests = seen.length;
       const pending = http.request({ url: `${base}/never`, method: 'GET', headers: {}, signal: controller.signal, buffered }).catch((error: unknown) => error);
@@ -140,9 +132,7 @@ describe('HTTP client', () => {
       expect(isAbortError(refused)).toBe(true);
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect(seen.length).toBe(requests + 1);
-    } finally {
-      await http.close();
-    }
+    });
   });
 });
 
