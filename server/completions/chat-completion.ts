@@ -8,7 +8,7 @@ import { CallAbort } from '../providers/call-signal';
 import { callWithFallbacks } from '../providers/call-with-fallbacks';
 import type { ChatStream } from '../providers/types';
 import { isAbortError } from '../providers/http-client';
-import { encodeSseData, SSE_DONE } from '../streaming/encode-sse';
+import { ChunkEventEncoder, encodeSseData, SSE_DONE } from '../streaming/encode-sse';
 import { sendSse } from '../streaming/send-sse';
 import { countTextTokens, promptTokenCounter, quickPromptTokens } from '../usage/count-tokens';
 import { Meter, type MeterDependencies } from './meter';
@@ -161,20 +161,21 @@ async function* streamEvents(
   let errorCode: string | null = null;
   let completed = false;
   let last: ChatCompletionChunk | null = null;
+  const encoder = new ChunkEventEncoder();
   /** A chunk's event, or '' when the client does not see it; tallies text and usage. */
   const eventOf = (chunk: ChatCompletionChunk): string => {
     chunk.model = attempt.model.id;
     last = chunk;
     if (chunk.usage) {
       reported = { promptTokens: chunk.usage.prompt_tokens, completionTokens: chunk.usage.completion_tokens };
-      if (chunk.choices.length === 0) return includeUsage ? encodeSseData(chunk) : '';
+      if (chunk.choices.length === 0) return includeUsage ? encoder.encode(chunk) : '';
       if (!includeUsage) chunk.usage = undefined;
     }
     for (const choice of chunk.choices) {
       if (choice.delta.content) text += choice.delta.content;
       for (const call of choice.delta.tool_calls ?? []) text += call.function?.arguments ?? '';
     }
-    return encodeSseData(chunk);
+    return encoder.encode(chunk);
   };
   try {
     if (stream.batches) {

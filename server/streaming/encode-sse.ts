@@ -1,7 +1,94 @@
+import type { ChatCompletionChunk } from '../../contract';
+
 /** The one SSE encoder (style.md): `data: <json>` events and the `[DONE]` marker of decisions.md §5. */
 export function encodeSseData(payload: unknown): string {
   return `data: ${JSON.stringify(payload)}\n\n`;
 }
+
+/**
+ * `encodeSseData` for the chunks of one stream, byte for byte, with the part they share
+ * serialized once: `{"id":…,"object":…,"created":…,"model":…,"choices":` is the same for
+ * every chunk of a stream (chunkWith puts those keys first, in that order), about half of a
+ * content chunk's text. A chunk of another shape is encoded by `encodeSseData` itself.
+ */
+export class ChunkEventEncoder {
+  private id: unknown = undefined;
+  private object: unknown = undefined;
+  private created: unknown = undefined;
+  private model: unknown = undefined;
+  private prefix = '';
+
+  encode(chunk: ChatCompletionChunk): string {
+    const { id, object, created, model, choices } = chunk;
+    if (typeof id !== 'string' || typeof object !== 'string' || typeof created !== 'number' || typeof model !== 'string' || !Array.isArray(choices)) {
+      return encodeSseData(chunk);
+    }
+    // The first five keys must be exactly these, in this order: JSON.stringify follows the
+    // object's own key order. Whatever comes after them is written as JSON.stringify would.
+    let position = 0;
+    let rest = '';
+    for (const key in chunk) {
+      if (position < LEADING_KEYS.length) {
+        if (key !== LEADING_KEYS[position]) return encodeSseData(chunk);
+      } else {
+        const value = (chunk as unknown as Record<string, unknown>)[key];
+        const json = value === undefined ? undefined : JSON.stringify(value);
+        if (json !== undefined) rest += `,${JSON.stringify(key)}:${json}`;
+      }
+      position++;
+    }
+    if (position < LEADING_KEYS.length) return encodeSseData(chunk);
+    if (id !== this.id || object !== this.object || created !== this.created || model !== this.model) {
+      this.id = id;
+      this.object = object;
+      this.created = created;
+      this.model = model;
+      this.prefix = `data: {"id":${JSON.stringify(id)},"object":${JSON.stringify(object)},"created":${JSON.stringify(created)},"model":${JSON.stringify(model)},"choices":`;
+    }
+    return `${this.prefix}${encodeChoices(choices)}${rest}}\n\n`;
+  }
+}
+
+const LEADING_KEYS = ['id', 'object', 'created', 'model', 'choices'] as const;
+
+/**
+ * JSON.stringify(choices), with the choices of most chunks (`{"index":…,"delta":{…},
+ * "finish_reason":…}` whose delta has only text fields) written directly: a stream's events
+ * are mostly those, and JSON.stringify spends most of a chunk's time walking them.
+ */
+function encodeChoices(choices: readonly unknown[]): string {
+  let json = '[';
+  for (let position = 0; position < choices.length; position++) {
+    if (position > 0) json += ',';
+    const choice = choices[position];
+    json += encodeTextChoice(choice) ?? JSON.stringify(choice);
+  }
+  return `${json}]`;
+}
+
+/** A choice whose keys are index, delta, finish_reason in that order and whose delta holds only strings; otherwise undefined. */
+function encodeTextChoice(choice: unknown): string | undefined {
+  if (typeof choice !== 'object' || choice === null) return undefined;
+  const { index, delta, finish_reason: finishReason } = choice as { index?: unknown; delta?: unknown; finish_reason?: unknown };
+  if (typeof index !== 'number' || typeof delta !== 'object' || delta === null || !(finishReason === null || typeof finishReason === 'string')) return undefined;
+  let position = 0;
+  for (const key in choice) {
+    if (key !== CHOICE_KEYS[position]) return undefined;
+    position++;
+  }
+  if (position !== CHOICE_KEYS.length) return undefined;
+  let fields = '';
+  for (const key in delta) {
+    const value = (delta as Record<string, unknown>)[key];
+    if (typeof value !== 'string' || !TEXT_DELTA_KEYS.has(key)) return undefined;
+    fields += `${fields === '' ? '' : ','}"${key}":${JSON.stringify(value)}`;
+  }
+  return `{"index":${JSON.stringify(index)},"delta":{${fields}},"finish_reason":${JSON.stringify(finishReason)}}`;
+}
+
+const CHOICE_KEYS = ['index', 'delta', 'finish_reason'] as const;
+/** Delta fields of text: their names need no escaping. */
+const TEXT_DELTA_KEYS = new Set(['role', 'content', 'refusal']);
 
 export const SSE_DONE = 'data: [DONE]\n\n';
 
