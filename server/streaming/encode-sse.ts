@@ -33,7 +33,7 @@ export class ChunkEventEncoder {
       } else {
         const value = (chunk as unknown as Record<string, unknown>)[key];
         const json = value === undefined ? undefined : JSON.stringify(value);
-        if (json !== undefined) rest += `,${JSON.stringify(key)}:${json}`;
+        if (json !== undefined) rest += `${memberPrefix(key)}${json}`;
       }
       position++;
     }
@@ -80,15 +80,31 @@ function encodeTextChoice(choice: unknown): string | undefined {
   let fields = '';
   for (const key in delta) {
     const value = (delta as Record<string, unknown>)[key];
-    if (typeof value !== 'string' || !TEXT_DELTA_KEYS.has(key)) return undefined;
-    fields += `${fields === '' ? '' : ','}"${key}":${JSON.stringify(value)}`;
+    const prefixes = TEXT_DELTA_FIELDS.get(key);
+    if (typeof value !== 'string' || prefixes === undefined) return undefined;
+    fields = fields === '' ? `${prefixes.first}${JSON.stringify(value)}` : `${fields}${prefixes.next}${JSON.stringify(value)}`;
   }
-  return `{"index":${JSON.stringify(index)},"delta":{${fields}},"finish_reason":${JSON.stringify(finishReason)}}`;
+  // Small integers' text comes from V8's number-to-string cache; JSON.stringify would build it anew.
+  const indexJson = Number.isSafeInteger(index) ? String(index) : JSON.stringify(index);
+  const finishJson = finishReason === null ? 'null' : JSON.stringify(finishReason);
+  return `{"index":${indexJson},"delta":${fields === '' ? '{' : fields}},"finish_reason":${finishJson}}`;
 }
 
+/** `,"key":` for a member after the first, made once per key name. */
+function memberPrefix(key: string): string {
+  let prefix = MEMBER_PREFIXES.get(key);
+  if (prefix === undefined) {
+    prefix = `,${JSON.stringify(key)}:`;
+    if (MEMBER_PREFIXES.size < 64) MEMBER_PREFIXES.set(key, prefix);
+  }
+  return prefix;
+}
+
+const MEMBER_PREFIXES = new Map<string, string>();
+
 const CHOICE_KEYS = ['index', 'delta', 'finish_reason'] as const;
-/** Delta fields of text: their names need no escaping. */
-const TEXT_DELTA_KEYS = new Set(['role', 'content', 'refusal']);
+/** Delta fields of text, with what comes before their value as the delta's first member and as a later one. */
+const TEXT_DELTA_FIELDS = new Map(['role', 'content', 'refusal'].map((key) => [key, { first: `{"${key}":`, next: `,"${key}":` }]));
 
 export const SSE_DONE = 'data: [DONE]\n\n';
 

@@ -55,7 +55,8 @@ describe('ChunkEventEncoder', () => {
     const reordered = { model: 'gpt-test', id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, choices: [] } as ChatCompletionChunk;
     const withoutCreated = { id: 'chatcmpl-1', object: 'chat.completion.chunk', model: 'gpt-test', choices: [] } as unknown as ChatCompletionChunk;
     const extraFirst = { service_tier: 'default', ...content('y') } as ChatCompletionChunk;
-    for (const chunk of [reordered, withoutCreated, extraFirst]) {
+    const extraLast = { ...content('z'), 'odd "key"': [1, { a: null }], skipped: () => 1 } as unknown as ChatCompletionChunk;
+    for (const chunk of [reordered, withoutCreated, extraFirst, extraLast]) {
       expect(encoder.encode(chunk)).toBe(encodeSseData(chunk));
       expect(JSON.parse(encoder.encode(chunk).slice('data: '.length))).toEqual(JSON.parse(JSON.stringify(chunk)));
     }
