@@ -1,4 +1,3 @@
-import type { Readable } from 'node:stream';
 import { Agent, errors as undiciErrors, util as undiciUtil, type Dispatcher } from 'undici';
 import { withoutByteOrderMark } from '../byte-order-mark';
 import { UpstreamError } from '../errors/gateway-error';
@@ -49,47 +48,14 @@ export function createHttpClient(options: HttpClientOptions): HttpClient & { clo
   };
 
   return {
-    async request(request: HttpRequest): Promise<HttpResponse> {
-      if (request.buffered === true) return requestBuffered(agent, targetOf(request.url), request);
-      let response;
-      try {
-        const target = targetOf(request.url);
-        response = await agent.request({
-          origin: target.origin,
-          path: target.path,
-          method: request.method,
-          headers: request.headers,
-          body: request.body,
-          // undici takes any EventTarget-like signal (call-signal.ts); its types name AbortSignal.
-          signal: request.signal as AbortSignal | undefined,
-        });
-      } catch (error) {
-        throw toUpstreamError(error);
-      }
-      const body = response.body;
-      let finishing = false;
-      return {
-        status: response.statusCode,
-        headers: response.headers,
-        body: mapBodyErrors(body, () => finishing),
-        text: async () => {
-          try {
-            return await body.text();
-          } catch (error) {
-            throw toUpstreamError(error);
-          }
-        },
-        discard: async () => {
-          try {
-            await body.dump();
-          } catch {
-            // The connection is being discarded anyway.
-          }
-        },
-        finish: () => {
-          finishing = true;
-        },
-      };
+    request(request: HttpRequest): Promise<HttpResponse> {
+      const target = targetOf(request.url);
+      const options = { origin: target.origin, path: target.path, method: request.method, headers: request.headers, body: request.body };
+      return new Promise<HttpResponse>((resolve, reject) => {
+        const handler = request.buffered === true ? new BufferingHandler(resolve, reject, request.signal) : new StreamingHandler(resolve, reject, request.signal);
+        if (handler.reason !== null) return reject(handler.reason);
+        agent.dispatch(options, handler);
+      });
     },
     close: () => agent.close(),
   };
@@ -98,20 +64,14 @@ export function createHttpClient(options: HttpClientOptions): HttpClient & { clo
 const MAX_CACHED_TARGETS = 1_000;
 
 /**
- * A request whose reply is read whole (`HttpRequest.buffered`): through undici's dispatch
- * with a handler of our own that keeps the body's chunks, rather than `request`, which wraps
- * every reply in a Node Readable stream (and an async-hooks resource) only for it to be read
- * to its end at once. Resolves once the whole body arrived; the timeouts, the abort signal and
- * the errors are the same as `request`'s (undici's own, mapped by toUpstreamError).
+ * Replies are read through undici's `dispatch` with handlers of our own rather than through
+ * `request`, which wraps every reply in a Node Readable stream and an async-hooks resource:
+ * BufferingHandler keeps the chunks of a reply read whole (`HttpRequest.buffered`, JSON
+ * replies) and hands it over at its end; StreamingHandler hands the reply over at its
+ * headers and its body as an async iterable fed by the socket, with the same back-pressure
+ * (the socket paused past 64 KiB unread, as undici's Readable does). The timeouts, the abort
+ * signal and the errors are undici's own, mapped by toUpstreamError, as with `request`.
  */
-function requestBuffered(agent: Agent, target: { origin: string; path: string }, request: HttpRequest): Promise<HttpResponse> {
-  return new Promise<HttpResponse>((resolve, reject) => {
-    const handler = new BufferingHandler(resolve, reject, request.signal);
-    if (handler.reason !== null) return reject(handler.reason);
-    agent.dispatch({ origin: target.origin, path: target.path, method: request.method, headers: request.headers, body: request.body }, handler);
-  });
-}
-
 /** undici's dispatch handler (the interface its own `request` uses) that buffers the reply. */
 class BufferingHandler implements Dispatcher.DispatchHandler {
   reason: Error | null = null;
@@ -184,6 +144,208 @@ class BufferingHandler implements Dispatcher.DispatchHandler {
   }
 }
 
+/** Unread bytes past which the upstream socket is paused (undici's Readable highWaterMark). */
+const HIGH_WATER_BYTES = 64 * 1024;
+
+/** undici's dispatch handler for a reply read as it arrives (streams, and error bodies read whole). */
+class StreamingHandler implements Dispatcher.DispatchHandler {
+  reason: Error | null = null;
+  private abort: ((reason: Error) => void) | null = null;
+  private resumeSocket: (() => void) | null = null;
+  private readonly signal: CallSignal | undefined;
+  private readonly onAbort: (() => void) | null = null;
+  /** Received, not yet read. */
+  private queue: Buffer[] = [];
+  private queuedBytes = 0;
+  private paused = false;
+  private ended = false;
+  /** The transport's error once the reply has started (mapped); read after the queued chunks. */
+  private failure: Error | null = null;
+  private waiting: { resolve: (result: IteratorResult<Uint8Array>) => void; reject: (error: unknown) => void } | null = null;
+  private started = false;
+  private iterated = false;
+  /** The reader stopped: what still arrives is dropped. */
+  private dropping = false;
+  private finishing = false;
+  private onEnd: (() => void) | null = null;
+  private wakeScheduled = false;
+  private readonly wake = (): void => {
+    this.wakeScheduled = false;
+    const waiting = this.waiting;
+    if (waiting === null || this.queue.length === 0) return;
+    this.waiting = null;
+    waiting.resolve(this.take());
+  };
+
+  constructor(
+    private readonly resolve: (response: HttpResponse) => void,
+    private readonly reject: (error: unknown) => void,
+    signal: CallSignal | undefined,
+  ) {
+    if (!signal) return;
+    if (signal.aborted) {
+      this.reason = abortReason(signal);
+      return;
+    }
+    this.signal = signal;
+    this.onAbort = () => {
+      this.reason = abortReason(signal);
+      this.abort?.(this.reason);
+    };
+    signal.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  onConnect(abort: (reason: Error) => void): void {
+    if (this.reason !== null) return abort(this.reason);
+    this.abort = abort;
+  }
+
+  onHeaders(status: number, rawHeaders: Buffer[], resume: () => void): boolean {
+    if (status < 200) return true;
+    this.resumeSocket = resume;
+    this.started = true;
+    this.resolve({
+      status,
+      headers: undiciUtil.parseHeaders(rawHeaders) as Record<string, string | string[] | undefined>,
+      body: { [Symbol.asyncIterator]: () => this.iterator() },
+      text: () => this.text(),
+      discard: () => this.discard(),
+      finish: () => {
+        this.finishing = true;
+      },
+    });
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    if (this.dropping) return true;
+    this.queue.push(chunk);
+    this.queuedBytes += chunk.length;
+    // undici hands over each piece of a chunked body on its own, all those of one socket read
+    // in one go: the reader gets them together, once that read is parsed (as from a Readable).
+    if (this.waiting !== null && !this.wakeScheduled) {
+      this.wakeScheduled = true;
+      queueMicrotask(this.wake);
+    }
+    if (this.queuedBytes < HIGH_WATER_BYTES) return true;
+    this.paused = true;
+    return false;
+  }
+
+  onComplete(): void {
+    this.ended = true;
+    this.settle();
+  }
+
+  onError(error: Error): void {
+    const mapped = toUpstreamError(error);
+    if (!this.started) {
+      this.release();
+      return this.reject(mapped);
+    }
+    this.failure = mapped;
+    this.settle();
+  }
+
+  /** The reply ended, or failed: wakes a waiting reader. */
+  private settle(): void {
+    this.release();
+    const waiting = this.waiting;
+    // With data still queued, the scheduled wake hands it over first.
+    if (waiting !== null && this.queue.length === 0) {
+      this.waiting = null;
+      if (this.failure) waiting.reject(this.failure);
+      else waiting.resolve(DONE);
+    }
+    const onEnd = this.onEnd;
+    this.onEnd = null;
+    onEnd?.();
+  }
+
+  /** Everything queued, as one chunk (as a Readable's read() gives it); resumes a paused socket. */
+  private take(): IteratorResult<Uint8Array> {
+    const queue = this.queue;
+    const chunk = queue.length === 1 ? (queue[0] as Buffer) : Buffer.concat(queue, this.queuedBytes);
+    this.queue = [];
+    this.queuedBytes = 0;
+    if (this.paused) {
+      this.paused = false;
+      this.resumeSocket?.();
+    }
+    return { value: chunk, done: false };
+  }
+
+  private iterator(): AsyncIterator<Uint8Array> {
+    if (this.iterated) throw new TypeError('The body of a reply can be read once.');
+    this.iterated = true;
+    return {
+      next: () => {
+        if (this.queue.length > 0) return Promise.resolve(this.take());
+        if (this.failure) return Promise.reject(this.failure);
+        if (this.ended || this.dropping) return Promise.resolve(DONE);
+        return new Promise((resolve, reject) => {
+          this.waiting = { resolve, reject };
+        });
+      },
+      return: () => {
+        this.stopReading();
+        return Promise.resolve(DONE);
+      },
+    };
+  }
+
+  /**
+   * The reader stopped before the end. A reader that said it had all it needed (`finish`)
+   * lets the body end in the background, keeping the connection, for at most BODY_FINISH_MS;
+   * any other closes the connection at once (no error reaches anyone).
+   */
+  private stopReading(): void {
+    if (this.dropping || this.ended || this.failure) return;
+    this.dropping = true;
+    this.queue = [];
+    this.queuedBytes = 0;
+    if (!this.finishing) {
+      this.abort?.(new undiciErrors.RequestAbortedError());
+      return;
+    }
+    const timer = setTimeout(() => this.abort?.(new undiciErrors.RequestAbortedError()), BODY_FINISH_MS);
+    timer.unref();
+    const onEnd = this.onEnd;
+    this.onEnd = () => {
+      clearTimeout(timer);
+      onEnd?.();
+    };
+    if (this.paused) {
+      this.paused = false;
+      this.resumeSocket?.();
+    }
+  }
+
+  private async text(): Promise<string> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of { [Symbol.asyncIterator]: () => this.iterator() }) chunks.push(chunk as Buffer);
+    // As undici's body.text().
+    return withoutByteOrderMark(Buffer.concat(chunks).toString('utf8'));
+  }
+
+  /** Reads the rest of the body and drops it (the connection is kept), as undici's body.dump() for a small body. */
+  private discard(): Promise<void> {
+    if (this.ended || this.failure) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      this.onEnd = resolve;
+      this.finishing = true;
+      this.stopReading();
+      if (this.ended || this.failure) resolve();
+    });
+  }
+
+  private release(): void {
+    if (this.onAbort) this.signal?.removeEventListener('abort', this.onAbort);
+  }
+}
+
+const DONE: IteratorResult<Uint8Array> = { value: undefined, done: true };
+
 function abortReason(signal: CallSignal): Error {
   return signal.reason instanceof Error ? signal.reason : new undiciErrors.RequestAbortedError();
 }
@@ -192,40 +354,8 @@ async function* once(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
   if (bytes.length > 0) yield bytes;
 }
 
-/**
- * The body's chunks, transport errors mapped. A reader that stops before the end closes the
- * connection, unless it said it had all it needed (`finish`, e.g. after `[DONE]`): the body
- * then ends in the background and the connection goes back to the pool, and no abort error
- * is made (with its stack trace) for a body that was about to end anyway.
- */
-async function* mapBodyErrors(body: Readable, finishing: () => boolean): AsyncGenerator<Uint8Array> {
-  let settled = false;
-  try {
-    for await (const chunk of body.iterator({ destroyOnReturn: false })) yield chunk as Uint8Array;
-    settled = true;
-  } catch (error) {
-    settled = true;
-    throw toUpstreamError(error);
-  } finally {
-    if (!settled) {
-      // Nothing reads the body any more: its closing error (an abort) is nobody's to handle.
-      body.on('error', () => undefined);
-      if (finishing()) finishInBackground(body);
-      else body.destroy();
-    }
-  }
-}
-
 /** How long a body left before its end may take to end on its own before it is destroyed. */
 const BODY_FINISH_MS = 5_000;
-
-function finishInBackground(body: Readable): void {
-  if (body.destroyed || body.readableEnded) return;
-  const timer = setTimeout(() => body.destroy(), BODY_FINISH_MS);
-  timer.unref();
-  body.once('close', () => clearTimeout(timer));
-  body.resume();
-}
 
 /** One place that turns transport failures into UpstreamErrors (decisions.md §1: 502/504). */
 export function toUpstreamError(error: unknown): UpstreamError | Error {

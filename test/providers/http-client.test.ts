@@ -12,7 +12,7 @@ import { createHttpClient, isAbortError } from '../../server/providers/http-clie
 describe('HTTP client', () => {
   let server: Server;
   let base: string;
-  const seen: { method: string; url: string; headers: IncomingMessage['headers']; body: string }[] = [];
+  const seen: { method: string; url: string; headers: IncomingMessage['headers']; body: string; port: number }[] = [];
   let closedBeforeReply = 0;
   const routes: Record<string, (request: IncomingMessage, response: ServerResponse) => void> = {
     // Several writes, a byte order mark first, a multi-byte character split across two writes.
@@ -25,6 +25,29 @@ describe('HTTP client', () => {
     '/empty': (_request, response) => response.writeHead(204).end(),
     '/error': (_request, response) => response.writeHead(503, { 'retry-after': '2' }).end('{"error":{"message":"busy"}}'),
     '/never': (request) => request.socket.once('close', () => closedBeforeReply++),
+    '/drip': (request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write('data: 1\n\n');
+      const timer = setInterval(() => response.write('data: more\n\n'), 20);
+      request.socket.once('close', () => {
+        clearInterval(timer);
+        if (!response.writableEnded) closedBeforeReply++;
+      });
+      setTimeout(() => {
+        clearInterval(timer);
+        response.end('data: [DONE]\n\n');
+      }, 100);
+    },
+    '/cut': (_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write('data: before\n\n');
+      setTimeout(() => response.socket?.destroy(), 20);
+    },
+    '/large': (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/octet-stream' });
+      for (let index = 0; index < 64; index++) response.write(Buffer.alloc(16 * 1024, index));
+      response.end();
+    },
     '/stall': (_request, response) => {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.write('{"partial":');
@@ -37,7 +60,7 @@ describe('HTTP client', () => {
       request.setEncoding('utf8');
       request.on('data', (chunk: string) => (body += chunk));
       request.on('end', () => {
-        seen.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers, body });
+        seen.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers, body, port: request.socket.remotePort ?? 0 });
         routes[request.url ?? '']?.(request, response);
       });
     });
@@ -106,6 +129,92 @@ describe('HTTP client', () => {
       const failure = await http.request({ url: 'http://127.0.0.1:1/x', method: 'GET', headers: {}, buffered: true }).catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(UpstreamError);
       expect((failure as UpstreamError).kind).toBe('unavailable');
+    });
+  });
+
+  it('a streamed body comes as it arrives; a reader that stops early closes the connection, one that said finish() keeps it', async () => {
+    await withClient(async (http) => {
+      const closedBefore = closedBeforeReply;
+      const stopped = await http.request({ url: `${base}/drip`, method: 'GET', headers: {} });
+      for await (const part of stopped.body) {
+        expect(Buffer.from(part).toString('utf8')).toBe('data: 1\n\n');
+        break;
+      }
+      await waitFor(() => closedBeforeReply === closedBefore + 1);
+    });
+    // A client of its own: undici's pool would open a new connection for the one closed above.
+    await withClient(async (http) => {
+      const closedBefore = closedBeforeReply;
+      const finished = await http.request({ url: `${base}/drip`, method: 'GET', headers: {} });
+      const port = seen.at(-1)?.port;
+      finished.finish();
+      for await (const part of finished.body) {
+        expect(part.length).toBeGreaterThan(0);
+        break;
+      }
+      // The rest of the body ends in the background (~100 ms); the connection is then free again.
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      const next = await http.request({ url: `${base}/error`, method: 'GET', headers: {} });
+      expect(seen.at(-1)?.port).toBe(port);
+      expect(closedBeforeReply).toBe(closedBefore);
+      await next.discard();
+      // undici frees the connection right after the body's end has been handed over.
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      const after = await http.request({ url: `${base}/error`, method: 'GET', headers: {} });
+      expect(seen.at(-1)?.port).toBe(port);
+      expect(await after.text()).toBe('{"error":{"message":"busy"}}');
+    });
+  });
+
+  it('a streamed body cut off by the upstream gives what came before it, then an UpstreamError', async () => {
+    await withClient(async (http) => {
+      const response = await http.request({ url: `${base}/cut`, method: 'GET', headers: {} });
+      const parts: string[] = [];
+      const failure = await (async () => {
+        for await (const part of response.body) parts.push(Buffer.from(part).toString('utf8'));
+      })().catch((error: unknown) => error);
+      expect(parts.join('')).toBe('data: before\n\n');
+      expect(failure).toBeInstanceOf(UpstreamError);
+      expect((failure as UpstreamError).kind).toBe('unavailable');
+    });
+  });
+
+  it('a streamed body that stalls past the idle timeout ends in an UpstreamError timeout after its first bytes', async () => {
+    await withClient(async (http) => {
+      const response = await http.request({ url: `${base}/stall`, method: 'GET', headers: {} });
+      const parts: string[] = [];
+      const failure = await (async () => {
+        for await (const part of response.body) parts.push(Buffer.from(part).toString('utf8'));
+      })().catch((error: unknown) => error);
+      expect(parts.join('')).toBe('{"partial":');
+      expect((failure as UpstreamError).kind).toBe('timeout');
+    });
+  });
+
+  it('a slow reader of a large streamed body gets every byte in order (the socket paused and resumed)', async () => {
+    await withClient(async (http) => {
+      const response = await http.request({ url: `${base}/large`, method: 'GET', headers: {} });
+      const parts: Buffer[] = [];
+      for await (const part of response.body) {
+        parts.push(Buffer.from(part));
+        if (parts.length < 5) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const body = Buffer.concat(parts);
+      expect(body.length).toBe(64 * 16 * 1024);
+      for (let index = 0; index < 64; index++) expect(body[index * 16 * 1024 + 100]).toBe(index);
+    });
+  });
+
+  it('a signal that fires while a streamed body is read ends the read with an abort error and closes the connection', async () => {
+    await withClient(async (http) => {
+      const controller = new CallAbort();
+      const closedBefore = closedBeforeReply;
+      const response = await http.request({ url: `${base}/drip`, method: 'GET', headers: {}, signal: controller.signal });
+      const failure = await (async () => {
+        for await (const _part of response.body) controller.abort();
+      })().catch((error: unknown) => error);
+      expect(isAbortError(failure)).toBe(true);
+      await waitFor(() => closedBeforeReply === closedBefore + 1);
     });
   });
 
