@@ -20,9 +20,10 @@ export interface HttpClientOptions {
 }
 
 /**
- * The pooled keep-alive upstream client. undici's `dispatcher.request` is used rather than
- * `fetch`: measured here, fetch + web streams costs ~900 µs of CPU per request against
- * ~250 µs for a bare proxy; `request` hands back a Node stream with none of that overhead.
+ * The pooled keep-alive upstream client: undici's Agent, driven through `dispatch` with the
+ * handlers below. Not `fetch`: measured here, fetch + web streams costs ~900 µs of CPU per
+ * request against ~250 µs for a bare proxy; nor `request`, whose Node Readable per reply costs
+ * more than these handlers (see them).
  */
 export function createHttpClient(options: HttpClientOptions): HttpClient & { close(): Promise<void> } {
   const agent = new Agent({
