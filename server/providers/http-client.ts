@@ -73,21 +73,17 @@ const MAX_CACHED_TARGETS = 1_000;
  * (the socket paused past 64 KiB unread, as undici's Readable does). The timeouts, the abort
  * signal and the errors are undici's own, mapped by toUpstreamError, as with `request`.
  */
-/** undici's dispatch handler (the interface its own `request` uses) that buffers the reply. */
-class BufferingHandler implements Dispatcher.DispatchHandler {
+/**
+ * What both handlers share: the call's signal wired to undici's abort of the request (an
+ * already aborted signal: `reason` is set and the request is never dispatched).
+ */
+abstract class AbortableHandler {
   reason: Error | null = null;
-  private abort: ((reason: Error) => void) | null = null;
-  private status = 0;
-  private headers: Record<string, string | string[] | undefined> = {};
-  private readonly chunks: Buffer[] = [];
+  protected abort: ((reason: Error) => void) | null = null;
   private readonly signal: CallSignal | undefined;
   private readonly onAbort: (() => void) | null = null;
 
-  constructor(
-    private readonly resolve: (response: HttpResponse) => void,
-    private readonly reject: (error: unknown) => void,
-    signal: CallSignal | undefined,
-  ) {
+  constructor(signal: CallSignal | undefined) {
     if (!signal) return;
     if (signal.aborted) {
       this.reason = abortReason(signal);
@@ -104,6 +100,26 @@ class BufferingHandler implements Dispatcher.DispatchHandler {
   onConnect(abort: (reason: Error) => void): void {
     if (this.reason !== null) return abort(this.reason);
     this.abort = abort;
+  }
+
+  /** The request is over: the signal no longer concerns it. */
+  protected release(): void {
+    if (this.onAbort) this.signal?.removeEventListener('abort', this.onAbort);
+  }
+}
+
+/** undici's dispatch handler (the interface its own `request` uses) that buffers the reply. */
+class BufferingHandler extends AbortableHandler implements Dispatcher.DispatchHandler {
+  private status = 0;
+  private headers: Record<string, string | string[] | undefined> = {};
+  private readonly chunks: Buffer[] = [];
+
+  constructor(
+    private readonly resolve: (response: HttpResponse) => void,
+    private readonly reject: (error: unknown) => void,
+    signal: CallSignal | undefined,
+  ) {
+    super(signal);
   }
 
   onHeaders(status: number, rawHeaders: Buffer[]): boolean {
@@ -139,22 +155,14 @@ class BufferingHandler implements Dispatcher.DispatchHandler {
     this.release();
     this.reject(toUpstreamError(error));
   }
-
-  private release(): void {
-    if (this.onAbort) this.signal?.removeEventListener('abort', this.onAbort);
-  }
 }
 
 /** Unread bytes past which the upstream socket is paused (undici's Readable highWaterMark). */
 const HIGH_WATER_BYTES = 64 * 1024;
 
 /** undici's dispatch handler for a reply read as it arrives (streams, and error bodies read whole). */
-class StreamingHandler implements Dispatcher.DispatchHandler {
-  reason: Error | null = null;
-  private abort: ((reason: Error) => void) | null = null;
+class StreamingHandler extends AbortableHandler implements Dispatcher.DispatchHandler {
   private resumeSocket: (() => void) | null = null;
-  private readonly signal: CallSignal | undefined;
-  private readonly onAbort: (() => void) | null = null;
   /** Received, not yet read. */
   private queue: Buffer[] = [];
   private queuedBytes = 0;
@@ -183,22 +191,7 @@ class StreamingHandler implements Dispatcher.DispatchHandler {
     private readonly reject: (error: unknown) => void,
     signal: CallSignal | undefined,
   ) {
-    if (!signal) return;
-    if (signal.aborted) {
-      this.reason = abortReason(signal);
-      return;
-    }
-    this.signal = signal;
-    this.onAbort = () => {
-      this.reason = abortReason(signal);
-      this.abort?.(this.reason);
-    };
-    signal.addEventListener('abort', this.onAbort, { once: true });
-  }
-
-  onConnect(abort: (reason: Error) => void): void {
-    if (this.reason !== null) return abort(this.reason);
-    this.abort = abort;
+    super(signal);
   }
 
   onHeaders(status: number, rawHeaders: Buffer[], resume: () => void): boolean {
@@ -338,10 +331,6 @@ class StreamingHandler implements Dispatcher.DispatchHandler {
       this.stopReading();
       if (this.ended || this.failure) resolve();
     });
-  }
-
-  private release(): void {
-    if (this.onAbort) this.signal?.removeEventListener('abort', this.onAbort);
   }
 }
 
