@@ -72,8 +72,7 @@ const MAX_CACHED_TARGETS = 1_000;
  * headers and its body as an async iterable fed by the socket, with the same back-pressure
  * (the socket paused past 64 KiB unread, as undici's Readable does). The timeouts, the abort
  * signal and the errors are undici's own, mapped by toUpstreamError, as with `request`.
- */
-/**
+ *
  * What both handlers share: the call's signal wired to undici's abort of the request (an
  * already aborted signal: `reason` is set and the request is never dispatched).
  */
@@ -139,8 +138,7 @@ class BufferingHandler extends AbortableHandler implements Dispatcher.DispatchHa
     this.release();
     const { chunks } = this;
     const bytes = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
-    // As undici's body.text().
-    const text = withoutByteOrderMark(bytes.toString('utf8'));
+    const text = bodyText(bytes);
     this.resolve({
       status: this.status,
       headers: this.headers,
@@ -171,8 +169,9 @@ class StreamingHandler extends AbortableHandler implements Dispatcher.DispatchHa
   /** The transport's error once the reply has started (mapped); read after the queued chunks. */
   private failure: Error | null = null;
   private waiting: { resolve: (result: IteratorResult<Uint8Array>) => void; reject: (error: unknown) => void } | null = null;
-  private started = false;
   private iterated = false;
+  /** The reply's body: read once, by its reader or by text(). */
+  private readonly body: AsyncIterable<Uint8Array> = { [Symbol.asyncIterator]: () => this.iterator() };
   /** The reader stopped: what still arrives is dropped. */
   private dropping = false;
   private finishing = false;
@@ -197,11 +196,10 @@ class StreamingHandler extends AbortableHandler implements Dispatcher.DispatchHa
   onHeaders(status: number, rawHeaders: Buffer[], resume: () => void): boolean {
     if (status < 200) return true;
     this.resumeSocket = resume;
-    this.started = true;
     this.resolve({
       status,
       headers: undiciUtil.parseHeaders(rawHeaders) as Record<string, string | string[] | undefined>,
-      body: { [Symbol.asyncIterator]: () => this.iterator() },
+      body: this.body,
       text: () => this.text(),
       discard: () => this.discard(),
       finish: () => {
@@ -233,7 +231,8 @@ class StreamingHandler extends AbortableHandler implements Dispatcher.DispatchHa
 
   onError(error: Error): void {
     const mapped = toUpstreamError(error);
-    if (!this.started) {
+    // No headers yet (their `resume` not handed over): the request itself failed.
+    if (this.resumeSocket === null) {
       this.release();
       return this.reject(mapped);
     }
@@ -256,16 +255,13 @@ class StreamingHandler extends AbortableHandler implements Dispatcher.DispatchHa
     onEnd?.();
   }
 
-  /** Everything queued, as one chunk (as a Readable's read() gives it); resumes a paused socket. */
+  /** Everything queued, as one chunk (as a Readable's read() gives it); the socket resumed. */
   private take(): IteratorResult<Uint8Array> {
     const queue = this.queue;
     const chunk = queue.length === 1 ? (queue[0] as Buffer) : Buffer.concat(queue, this.queuedBytes);
     this.queue = [];
     this.queuedBytes = 0;
-    if (this.paused) {
-      this.paused = false;
-      this.resumeSocket?.();
-    }
+    this.resumeIfPaused();
     return { value: chunk, done: false };
   }
 
@@ -304,37 +300,49 @@ class StreamingHandler extends AbortableHandler implements Dispatcher.DispatchHa
     }
     const timer = setTimeout(() => this.abort?.(new undiciErrors.RequestAbortedError()), BODY_FINISH_MS);
     timer.unref();
-    const onEnd = this.onEnd;
-    this.onEnd = () => {
-      clearTimeout(timer);
-      onEnd?.();
+    this.whenEnded(() => clearTimeout(timer));
+    this.resumeIfPaused();
+  }
+
+  /** Runs `callback` once the reply has ended or failed (settle), after those added before it. */
+  private whenEnded(callback: () => void): void {
+    const before = this.onEnd;
+    this.onEnd = before === null ? callback : () => {
+      before();
+      callback();
     };
-    if (this.paused) {
-      this.paused = false;
-      this.resumeSocket?.();
-    }
+  }
+
+  private resumeIfPaused(): void {
+    if (!this.paused) return;
+    this.paused = false;
+    this.resumeSocket?.();
   }
 
   private async text(): Promise<string> {
     const chunks: Buffer[] = [];
-    for await (const chunk of { [Symbol.asyncIterator]: () => this.iterator() }) chunks.push(chunk as Buffer);
-    // As undici's body.text().
-    return withoutByteOrderMark(Buffer.concat(chunks).toString('utf8'));
+    for await (const chunk of this.body) chunks.push(chunk as Buffer);
+    return bodyText(Buffer.concat(chunks));
   }
 
   /** Reads the rest of the body and drops it (the connection is kept), as undici's body.dump() for a small body. */
   private discard(): Promise<void> {
     if (this.ended || this.failure) return Promise.resolve();
     return new Promise<void>((resolve) => {
-      this.onEnd = resolve;
+      // Resolved by settle(), when the rest has come or the finishing time ran out.
+      this.whenEnded(resolve);
       this.finishing = true;
       this.stopReading();
-      if (this.ended || this.failure) resolve();
     });
   }
 }
 
 const DONE: IteratorResult<Uint8Array> = { value: undefined, done: true };
+
+/** A whole reply body as text, as undici's body.text() gives it (UTF-8, a byte order mark dropped). */
+function bodyText(bytes: Buffer): string {
+  return withoutByteOrderMark(bytes.toString('utf8'));
+}
 
 function abortReason(signal: CallSignal): Error {
   return signal.reason instanceof Error ? signal.reason : new undiciErrors.RequestAbortedError();

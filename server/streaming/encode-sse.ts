@@ -80,9 +80,9 @@ function encodeTextChoice(choice: unknown): string | undefined {
   let fields = '';
   for (const key in delta) {
     const value = (delta as Record<string, unknown>)[key];
-    const prefixes = TEXT_DELTA_FIELDS.get(key);
-    if (typeof value !== 'string' || prefixes === undefined) return undefined;
-    fields = fields === '' ? `${prefixes.first}${JSON.stringify(value)}` : `${fields}${prefixes.next}${JSON.stringify(value)}`;
+    const first = TEXT_DELTA_FIELDS.get(key);
+    if (typeof value !== 'string' || first === undefined) return undefined;
+    fields = fields === '' ? `${first}${JSON.stringify(value)}` : `${fields}${memberPrefix(key)}${JSON.stringify(value)}`;
   }
   // Small integers' text comes from V8's number-to-string cache; JSON.stringify would build it anew.
   const indexJson = Number.isSafeInteger(index) ? String(index) : JSON.stringify(index);
@@ -103,8 +103,8 @@ function memberPrefix(key: string): string {
 const MEMBER_PREFIXES = new Map<string, string>();
 
 const CHOICE_KEYS = ['index', 'delta', 'finish_reason'] as const;
-/** Delta fields of text, with what comes before their value as the delta's first member and as a later one. */
-const TEXT_DELTA_FIELDS = new Map(['role', 'content', 'refusal'].map((key) => [key, { first: `{"${key}":`, next: `,"${key}":` }]));
+/** Delta fields of text, with what comes before their value as the delta's first member (a later one: memberPrefix). */
+const TEXT_DELTA_FIELDS = new Map(['role', 'content', 'refusal'].map((key) => [key, `{"${key}":`]));
 
 export const SSE_DONE = 'data: [DONE]\n\n';
 
