@@ -33,6 +33,8 @@ const USAGE = `npm run bench -- [options]
   --cpu-prof DIR     run the gateway under node --cpu-prof, profile written to DIR
   --node-flags=".." extra node flags for the gateway process (e.g. --node-flags="--max-semi-space-size=8")
   --compare DIR      also measure the gateway of another checkout (built: npm install there), as "other gateway"
+  --json-proxy       also measure bench/json-proxy.ts on the non-streaming scenarios, as "json proxy": parsing,
+                     forwarding with undici and serializing, without the gateway's features
   --json FILE        also write the raw results as JSON
   --usage            also run the usage benchmark (bench/usage-bench.ts) on the same database kind`;
 
@@ -42,6 +44,8 @@ interface Targets {
   gateway: GatewayUnderTest;
   /** `--compare`: another checkout's gateway, measured in the same rounds (no verdicts). */
   other: GatewayUnderTest | null;
+  /** `--json-proxy`: the gateway's JSON work without its features (no verdicts). */
+  jsonProxy: BenchProcess | null;
 }
 
 interface Options {
@@ -57,6 +61,7 @@ interface Options {
   cpuProf: string | null;
   nodeFlags: string[];
   compare: string | null;
+  jsonProxy: boolean;
   json: string | null;
   usage: boolean;
 }
@@ -90,6 +95,7 @@ async function main(argv: string[]): Promise<number> {
   const script = (name: string) => fileURLToPath(new URL(name, import.meta.url));
   const mock = await startScript('mock', script('./mock-upstream.ts'), ['--chunks', String(options.chunks), '--dimensions', String(options.dimensions)]);
   const proxy = await startScript('bare proxy', script('./bare-proxy.ts'), ['--upstream', `http://127.0.0.1:${mock.port}`]);
+  const jsonProxy = options.jsonProxy ? await startScript('json proxy', script('./json-proxy.ts'), ['--upstream', `http://127.0.0.1:${mock.port}`]) : null;
   let gateway: GatewayUnderTest | null = null;
   let other: GatewayUnderTest | null = null;
   try {
@@ -110,7 +116,7 @@ async function main(argv: string[]): Promise<number> {
       log(`bench: other gateway (${options.compare}) :${other.process.port}`);
     }
     log(`bench: mock :${mock.port}, bare proxy :${proxy.port}, gateway :${gateway.process.port} (${options.postgres ? 'Postgres + Redis' : 'SQLite'}, LOG_LEVEL=${options.logLevel}, log ${gateway.logFile})`);
-    const targets: Targets = { mock, proxy, gateway, other };
+    const targets: Targets = { mock, proxy, gateway, other, jsonProxy };
     const usage: UsageCount = { loadSent: 0, loadAnswered: 0, loadRecorded: 0, exactSent: 0 };
 
     const selected = scenarios(options.chunks, options.dimensions).filter((scenario) => !options.only || options.only.includes(scenario.id));
@@ -151,7 +157,7 @@ async function main(argv: string[]): Promise<number> {
   } finally {
     if (other) await other.finish().catch(() => undefined);
     if (gateway) await gateway.finish().catch(() => undefined);
-    await Promise.all([mock.stop(), proxy.stop()]);
+    await Promise.all([mock.stop(), proxy.stop(), jsonProxy?.stop()]);
     rmSync(work, { recursive: true, force: true });
   }
 }
@@ -182,6 +188,8 @@ async function runScenario(scenario: Scenario, targets: Targets, options: Option
   const list = [
     { name: 'mock', process: targets.mock, authorization: undefined },
     { name: 'bare proxy', process: targets.proxy, authorization: undefined },
+    // It answers JSON only: streams are not its business.
+    ...(targets.jsonProxy && scenario.id !== 'stream' ? [{ name: 'json proxy', process: targets.jsonProxy, authorization: undefined }] : []),
     { name: 'gateway', process: targets.gateway.process, authorization: targets.gateway.authorization },
     ...(targets.other ? [{ name: 'other gateway', process: targets.other.process, authorization: targets.other.authorization }] : []),
   ];
@@ -302,6 +310,15 @@ function verdicts(
       target: judged ? `<= ${CPU_RATIO_TARGET}x` : '',
       verdict: judged ? (ratio <= CPU_RATIO_TARGET ? 'PASS' : 'FAIL') : 'info',
     });
+    const json = find(id, 'json proxy');
+    if (json) {
+      rows.push({
+        metric: `  json proxy, ${label}: the gateway's features cost`,
+        value: `${Math.round(cpuPerRequest(gateway) - cpuPerRequest(json))} µs (json proxy ${Math.round(cpuPerRequest(json))} µs = ${(cpuPerRequest(json) / cpuPerRequest(proxy)).toFixed(2)}x)`,
+        target: '',
+        verdict: 'info',
+      });
+    }
   }
   const single = find('chat-1', 'gateway');
   const singleMock = find('chat-1', 'mock');
@@ -391,6 +408,7 @@ function parseOptions(argv: string[]): Options {
       'cpu-prof': { type: 'string' },
       'node-flags': { type: 'string' },
       compare: { type: 'string' },
+      'json-proxy': { type: 'boolean', default: false },
       json: { type: 'string' },
       usage: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
@@ -419,6 +437,7 @@ function parseOptions(argv: string[]): Options {
     cpuProf: values['cpu-prof'] ? path.resolve(values['cpu-prof']) : null,
     nodeFlags: (values['node-flags'] ?? '').split(/\s+/).filter((flag) => flag.length > 0),
     compare: values.compare ? path.resolve(values.compare) : null,
+    jsonProxy: values['json-proxy'] === true,
     json: values.json ?? null,
     usage: values.usage === true,
   };
