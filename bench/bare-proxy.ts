@@ -1,8 +1,7 @@
 import { Agent, createServer, request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { runProxyScript } from './proxy-script';
 
 /**
  * The floor: a pass-through proxy with nothing of a gateway (no parsing, no auth, no limits,
@@ -30,16 +29,6 @@ export function createBareProxy(upstream: { host: string; port: number }) {
   });
 }
 
-async function main(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { port: { type: 'string', default: '0' }, upstream: { type: 'string' } } });
-  const upstream = new URL(values.upstream ?? 'http://127.0.0.1:8081');
-  const server = createBareProxy({ host: upstream.hostname, port: Number(upstream.port) });
-  server.keepAliveTimeout = 120_000;
-  await new Promise<void>((resolve) => server.listen(Number(values.port), '127.0.0.1', resolve));
-  process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port })}\n`);
-  process.once('SIGTERM', () => process.exit(0));
-}
-
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  void main(process.argv.slice(2));
+  void runProxyScript(process.argv.slice(2), (upstream) => createBareProxy({ host: upstream.hostname, port: Number(upstream.port) }));
 }

@@ -1,9 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
+import { runProxyScript } from './proxy-script';
 
 /**
  * A second reference beside the bare proxy (`npm run bench -- --json-proxy`): what any JSON
@@ -44,15 +43,6 @@ export function createJsonProxy(upstream: string) {
   });
 }
 
-async function main(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { port: { type: 'string', default: '0' }, upstream: { type: 'string' } } });
-  const server = createJsonProxy(values.upstream ?? 'http://127.0.0.1:8081');
-  server.keepAliveTimeout = 120_000;
-  await new Promise<void>((resolve) => server.listen(Number(values.port), '127.0.0.1', resolve));
-  process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port })}\n`);
-  process.once('SIGTERM', () => process.exit(0));
-}
-
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  void main(process.argv.slice(2));
+  void runProxyScript(process.argv.slice(2), (upstream) => createJsonProxy(upstream.origin));
 }
