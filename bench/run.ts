@@ -310,9 +310,7 @@ function verdicts(
       target: judged ? `<= ${CPU_RATIO_TARGET}x` : '',
       verdict: judged ? (ratio <= CPU_RATIO_TARGET ? 'PASS' : 'FAIL') : 'info',
     });
-    // Not for base64: the gateway asks its upstream for floats and encodes them itself, while
-    // the json proxy passes the upstream's base64 through.
-    const json = id === 'embed-base64' ? undefined : find(id, 'json proxy');
+    const json = find(id, 'json proxy');
     if (json) {
       rows.push({
         metric: `  json proxy, ${label}: the gateway's features cost`,

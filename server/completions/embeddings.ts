@@ -4,6 +4,7 @@ import { invalidRequest } from '../errors/gateway-error';
 import type { CachedApiKey } from '../keys/key-cache';
 import { timeUpstream } from '../metrics/request-timing';
 import { CallAbort } from '../providers/call-signal';
+import { decodeFloat32Base64, float32Base64 } from '../providers/embedding-base64';
 import { callWithFallbacks } from '../providers/call-with-fallbacks';
 import { estimateEmbeddingTokens, quickEmbeddingTokens } from '../usage/count-tokens';
 import type { ChatDependencies } from './chat-completion';
@@ -68,7 +69,7 @@ export async function createEmbeddings(dependencies: ChatDependencies, call: Emb
       data: value.response.data.map((item) => ({
         object: 'embedding' as const,
         index: item.index,
-        embedding: base64 && Array.isArray(item.embedding) ? float32Base64(item.embedding) : item.embedding,
+        embedding: asAsked(item.embedding, base64),
       })),
       model: attempt.model.id,
       usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
@@ -82,9 +83,8 @@ export async function createEmbeddings(dependencies: ChatDependencies, call: Emb
   }
 }
 
-/** OpenAI's base64 format: the vector as little-endian float32, base64-encoded. */
-export function float32Base64(vector: number[]): string {
-  const buffer = Buffer.allocUnsafe(vector.length * 4);
-  for (let index = 0; index < vector.length; index++) buffer.writeFloatLE(vector[index] ?? 0, index * 4);
-  return buffer.toString('base64');
+/** A vector in the encoding the client asked for. */
+function asAsked(embedding: number[] | string, base64: boolean): number[] | string {
+  if (base64) return typeof embedding === 'string' ? embedding : float32Base64(embedding);
+  return typeof embedding === 'string' ? decodeFloat32Base64(embedding) : embedding;
 }

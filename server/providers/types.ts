@@ -61,9 +61,12 @@ export interface ChatStream {
 }
 
 export interface EmbeddingsResult {
-  /** Always float arrays here; the route encodes base64 when asked. */
-  // Omit, not a bare intersection: `A[] & B[]` makes `data.map` see the wider base64 union.
-  response: Omit<EmbeddingsResponse, 'data'> & { data: { object: 'embedding'; index: number; embedding: number[] }[] };
+  /**
+   * Float arrays, or base64 strings (little-endian float32, as OpenAI's `encoding_format:
+   * "base64"`) where the request asked for base64 and the provider answered so; the route
+   * encodes or decodes whichever the client did not ask for.
+   */
+  response: Omit<EmbeddingsResponse, 'data'> & { data: { object: 'embedding'; index: number; embedding: number[] | string }[] };
   usage: TokenUsage | null;
 }
 

@@ -127,12 +127,11 @@ export async function rawPost(
   });
 }
 
-/** Little-endian float32 values from OpenAI's base64 embedding encoding. */
+/** Little-endian float32 values from OpenAI's base64 embedding encoding (a DataView: not the server's decoder). */
 export function decodeFloat32Base64(text: string): number[] {
   const bytes = Buffer.from(text, 'base64');
-  const values: number[] = [];
-  for (let offset = 0; offset + 4 <= bytes.length; offset += 4) values.push(bytes.readFloatLE(offset));
-  return values;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return Array.from({ length: Math.floor(bytes.byteLength / 4) }, (_, index) => view.getFloat32(index * 4, true));
 }
 
 /** A pino logger writing every line, at every level, into memory. */

@@ -255,8 +255,19 @@ describe('e2e: the openai provider path', () => {
       upstream.reply(embeddingsReply());
       const result = await e2e.client.embeddings.create({ model: 'gpt-embed', input: ['first', 'second'] });
       expect(result.data.map((item) => Array.from(item.embedding))).toEqual(vectors.map((vector) => vector.map(Math.fround)));
-      // The gateway encodes base64 itself; the upstream is always asked for floats.
-      expect(upstream.requests[0]?.body).toMatchObject({ encoding_format: 'float' });
+      // The SDK asks for base64, and so is the upstream; this one answers floats anyway, which the gateway encodes.
+      expect(upstream.requests[0]?.body).toMatchObject({ encoding_format: 'base64' });
+    });
+
+    it('passes an upstream\'s base64 vectors on as they came, and re-encodes a malformed one', async () => {
+      const [first, second] = vectors.map((vector) => Buffer.from(new Float32Array(vector).buffer).toString('base64'));
+      // The second without its padding: decoded (leniently, as before) and encoded canonically.
+      upstream.reply({ ...embeddingsReply(), body: { ...embeddingsReply().body, data: [{ object: 'embedding', index: 0, embedding: first }, { object: 'embedding', index: 1, embedding: second!.replace(/=+$/, '') }] } });
+      const response = await rawPost(e2e, '/v1/embeddings', { model: 'gpt-embed', input: ['first', 'second'], encoding_format: 'base64' });
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as { data: { index: number; embedding: string }[] };
+      expect(body.data.map((item) => item.embedding)).toEqual([first, second]);
+      expect(upstream.requests[0]?.body).toMatchObject({ encoding_format: 'base64' });
     });
 
     it('answers explicit base64 as little-endian float32', async () => {

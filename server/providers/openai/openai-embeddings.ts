@@ -1,3 +1,4 @@
+import { decodeFloat32Base64, isFloat32Base64 } from '../embedding-base64';
 import type { EmbeddingsResult, ModelTarget } from '../types';
 import type { OpenAiEmbeddings } from './openai-schemas';
 
@@ -8,11 +9,11 @@ type EmbeddingsResponse = EmbeddingsResult['response'];
  * OpenAI does not promise to keep in `data`). Null when the vectors do not match the inputs
  * one to one: a wrong count or index is a broken reply, not something to pass on.
  */
-export function toEmbeddingsResponse(upstream: OpenAiEmbeddings, target: ModelTarget, inputs: number): EmbeddingsResponse | null {
+export function toEmbeddingsResponse(upstream: OpenAiEmbeddings, target: ModelTarget, inputs: number, base64: boolean): EmbeddingsResponse | null {
   const data = upstream.data.map((item, position) => ({
     object: 'embedding' as const,
     index: item.index ?? position,
-    embedding: typeof item.embedding === 'string' ? decodeBase64Floats(item.embedding) : item.embedding,
+    embedding: typeof item.embedding === 'string' ? passedOrDecoded(item.embedding, base64) : item.embedding,
   }));
   data.sort((left, right) => left.index - right.index);
   if (data.length !== inputs || data.some((item, position) => item.index !== position)) return null;
@@ -25,10 +26,11 @@ export function toEmbeddingsResponse(upstream: OpenAiEmbeddings, target: ModelTa
   };
 }
 
-/** OpenAI's base64 encoding: little-endian float32 values. */
-function decodeBase64Floats(text: string): number[] {
-  const bytes = Buffer.from(text, 'base64');
-  const values: number[] = [];
-  for (let offset = 0; offset + 4 <= bytes.length; offset += 4) values.push(bytes.readFloatLE(offset));
-  return values;
+/**
+ * A base64 vector as the client gets it: passed on as it came when the client asked for
+ * base64 and it is well-formed; otherwise its floats (the route encodes them again for a
+ * base64 client, so a sloppy encoding reaches the client canonical).
+ */
+function passedOrDecoded(text: string, base64: boolean): string | number[] {
+  return base64 && isFloat32Base64(text) ? text : decodeFloat32Base64(text);
 }

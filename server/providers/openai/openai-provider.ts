@@ -72,7 +72,7 @@ export function createOpenAiProvider(options: ProviderFactoryOptions): ProviderA
       const parsed = parseOpenAiEmbeddings(await readJson(response));
       if (!parsed.success) throw badResponse(name, 'a body that is not an embeddings list');
       const inputs = typeof request.input === 'string' ? 1 : request.input.length;
-      const result = toEmbeddingsResponse(parsed.data, target, inputs);
+      const result = toEmbeddingsResponse(parsed.data, target, inputs, request.encoding_format === 'base64');
       if (!result) throw badResponse(name, `embeddings that do not match the ${inputs} input(s)`);
       return { response: result, usage: toTokenUsage(parsed.data.usage) };
     },

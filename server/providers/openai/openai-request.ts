@@ -31,10 +31,12 @@ export function chatRequest(
 }
 
 export function embeddingsRequest(baseUrl: string, apiKey: string, request: EmbeddingsRequest, target: ModelTarget, signal: CallSignal): HttpRequest {
-  // Floats always: the route encodes base64 itself, so every provider's reply looks the same to it.
+  // base64 when the client asks for it (the SDKs' default), passed through as the upstream
+  // sends it; floats otherwise. A server that ignores the field and answers the other way is
+  // decoded or encoded by the route (openai-embeddings.ts).
   const body = withoutNulls(request);
   body.model = target.upstreamModel;
-  body.encoding_format = 'float';
+  body.encoding_format = request.encoding_format === 'base64' ? 'base64' : 'float';
   return post(`${baseUrl}/embeddings`, apiKey, body, 'application/json', signal, true);
 }
 

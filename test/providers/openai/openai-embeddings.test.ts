@@ -5,7 +5,7 @@ import { embeddingTarget, rejection, useHarness } from './harness';
 describe('openai adapter: embeddings', () => {
   const harness = useHarness();
 
-  it('asks for floats, passes dimensions and the upstream model name', async () => {
+  it('asks for base64 when the client does, passes dimensions and the upstream model name', async () => {
     harness.upstream.reply({ type: 'json', body: embeddingsBody() });
     await harness.adapter.embeddings(
       { model: 'embed-catalogue', input: ['first', 'second'], encoding_format: 'base64', dimensions: 512, user: 'u-1' },
@@ -17,7 +17,7 @@ describe('openai adapter: embeddings', () => {
     expect(request?.body).toMatchInlineSnapshot(`
       {
         "dimensions": 512,
-        "encoding_format": "float",
+        "encoding_format": "base64",
         "input": [
           "first",
           "second",
@@ -26,6 +26,14 @@ describe('openai adapter: embeddings', () => {
         "user": "u-1",
       }
     `);
+  });
+
+  it('asks for floats when the client asks for floats or says nothing', async () => {
+    for (const encoding of ['float', undefined] as const) {
+      harness.upstream.reply({ type: 'json', body: embeddingsBody() });
+      await harness.adapter.embeddings({ model: 'embed-catalogue', input: ['first', 'second'], ...(encoding ? { encoding_format: encoding } : {}) }, embeddingTarget, harness.options());
+    }
+    expect(harness.upstream.requests.map((request) => (request.body as { encoding_format: unknown }).encoding_format)).toEqual(['float', 'float']);
   });
 
   it('returns the vectors in input order with the catalogue model id', async () => {
