@@ -21,29 +21,49 @@ interface Entry extends StoredLevel {
  * The per-instance store: one Map, synchronous work, O(1) per bucket per call.
  *
  * Memory stays bounded without a timer: a full bucket is the same as no bucket, so it is
- * deleted when a call leaves it full, and every call examines the `sweepPerCall` least
- * recently used entries (the Map's head, since a touched entry is moved to the tail),
- * evicting those that have refilled and rotating the rest (debtors) to the tail. Each call
- * adds at most as many entries as it has buckets and sweeps more than that, so what is held
- * tracks the buckets that are not yet full, plus a small constant.
+ * deleted when a call leaves it full, and the calls sweep the Map lazily: every
+ * SWEEP_EVERY_CALLS calls (or on the first call a second after the last sweep) the entries
+ * at the Map's head are examined, `sweepPerCall` for each call since the last sweep (all of
+ * them at most), evicting those that have refilled and rotating the rest (debtors, buckets
+ * in use) to the tail. Each call adds at most as many entries as it has buckets and pays
+ * for sweeping more than that, so what is held tracks the buckets that are not yet full,
+ * plus a small constant. Entries are updated in place: a hot key's buckets are not deleted,
+ * re-created and rotated on every call (a Map's deletions leave holes it rehashes away).
  */
+const SWEEP_EVERY_CALLS = 16;
+const SWEEP_AFTER_MS = 1_000;
+
 export function createMemoryRateLimitStore(options: MemoryRateLimitStoreOptions = {}): MemoryRateLimitStore {
   const now = options.now ?? Date.now;
   const sweepPerCall = options.sweepPerCall ?? 4;
   const buckets = new Map<string, Entry>();
 
+  let callsSinceSweep = 0;
+  let lastSweepAt = Number.NEGATIVE_INFINITY;
+
   function put(bucket: BucketShape, level: number, at: number): void {
-    buckets.delete(bucket.id);
-    if (level < bucket.capacity * bucket.windowMs) {
+    const entry = buckets.get(bucket.id);
+    if (level >= bucket.capacity * bucket.windowMs) {
+      if (entry !== undefined) buckets.delete(bucket.id);
+    } else if (entry === undefined) {
       buckets.set(bucket.id, { level, ts: at, capacity: bucket.capacity, windowMs: bucket.windowMs });
+    } else {
+      entry.level = level;
+      entry.ts = at;
+      entry.capacity = bucket.capacity;
+      entry.windowMs = bucket.windowMs;
     }
   }
 
   function sweep(at: number): void {
-    // One iterator over the keys: an entry moved to the tail is met again only after the
-    // others, as when the head was taken afresh each time (plain loops: this runs twice per request).
+    callsSinceSweep += 1;
+    if (callsSinceSweep < SWEEP_EVERY_CALLS && at - lastSweepAt < SWEEP_AFTER_MS) return;
+    const count = Math.min(buckets.size, callsSinceSweep * sweepPerCall);
+    callsSinceSweep = 0;
+    lastSweepAt = at;
+    // One iterator over the keys: an entry moved to the tail is met again only after the others.
     const ids = buckets.keys();
-    for (let index = 0; index < sweepPerCall; index += 1) {
+    for (let index = 0; index < count; index += 1) {
       const head = ids.next();
       if (head.done === true) return;
       const id = head.value;
