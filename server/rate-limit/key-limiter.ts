@@ -19,6 +19,8 @@ export interface Reservation {
   limits: Limits;
   /** What was taken from the tpm bucket (0 when refused). */
   reservedTokens: number;
+  /** Set by the first `settle` (a flag on the reservation: a WeakSet of them cost a hash lookup and GC work per request). */
+  settled: boolean;
 }
 
 export interface UsageCheck {
@@ -71,7 +73,6 @@ const wholeTokens = (tokens: number): number => (Number.isFinite(tokens) && toke
 const MAX_CACHED_BUCKET_IDS = 10_000;
 
 export function createKeyLimiter(store: RateLimitStore): KeyLimiter {
-  const settled = new WeakSet<Reservation>();
   // A key's two bucket ids, built once per key and limits rather than twice per request
   // (and, being the same strings each time, their hashes are computed once too).
   const bucketIds = new Map<string, { rpm: number; tpm: number; requests: string; tokens: string }>();
@@ -119,12 +120,13 @@ export function createKeyLimiter(store: RateLimitStore): KeyLimiter {
         keyId,
         limits,
         reservedTokens: result.allowed ? cost : 0,
+        settled: false,
       };
     },
 
     async settle(reservation, actualTokens) {
-      if (!reservation.allowed || settled.has(reservation)) return;
-      settled.add(reservation);
+      if (!reservation.allowed || reservation.settled) return;
+      reservation.settled = true;
       // decisions.md §4: reconcile the reservation with the real usage; a refund is capped
       // at capacity, an overrun may put the bucket in debt, delaying the key's next calls.
       const delta = reservation.reservedTokens - wholeTokens(actualTokens);
