@@ -1,4 +1,5 @@
 import type { ErrorRequestHandler, Express, NextFunction, Request, RequestHandler, Response } from 'express';
+import { RequestLocals } from '../request-locals';
 
 export interface DirectRoute {
   /** The exact request path (no query string): anything else goes through Express's router. */
@@ -19,7 +20,7 @@ type Handle = (request: Request, response: Response, callback?: (error?: unknown
  * Only a POST to exactly one of the paths is taken: a query string, another case, a trailing
  * slash or another method goes to Express, which answers it as before (the route is also
  * registered there). What Express gives a request that the stages and handlers read is set
- * here too (`req.res`, `res.req`, the app's prototypes, `res.locals`, `req.route` for the
+ * here too (`req.res`, `res.req`, the app's prototypes, `res.locals` (a RequestLocals), `req.route` for the
  * metrics' route label).
  */
 export function serveDirectRoutes(app: Express, routes: readonly DirectRoute[], stages: readonly RequestHandler[], onError: ErrorRequestHandler): void {
@@ -38,7 +39,7 @@ export function serveDirectRoutes(app: Express, routes: readonly DirectRoute[], 
     if (Object.getPrototypeOf(response) !== appResponse) Object.setPrototypeOf(response, appResponse);
     request.res = response;
     response.req = request;
-    response.locals ??= Object.create(null) as Response['locals'];
+    response.locals = new RequestLocals() as unknown as Response['locals'];
     request.route = direct.route;
     let index = 0;
     let failed = false;
