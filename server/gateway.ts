@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Express } from 'express';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -23,6 +22,7 @@ import { UsageRecorder } from './usage/recorder';
 import { startRetention } from './usage/retention';
 import type { UsageSink } from './usage/types';
 import { packageVersion } from './version';
+import { randomHexIds } from './random-ids';
 
 export interface GatewayOptions {
   logger?: Logger;
@@ -63,7 +63,7 @@ export interface Gateway {
 export async function createGateway(config: Config, options: GatewayOptions = {}): Promise<Gateway> {
   const logger = options.logger ?? createLogger({ level: config.logLevel });
   const now = options.now ?? Date.now;
-  const generateId = options.generateId ?? (() => randomUUID().replace(/-/g, ''));
+  const generateId = options.generateId ?? randomHexIds();
   const store = options.store ?? (await createStore(config.databaseUrl));
 
   const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 0, enableOfflineQueue: false }) : null;
