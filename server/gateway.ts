@@ -106,6 +106,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
     connectTimeoutMs: config.upstream.connectTimeoutMs,
     firstByteTimeoutMs: config.upstream.firstByteTimeoutMs,
     idleTimeoutMs: config.upstream.idleTimeoutMs,
+    keepAliveMs: config.upstream.keepAliveMs,
   });
   const providers = createProviderRegistry({
     providers: Object.values(config.providers),

@@ -31,6 +31,8 @@ export interface Config {
     connectTimeoutMs: number;
     firstByteTimeoutMs: number;
     idleTimeoutMs: number;
+    /** How long an idle upstream connection is kept open, whatever the upstream's Keep-Alive hint. */
+    keepAliveMs: number;
     maxRetries: number;
     retryBaseDelayMs: number;
   };
@@ -320,6 +322,7 @@ function buildConfig(source: string, file: ConfigFile, prices: ExactPrice[], set
       connectTimeoutMs: file.upstream.connect_timeout_ms,
       firstByteTimeoutMs: file.upstream.first_byte_timeout_ms,
       idleTimeoutMs: file.upstream.idle_timeout_ms,
+      keepAliveMs: file.upstream.keep_alive_ms,
       maxRetries: file.upstream.max_retries,
       retryBaseDelayMs: file.upstream.retry_base_delay_ms,
     },

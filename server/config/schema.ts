@@ -44,6 +44,7 @@ export const UpstreamSectionSchema = z
     connect_timeout_ms: positiveInteger.default(5_000),
     first_byte_timeout_ms: positiveInteger.default(60_000),
     idle_timeout_ms: positiveInteger.default(60_000),
+    keep_alive_ms: positiveInteger.default(20_000),
     max_retries: nonNegativeInteger.max(10).default(2),
     retry_base_delay_ms: nonNegativeInteger.default(200),
   })

@@ -17,7 +17,17 @@ export interface HttpClientOptions {
    * streams (until `first_byte_timeout_ms`) while the provider could serve it at once.
    */
   connectionsPerOrigin?: number;
+  /**
+   * How long an idle connection is kept for the next request (default 20 s), also when the
+   * upstream's Keep-Alive header offers longer (undici would keep it that long: up to 10
+   * minutes). After a burst (1,000 streams at once hold 1,000 connections) the pool shrinks
+   * back within this time, before the idle collection (server.idle_gc, after 30 s of quiet)
+   * hands the memory back: sockets, parsers and buffers of idle connections are not garbage.
+   */
+  keepAliveMs?: number;
 }
+
+const DEFAULT_KEEP_ALIVE_MS = 20_000;
 
 /**
  * The pooled keep-alive upstream client: undici's Agent, driven through `dispatch` with the
@@ -30,7 +40,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient & { clo
     connect: { timeout: options.connectTimeoutMs },
     headersTimeout: options.firstByteTimeoutMs,
     bodyTimeout: options.idleTimeoutMs,
-    keepAliveTimeout: 30_000,
+    keepAliveTimeout: options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
+    keepAliveMaxTimeout: options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
     connections: options.connectionsPerOrigin ?? null,
     pipelining: 1,
   });

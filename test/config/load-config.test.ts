@@ -92,6 +92,7 @@ describe('normalized runtime configuration', () => {
       connectTimeoutMs: 5000,
       firstByteTimeoutMs: 60000,
       idleTimeoutMs: 60000,
+      keepAliveMs: 20000,
       maxRetries: 2,
       retryBaseDelayMs: 200,
     });

@@ -240,3 +240,35 @@ async function waitFor(condition: () => boolean): Promise<void> {
   for (let tries = 0; tries < 200 && !condition(); tries++) await new Promise((resolve) => setTimeout(resolve, 10));
   expect(condition()).toBe(true);
 }
+
+describe('HTTP client keep-alive', () => {
+  it('keeps an idle connection for the next request, then closes it after keepAliveMs although the upstream offers 120 s', async () => {
+    const server = createServer((_request, response) => response.end('ok'));
+    // Node then answers `Keep-Alive: timeout=120`, which undici would honour by itself.
+    server.keepAliveTimeout = 120_000;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    const connections = () => new Promise<number>((resolve, reject) => server.getConnections((error, count) => (error ? reject(error) : resolve(count))));
+    const http = createHttpClient({ connectTimeoutMs: 1_000, firstByteTimeoutMs: 1_000, idleTimeoutMs: 1_000, keepAliveMs: 500 });
+    const ports: number[] = [];
+    server.on('connection', (socket) => ports.push(socket.remotePort ?? 0));
+    try {
+      const first = await http.request({ url, method: 'GET', headers: {}, buffered: true });
+      expect(first.headers['keep-alive']).toBe('timeout=120');
+      expect(await first.text()).toBe('ok');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(await connections()).toBe(1);
+      await (await http.request({ url, method: 'GET', headers: {}, buffered: true })).text();
+      expect(ports).toHaveLength(1);
+      const deadline = Date.now() + 3_000;
+      while ((await connections()) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(await connections()).toBe(0);
+      expect(await (await http.request({ url, method: 'GET', headers: {}, buffered: true })).text()).toBe('ok');
+      expect(ports).toHaveLength(2);
+    } finally {
+      await http.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
