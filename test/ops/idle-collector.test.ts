@@ -5,7 +5,7 @@ import { loadMallocTrim } from '../../server/memory/malloc-trim';
 /**
  * The idle collector (server.idle_gc): one full collection once the gateway is quiet after
  * traffic that grew the heap; none while requests keep arriving, none when the heap barely
- * grew, none again until it grows again.
+ * grew, none again until it grows again; malloc trimmed once per quiet period after traffic.
  */
 const MiB = 1024 * 1024;
 
@@ -83,6 +83,24 @@ describe('idle collector', () => {
     quiet.grow(1 * MiB);
     quiet.advance(10_000);
     expect(quiet.collector.collections).toBe(0);
+  });
+
+  it('trims malloc once quiet after traffic also when the heap has not grown (V8 shrank it by itself), once per quiet period', () => {
+    const { collector, advance, calls } = harness();
+    // Quiet from the start: nothing to give back.
+    advance(10_000);
+    expect(calls).toEqual([]);
+    collector.noteRequest();
+    advance(2_000);
+    expect(calls).toEqual([]);
+    advance(2_000);
+    expect(calls).toEqual(['trim']);
+    advance(60_000);
+    expect(calls).toEqual(['trim']);
+    expect(collector.collections).toBe(0);
+    collector.noteRequest();
+    advance(10_000);
+    expect(calls).toEqual(['trim', 'trim']);
   });
 
   it('runs a real full collection by default, which gives the garbage back', () => {
