@@ -18,16 +18,14 @@ export interface HttpClientOptions {
    */
   connectionsPerOrigin?: number;
   /**
-   * How long an idle connection is kept for the next request (default 20 s), also when the
-   * upstream's Keep-Alive header offers longer (undici would keep it that long: up to 10
-   * minutes). After a burst (1,000 streams at once hold 1,000 connections) the pool shrinks
+   * How long an idle connection is kept for the next request (`upstream.keep_alive_ms`),
+   * also when the upstream's Keep-Alive header offers longer (undici would keep it that long:
+   * up to 10 minutes). After a burst (1,000 streams at once hold 1,000 connections) the pool shrinks
    * back within this time, before the idle collection (server.idle_gc, after 30 s of quiet)
    * hands the memory back: sockets, parsers and buffers of idle connections are not garbage.
    */
-  keepAliveMs?: number;
+  keepAliveMs: number;
 }
-
-const DEFAULT_KEEP_ALIVE_MS = 20_000;
 
 /**
  * The pooled keep-alive upstream client: undici's Agent, driven through `dispatch` with the
@@ -36,12 +34,14 @@ const DEFAULT_KEEP_ALIVE_MS = 20_000;
  * more than these handlers (see them).
  */
 export function createHttpClient(options: HttpClientOptions): HttpClient & { close(): Promise<void> } {
+  const { keepAliveMs } = options;
   const agent = new Agent({
     connect: { timeout: options.connectTimeoutMs },
     headersTimeout: options.firstByteTimeoutMs,
     bodyTimeout: options.idleTimeoutMs,
-    keepAliveTimeout: options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
-    keepAliveMaxTimeout: options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
+    // The first applies when the upstream sends no Keep-Alive hint, the second caps its hint.
+    keepAliveTimeout: keepAliveMs,
+    keepAliveMaxTimeout: keepAliveMs,
     connections: options.connectionsPerOrigin ?? null,
     pipelining: 1,
   });

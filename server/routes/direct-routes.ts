@@ -20,8 +20,8 @@ type Handle = (request: Request, response: Response, callback?: (error?: unknown
  * Only a POST to exactly one of the paths is taken: a query string, another case, a trailing
  * slash or another method goes to Express, which answers it as before (the route is also
  * registered there). What Express gives a request that the stages and handlers read is set
- * here too (`req.res`, `res.req`, the app's prototypes, `res.locals` (a RequestLocals), `req.route` for the
- * metrics' route label).
+ * here too (`req.res`, `res.req`, the app's prototypes, `res.locals`, here a RequestLocals,
+ * `req.route` for the metrics' route label).
  */
 export function serveDirectRoutes(app: Express, routes: readonly DirectRoute[], stages: readonly RequestHandler[], onError: ErrorRequestHandler): void {
   // Per path: its whole chain (the stages, then the handler) and Express's `req.route` for it.
@@ -39,7 +39,7 @@ export function serveDirectRoutes(app: Express, routes: readonly DirectRoute[], 
     if (Object.getPrototypeOf(response) !== appResponse) Object.setPrototypeOf(response, appResponse);
     request.res = response;
     response.req = request;
-    response.locals = new RequestLocals() as unknown as Response['locals'];
+    response.locals = new RequestLocals();
     request.route = direct.route;
     let index = 0;
     let failed = false;

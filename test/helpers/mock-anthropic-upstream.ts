@@ -272,7 +272,7 @@ export const TEST_TARGET: ModelTarget = { id: 'claude-haiku', upstreamModel: MOC
 export const TEST_NOW_MS = 1_767_225_600_123;
 
 export function createAnthropicTestProvider(upstream: MockAnthropicUpstream): { provider: ProviderAdapter; close(): Promise<void> } {
-  const http = createHttpClient({ connectTimeoutMs: 2_000, firstByteTimeoutMs: 5_000, idleTimeoutMs: 5_000 });
+  const http = createHttpClient({ connectTimeoutMs: 2_000, firstByteTimeoutMs: 5_000, idleTimeoutMs: 5_000, keepAliveMs: 20_000 });
   let counter = 0;
   const provider = createAnthropicProvider({
     name: 'anthropic',

@@ -74,7 +74,7 @@ describe('HTTP client', () => {
 
   /** A client of its own for one test, closed after it. */
   const withClient = async (use: (http: ReturnType<typeof createHttpClient>) => Promise<void>): Promise<void> => {
-    const http = createHttpClient({ connectTimeoutMs: 1_000, firstByteTimeoutMs: 1_000, idleTimeoutMs: 200 });
+    const http = createHttpClient({ connectTimeoutMs: 1_000, firstByteTimeoutMs: 1_000, idleTimeoutMs: 200, keepAliveMs: 20_000 });
     try {
       await use(http);
     } finally {

@@ -25,7 +25,7 @@ export interface Harness {
 /** The adapter on the real pooled HTTP client, against a local mock Gemini; fixed clock and ids. */
 export async function createHarness(): Promise<Harness> {
   const upstream = await startMockGeminiUpstream();
-  const http = createHttpClient({ connectTimeoutMs: 2_000, firstByteTimeoutMs: 5_000, idleTimeoutMs: 5_000 });
+  const http = createHttpClient({ connectTimeoutMs: 2_000, firstByteTimeoutMs: 5_000, idleTimeoutMs: 5_000, keepAliveMs: 20_000 });
   let counter = 0;
   const adapter = createGeminiProvider({
     name: 'gemini',

@@ -26,7 +26,7 @@ export function useHarness(timeouts: { firstByteTimeoutMs?: number; idleTimeoutM
   let http: ReturnType<typeof createHttpClient>;
   beforeEach(async () => {
     harness.upstream = await startMockOpenAiUpstream();
-    http = createHttpClient({ connectTimeoutMs: 2_000, firstByteTimeoutMs: timeouts.firstByteTimeoutMs ?? 5_000, idleTimeoutMs: timeouts.idleTimeoutMs ?? 5_000 });
+    http = createHttpClient({ connectTimeoutMs: 2_000, firstByteTimeoutMs: timeouts.firstByteTimeoutMs ?? 5_000, idleTimeoutMs: timeouts.idleTimeoutMs ?? 5_000, keepAliveMs: 20_000 });
     let counter = 0;
     const base = { name: 'openai', baseUrl: `${harness.upstream.baseUrl}/`, http, now: () => FIXED_NOW, generateId: () => `id${++counter}` };
     harness.adapter = createOpenAiProvider({ ...base, apiKey: API_KEY });
