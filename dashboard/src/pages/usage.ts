@@ -6,7 +6,8 @@ import { navigate, paths, type PageContext } from '../router';
 import { accountHeader, loadAccount, loaded, loading } from '../ui/layout';
 import { announce, clearFormError, emptyState, showFormError } from '../ui/notice';
 import { stackedBarChart, type ChartSeries } from '../usage/chart';
-import { downloadText, usageCsv } from '../usage/csv';
+import { downloadText } from '../ui/download';
+import { usageCsv } from '../usage/csv';
 import { addDays, DEFAULT_RANGE_DAYS, eachDay, MAX_RANGE_DAYS, shanghaiToday } from '../usage/dates';
 
 type Entry = UsageReport['keys'][number];
