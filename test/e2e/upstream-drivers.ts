@@ -63,7 +63,7 @@ export async function startOpenAiDriver(): Promise<UpstreamDriver> {
     baseUrl: upstream.baseUrl,
     requestCount: () => upstream.requests.length,
     upstreamModelOf: (index) => (upstream.requests[index]?.body as { model?: string } | undefined)?.model,
-    closed: (index) => upstream.requests[index]?.clientClosed ?? Promise.reject(new Error(`no request ${index}`)),
+    closed: (index) => upstream.requests[index]?.aborted ?? Promise.reject(new Error(`no request ${index}`)),
     text: (text, usage) =>
       upstream.reply({
         type: 'json',
@@ -100,7 +100,7 @@ export async function startOpenAiDriver(): Promise<UpstreamDriver> {
           },
         },
       }),
-    garbage: () => upstream.reply({ type: 'text', status: 200, body: GARBAGE, contentType: 'text/html' }),
+    garbage: () => upstream.reply({ type: 'raw', status: 200, body: GARBAGE, contentType: 'text/html' }),
     hang: () => upstream.reply({ type: 'hang' }),
     drop: () => upstream.reply({ type: 'drop' }),
     streamThenDrop: (texts) => upstream.reply({ type: 'sse', events: [...textChunks(texts), { delayMs: 20, drop: true }] }),

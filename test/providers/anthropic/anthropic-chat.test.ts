@@ -1,13 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatCompletionRequest } from '../../../contract';
-import {
-  TEST_TARGET,
-  callOptions,
-  createAnthropicTestProvider,
-  messageBody,
-  startMockAnthropicUpstream,
-  type MockAnthropicUpstream,
-} from '../../helpers/mock-anthropic-upstream';
+import { messageBody, startMockAnthropicUpstream, type MockAnthropicUpstream } from '../../helpers/mock-anthropic-upstream';
+import { TEST_TARGET, callOptions, createAnthropicTestProvider } from './harness';
 
 const hello: ChatCompletionRequest = { model: 'claude-haiku', messages: [{ role: 'user', content: 'Hello' }] };
 

@@ -1,19 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatCompletionChunk, ChatCompletionRequest } from '../../../contract';
 import { GatewayError, UpstreamError } from '../../../server/errors/gateway-error';
-import {
-  TEST_API_KEY,
-  TEST_TARGET,
-  callOptions,
-  createAnthropicTestProvider,
-  errorBody,
-  events,
-  messageBody,
-  startMockAnthropicUpstream,
-  textStream,
-  type MockAnthropicUpstream,
-  type MockReply,
-} from '../../helpers/mock-anthropic-upstream';
+import { errorBody, events, messageBody, startMockAnthropicUpstream, textStream, type MockAnthropicUpstream, type MockReply } from '../../helpers/mock-anthropic-upstream';
+import { TEST_API_KEY, TEST_TARGET, callOptions, createAnthropicTestProvider } from './harness';
 
 const hello: ChatCompletionRequest = { model: 'claude-haiku', messages: [{ role: 'user', content: 'Hello' }] };
 const keyFragment = TEST_API_KEY.slice(10, 30);

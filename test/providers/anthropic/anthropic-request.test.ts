@@ -3,16 +3,8 @@ import type { ChatCompletionRequest } from '../../../contract';
 import { GatewayError } from '../../../server/errors/gateway-error';
 import { buildAnthropicRequest } from '../../../server/providers/anthropic/build-anthropic-request';
 import type { ModelTarget } from '../../../server/providers/types';
-import {
-  MOCK_MODEL,
-  TEST_API_KEY,
-  TEST_TARGET,
-  callOptions,
-  createAnthropicTestProvider,
-  messageBody,
-  startMockAnthropicUpstream,
-  type MockAnthropicUpstream,
-} from '../../helpers/mock-anthropic-upstream';
+import { MOCK_MODEL, messageBody, startMockAnthropicUpstream, type MockAnthropicUpstream } from '../../helpers/mock-anthropic-upstream';
+import { TEST_API_KEY, TEST_TARGET, callOptions, createAnthropicTestProvider } from './harness';
 
 const richRequest: ChatCompletionRequest = {
   model: 'claude-haiku',

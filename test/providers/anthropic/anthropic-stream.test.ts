@@ -2,18 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatCompletionChunk, ChatCompletionRequest } from '../../../contract';
 import { translateAnthropicStream } from '../../../server/providers/anthropic/anthropic-stream';
 import { parseSse } from '../../../server/streaming/parse-sse';
-import {
-  TEST_API_KEY,
-  TEST_TARGET,
-  callOptions,
-  createAnthropicTestProvider,
-  encodeSseEvent,
-  events,
-  startMockAnthropicUpstream,
-  textStream,
-  type MockAnthropicUpstream,
-  type MockSseEvent,
-} from '../../helpers/mock-anthropic-upstream';
+import { encodeSseEvent, events, startMockAnthropicUpstream, textStream, type MockAnthropicUpstream, type MockSseEvent } from '../../helpers/mock-anthropic-upstream';
+import { TEST_API_KEY, TEST_TARGET, callOptions, createAnthropicTestProvider } from './harness';
 
 const hello: ChatCompletionRequest = { model: 'claude-haiku', messages: [{ role: 'user', content: 'Hello' }], stream: true };
 

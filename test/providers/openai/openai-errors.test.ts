@@ -64,12 +64,12 @@ describe('openai adapter: errors', () => {
   });
 
   it('maps a 4xx without a readable body to its status', async () => {
-    const error = await chatError({ type: 'text', status: 422, body: '<html>nope</html>', contentType: 'text/html' });
+    const error = await chatError({ type: 'raw', status: 422, body: '<html>nope</html>', contentType: 'text/html' });
     expect(error).toMatchObject({ kind: 'rejected', message: 'The provider "openai" rejected the request: HTTP 422' });
   });
 
   it('maps garbage with 200 to bad_response', async () => {
-    const error = await chatError({ type: 'text', body: 'this is not json', contentType: 'application/json' });
+    const error = await chatError({ type: 'raw', body: 'this is not json', contentType: 'application/json' });
     expect(error).toMatchObject({ kind: 'bad_response', status: 502, code: 'upstream_bad_response', retryable: true });
   });
 
@@ -101,7 +101,7 @@ describe('openai adapter: errors', () => {
       { type: 'json', status: 404, body: errorBody(`Key ${API_KEY.slice(0, 12)}...${API_KEY.slice(-6)} has no access`, 'invalid_request_error', null) },
       { type: 'json', status: 500, body: keyInMessage },
       { type: 'json', body: keyInMessage },
-      { type: 'text', body: API_KEY },
+      { type: 'raw', body: API_KEY },
     ];
     for (const reply of replies) {
       const error = await chatError(reply);

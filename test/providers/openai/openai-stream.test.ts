@@ -201,7 +201,7 @@ describe('openai adapter: streaming', () => {
     const pending = iterator.next();
     controller.abort();
     expect(await rejection(pending)).toMatchObject({ name: 'AbortError' });
-    await harness.upstream.requests[0]?.clientClosed;
+    await harness.upstream.requests[0]?.aborted;
   });
 
   it('closes the upstream connection when the consumer stops reading', async () => {
@@ -211,7 +211,7 @@ describe('openai adapter: streaming', () => {
       expect(item.choices[0]?.delta.content).toBe('a');
       break;
     }
-    await harness.upstream.requests[0]?.clientClosed;
+    await harness.upstream.requests[0]?.aborted;
   });
 
   it('keeps the connection of a stream read to its [DONE] for the next request', async () => {
