@@ -13,7 +13,7 @@ const c = initContract();
  */
 export type AdminScope = 'operator' | 'accounts' | 'account' | 'key';
 
-// Operator routes for the dashboard and automation; decisions.md §6.
+// Operator routes for the dashboard and automation; docs/keys-and-accounts.md.
 const adminMetadata = <S extends AdminScope>(scope: S) => ({ auth: 'admin', scope }) as const;
 
 export const AccountSchema = z.object({ id: z.string(), name: z.string(), created_at: z.string() });

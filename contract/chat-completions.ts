@@ -4,7 +4,7 @@ import { errorResponses } from './errors';
 
 const c = initContract();
 
-// service-spec.md "Message" plus what OpenAI clients send today (decisions.md §5):
+// docs/chat-and-streaming.md: the OpenAI message shapes clients send today:
 // `developer` and `tool` roles, `tool_calls` on assistant messages, content parts.
 export const TextPartSchema = z.object({ type: z.literal('text'), text: z.string() });
 export const ImagePartSchema = z.object({
@@ -143,7 +143,7 @@ export const ToolCallDeltaSchema = z.object({
 });
 export type ToolCallDelta = z.infer<typeof ToolCallDeltaSchema>;
 
-/** One `data:` event of a streamed reply (decisions.md §5). */
+/** One `data:` event of a streamed reply (docs/chat-and-streaming.md). */
 export const ChatCompletionChunkSchema = z.object({
   id: z.string(),
   object: z.literal('chat.completion.chunk'),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** The error envelope of decisions.md §1, on every route. */
+/** The error envelope of docs/errors.md, on every route. */
 export const ErrorBodySchema = z.object({
   error: z.object({
     message: z.string(),
@@ -11,7 +11,7 @@ export const ErrorBodySchema = z.object({
 });
 export type ErrorBodyShape = z.infer<typeof ErrorBodySchema>;
 
-/** The statuses any route may answer with the envelope (decisions.md §1). */
+/** The statuses any route may answer with the envelope (docs/errors.md). */
 export const errorResponses = {
   400: ErrorBodySchema,
   401: ErrorBodySchema,

@@ -6,7 +6,7 @@ import { errorResponses } from './errors';
 const c = initContract();
 
 /**
- * The dashboard's sign-in (decisions.md §6: "the admin token (operator) or an account's own
+ * The dashboard's sign-in (docs/keys-and-accounts.md: "the admin token (operator) or an account's own
  * dashboard login"). The session lives in an HttpOnly, SameSite=Strict cookie scoped to
  * /v1/admin; requests it authenticates that change anything must also carry CSRF_HEADER.
  */

@@ -4,7 +4,7 @@ import { errorResponses } from './errors';
 
 const c = initContract();
 
-/** Dates are checked for being real calendar days in the route (decisions.md §3: 400 invalid_date). */
+/** Dates are checked for being real calendar days in the route (docs/usage-report.md: 400 invalid_date). */
 export const UsageQuerySchema = z.object({
   start: z.string().optional().describe('Inclusive Asia/Shanghai day, YYYY-MM-DD. Default: 29 days before `end`.'),
   end: z.string().optional().describe('Inclusive Asia/Shanghai day, YYYY-MM-DD. Default: today in Asia/Shanghai.'),

@@ -4,7 +4,7 @@ import { generateSchema } from '@anatine/zod-openapi';
 import type { ZodTypeAny } from 'zod';
 import { contract, SESSION_COOKIE_NAME, type RouteAuth } from '../contract';
 
-/** Bearer schemes of service-spec.md "Authentication" and the operator's admin token. */
+/** Bearer schemes of docs/keys-and-accounts.md and the operator's admin token. */
 const SECURITY_SCHEMES = {
   apiKey: { type: 'http', scheme: 'bearer', description: 'An LLM API key (`sk-…`), for chat completions and embeddings.' },
   usageKey: { type: 'http', scheme: 'bearer', description: "The account's usage query key (`uk-…`), for GET /v1/usage/keys only." },

@@ -56,7 +56,7 @@ export interface AppDependencies {
 
 const s = initServer();
 
-/** The Express app, without listen and without reading the environment (style.md). */
+/** The Express app, without listen and without reading the environment (docs/architecture.md). */
 export function createApp(dependencies: AppDependencies): Express {
   const { config, logger } = dependencies;
   const app = express();

@@ -69,7 +69,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 0, enableOfflineQueue: false }) : null;
   redis?.on('error', () => undefined);
 
-  // decisions.md §2: a key change reaches every instance within 1 s: at once through Redis
+  // docs/keys-and-accounts.md: a key change reaches every instance within 1 s: at once through Redis
   // pub/sub, and through the cache's database re-check when Redis is absent or down.
   const keys = new KeyCache(store, {
     now,

@@ -55,7 +55,7 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex): vo
   const [status, reason, gatewayError] = describe(error.code);
   const body = errorJson(gatewayError);
   socket.end(
-    // decisions.md §1: every response carries x-request-id (none could be read from this request).
+    // docs/errors.md: every response carries x-request-id (none could be read from this request).
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
       `X-Request-Id: ${randomUUID().replace(/-/g, '')}\r\nConnection: close\r\n\r\n${body}`,
   );

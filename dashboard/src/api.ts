@@ -50,7 +50,7 @@ function isEnvelope(body: unknown): body is { error: { message: string; code: st
 
 /**
  * Awaits a client call and returns the body of the expected status; anything else becomes
- * an ApiError carrying the error envelope's message, code and param (decisions.md §1).
+ * an ApiError carrying the error envelope's message, code and param (docs/errors.md).
  */
 export async function expectStatus<R extends AnyResponse, S extends R['status']>(
   request: Promise<R>,

@@ -32,7 +32,7 @@ export interface ChatCall {
   response: Response;
 }
 
-/** Reserved for the reply when the request sets no max_tokens (decisions.md §4). */
+/** Reserved for the reply when the request sets no max_tokens (docs/rate-limits.md). */
 const DEFAULT_COMPLETION_RESERVE = 4096;
 
 /**
@@ -142,7 +142,7 @@ function holdStreamSlot(streams: StreamLimiter, meter: Meter, call: ChatCall): v
 }
 
 /**
- * The SSE events of one streamed reply (decisions.md §5): chunks as they come, the usage
+ * The SSE events of one streamed reply (docs/chat-and-streaming.md): chunks as they come, the usage
  * chunk only when the client asked for it, `[DONE]`; an error after the start becomes an
  * error event. Usage is recorded however it ends, also when the client goes away. The chunks
  * of one upstream read (ChatStream.batches) are encoded into one string, yielded once.
@@ -192,7 +192,7 @@ async function* streamEvents(
     }
     const final = last as ChatCompletionChunk | null;
     if (includeUsage && reported === null && final) {
-      // decisions.md §5: a client that asked for usage gets the usage chunk, with the
+      // docs/chat-and-streaming.md: a client that asked for usage gets the usage chunk, with the
       // gateway's count (the one billed) when the provider reported none.
       const promptTokens = promptEstimate();
       const completionTokens = countTextTokens(text);

@@ -29,7 +29,7 @@ export async function createEmbeddings(dependencies: ChatDependencies, call: Emb
   call.response.locals.model = model.id;
   call.response.locals.provider = model.provider;
   if (body.dimensions !== undefined) {
-    // decisions.md §5: a model's `dimensions` list is the set of values a request may ask for.
+    // docs/embeddings.md: a model's `dimensions` list is the set of values a request may ask for.
     if (!model.dimensions) throw invalidRequest('invalid_value', `The model "${model.id}" does not support the dimensions parameter.`, 'dimensions');
     if (!model.dimensions.includes(body.dimensions)) {
       throw invalidRequest('invalid_value', `The model "${model.id}" supports dimensions ${model.dimensions.join(', ')}.`, 'dimensions');

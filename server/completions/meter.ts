@@ -27,9 +27,9 @@ export interface MeterOutcome {
 }
 
 /**
- * One metered model call: the rate-limit reservation before it (decisions.md §4: tokens are
+ * One metered model call: the rate-limit reservation before it (docs/rate-limits.md: tokens are
  * reserved, then reconciled) and exactly one usage event after it, whatever the outcome
- * (decisions.md §3: a request counts once, on the day it was received).
+ * (docs/usage-report.md: a request counts once, on the day it was received).
  */
 export class Meter {
   private finished = false;

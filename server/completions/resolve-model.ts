@@ -15,7 +15,7 @@ export function createCatalogue(config: Config): Catalogue {
   return { byId: new Map(config.models.map((model) => [model.id, model])), attempts: new Map() };
 }
 
-/** 404 `model_not_found` (decisions.md §1) or a model of the wrong kind for the route. */
+/** 404 `model_not_found` (docs/errors.md) or a model of the wrong kind for the route. */
 export function resolveModel(catalogue: Catalogue, id: string, kind: 'chat' | 'embeddings'): ModelConfig {
   const model = catalogue.byId.get(id);
   if (!model) throw notFound('model_not_found', `The model "${id}" does not exist; GET /v1/models lists the available ones.`, 'model');
@@ -27,7 +27,7 @@ export function resolveModel(catalogue: Catalogue, id: string, kind: 'chat' | 'e
 }
 
 /**
- * decisions.md §5: a request that needs a capability the model lacks is 400
+ * docs/chat-and-streaming.md: a request that needs a capability the model lacks is 400
  * `unsupported_capability`, naming the field that needs it.
  */
 export function checkChatCapabilities(model: ModelConfig, request: ChatCompletionRequest): void {
@@ -48,7 +48,7 @@ export function checkChatCapabilities(model: ModelConfig, request: ChatCompletio
   }
 }
 
-/** Provider types whose API can return several choices for `n` (decisions.md §5). */
+/** Provider types whose API can return several choices for `n` (docs/chat-and-streaming.md). */
 const SUPPORTS_N = new Set(['openai', 'gemini']);
 
 export function checkN(providerType: string, model: ModelConfig, n: number | null | undefined): void {
@@ -64,7 +64,7 @@ export interface Attempt {
   providerType: string;
 }
 
-/** The model then its configured `fallbacks`, in order (decisions.md §6). */
+/** The model then its configured `fallbacks`, in order (docs/configuration.md). */
 export function attemptsFor(
   catalogue: Catalogue,
   model: ModelConfig,

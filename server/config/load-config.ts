@@ -5,7 +5,7 @@ import { parseDecimalToNano } from './price';
 import { ConfigFileSchema, findCatalogueProblems, type Capability, type ConfigFile, type ProviderType } from './schema';
 import { packagePath } from '../paths';
 
-/** Settings read once at start: the YAML file (decisions.md §6) plus the environment overrides. */
+/** Settings read once at start: the YAML file (docs/configuration.md) plus the environment overrides. */
 export interface Config {
   /** The file the configuration came from. */
   source: string;
@@ -78,7 +78,7 @@ export interface ModelConfig {
     /** As written, for display (`GET /v1/models`). */
     inputPerMillion: number;
     outputPerMillion: number;
-    /** Exact nano-dollars per million tokens, for accounting (decisions.md §3). */
+    /** Exact nano-dollars per million tokens, for accounting (docs/usage-report.md). */
     inputNanoPerMillion: bigint;
     outputNanoPerMillion: bigint;
   };

@@ -1,5 +1,5 @@
 /**
- * Exact prices. Spend is summed in integer nano-dollars (decisions.md §3: "never accumulated
+ * Exact prices. Spend is summed in integer nano-dollars (docs/usage-report.md: "never accumulated
  * floats"), so a price per million tokens is read from its decimal text, never through a
  * float multiplication: 0.0375 is 37_500_000 nano-dollars, not 37_499_999.99….
  */

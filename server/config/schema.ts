@@ -3,7 +3,7 @@ import { MockOptionsSchema } from '../providers/mock/mock-options';
 import { numberToNano } from './price';
 
 /**
- * The YAML configuration file (decisions.md §6), as written by the operator: snake_case keys,
+ * The YAML configuration file (docs/configuration.md), as written by the operator: snake_case keys,
  * every object strict so that a typo (`base_ur`) is an error at start rather than a silently
  * ignored setting. Defaults live here; load-config.ts turns the result into the runtime `Config`.
  */
@@ -96,7 +96,7 @@ export const LimitsSectionSchema = z
     // Wrong admin tokens (Bearer or dashboard sign-in) and login links per client IP and minute;
     // past it, that IP's admin-token attempts are refused (429) until the minute has refilled.
     admin_auth_failures_per_minute: positiveInteger.default(10),
-    // With REDIS_URL: what the limiter does while Redis is unreachable (decisions.md §4).
+    // With REDIS_URL: what the limiter does while Redis is unreachable (docs/rate-limits.md).
     // `open`: per-instance in-memory limits; `closed`: 503 rate_limiter_unavailable.
     redis_failure: z.enum(['open', 'closed']).default('open'),
     // Streamed completions open at once per API key, per instance; beyond: 429 (retry-after 1).

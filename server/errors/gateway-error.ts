@@ -1,7 +1,7 @@
 /**
  * The one error class tree of the gateway. Every error a client can see is a
  * GatewayError (or becomes one in the error handler); `render-error.ts` is the only
- * code that turns it into the JSON envelope of decisions.md §1.
+ * code that turns it into the JSON envelope of docs/errors.md.
  */
 export type ErrorType =
   | 'invalid_request_error'

@@ -2,8 +2,8 @@ import type { Response } from 'express';
 import { GatewayError } from './gateway-error';
 
 /**
- * The only code that writes error JSON (style.md: one error renderer). Every error on every
- * route leaves through here with the envelope of decisions.md §1.
+ * The only code that writes error JSON (docs/architecture.md: one error renderer). Every error on every
+ * route leaves through here with the envelope of docs/errors.md.
  */
 export function sendError(response: Response, error: GatewayError): void {
   if (response.headersSent) {

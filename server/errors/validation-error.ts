@@ -1,7 +1,7 @@
 import type { ZodError, ZodIssue } from 'zod';
 import { GatewayError, invalidRequest } from './gateway-error';
 
-/** `['messages', 0, 'role']` -> `messages[0].role`, the `param` format of decisions.md §1. */
+/** `['messages', 0, 'role']` -> `messages[0].role`, the `param` format of docs/errors.md. */
 export function formatParam(path: ReadonlyArray<string | number>): string | null {
   let result = '';
   for (const part of path) {
@@ -11,7 +11,7 @@ export function formatParam(path: ReadonlyArray<string | number>): string | null
   return result.length === 0 ? null : result;
 }
 
-/** Turns the first zod issue into the 400 of decisions.md §1, naming the offending field. */
+/** Turns the first zod issue into the 400 of docs/errors.md, naming the offending field. */
 export function fromZodError(error: ZodError, prefix: ReadonlyArray<string | number> = []): GatewayError {
   const issue = deepestIssue(error.issues[0]);
   if (!issue) return invalidRequest('invalid_value', 'The request is invalid.');

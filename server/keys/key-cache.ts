@@ -33,11 +33,11 @@ export interface KeyCacheOptions {
 
 /**
  * The in-memory key cache: a known key is authenticated without any database read
- * (style.md: the hot path awaits no database call). A miss falls through to the database
- * once, so a key created by the CLI works at once (decisions.md §6). Changes made elsewhere
+ * (docs/architecture.md: the hot path awaits no database call). A miss falls through to the database
+ * once, so a key created by the CLI works at once (docs/cli.md). Changes made elsewhere
  * (revoke, block, limits, usage-key rotation) arrive as key-change messages (`reload`,
  * milliseconds) and, as the backstop when Redis is absent or down, by polling `updatedAt`,
- * well within the 1 s of decisions.md §2; changes made through this instance apply at once.
+ * well within the 1 s of docs/keys-and-accounts.md; changes made through this instance apply at once.
  */
 export class KeyCache {
   private readonly apiKeys = new Map<string, CachedApiKey>();

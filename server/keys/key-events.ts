@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 
 /**
- * Key-change notifications between gateway instances (decisions.md §2: a revoke or block
+ * Key-change notifications between gateway instances (docs/keys-and-accounts.md: a revoke or block
  * takes effect on every instance within 1 s). The instance (or CLI) that changed a key
  * publishes its id on a Redis channel after the database write; every instance's key cache
  * reloads that key from the database on the message. Messages carry ids only, never key

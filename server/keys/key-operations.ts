@@ -5,7 +5,7 @@ import type { KeyCache } from './key-cache';
 import { generateKeyText, hashKey, keyHint, newId } from './key-text';
 
 /**
- * The key operations of decisions.md §2 and §6, shared by the CLI and the admin routes so
+ * The key operations of docs/keys-and-accounts.md and docs/cli.md, shared by the CLI and the admin routes so
  * that both follow the same rules: REVOKED is final, `blocked` toggles on ACTIVE keys only.
  * `cache` is this process's key cache; it applies a change at once and announces it to the
  * other instances (the CLI's cache only announces). Without Redis, running servers pick
@@ -101,7 +101,7 @@ export async function listApiKeys(dependencies: KeyOperationsDependencies, accou
   return rows.map(toApiKeyView);
 }
 
-/** decisions.md §2: a new usage query key replaces (invalidates) the old one. */
+/** docs/keys-and-accounts.md: a new usage query key replaces (invalidates) the old one. */
 export async function rotateUsageKey(dependencies: KeyOperationsDependencies, accountId: string): Promise<{ key: string; hint: string; created_at: string }> {
   const account = await dependencies.store.getAccount(accountId);
   if (!account) throw accountNotFound(accountId);

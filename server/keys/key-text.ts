@@ -17,7 +17,7 @@ export function randomBase62(length: number): string {
   return result;
 }
 
-/** decisions.md §2: prefix + 48 characters of base62 from a CSPRNG. */
+/** docs/keys-and-accounts.md: prefix + 48 characters of base62 from a CSPRNG. */
 export function generateKeyText(prefix: KeyPrefix): string {
   return prefix + randomBase62(48);
 }
@@ -30,7 +30,7 @@ export function hashKey(text: string): string {
   return hash('sha256', text, 'hex');
 }
 
-/** decisions.md §2: `sk-...` + the last four characters. */
+/** docs/keys-and-accounts.md: `sk-...` + the last four characters. */
 export function keyHint(text: string): string {
   return `${text.slice(0, 3)}...${text.slice(-4)}`;
 }

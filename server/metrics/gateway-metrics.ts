@@ -3,7 +3,7 @@ import { FastCounter, FastHistogram } from './fast-metrics';
 
 /**
  * The Prometheus metrics of one gateway instance (GET /metrics). One registry per instance,
- * never prom-client's global one: `createApp` may run twice in one process (style.md).
+ * never prom-client's global one: `createApp` may run twice in one process (docs/architecture.md).
  *
  * Label values are bounded: `route` is the contract's path pattern (never the raw path),
  * `model`/`provider` are catalogue ids and provider names (set only after the model was

@@ -75,7 +75,7 @@ export function routeAuth(request: AuthenticatedRequest): RouteAuth {
 }
 
 /**
- * service-spec.md "Authentication" and decisions.md §2: `sk-` keys for model routes, the
+ * docs/keys-and-accounts.md: `sk-` keys for model routes, the
  * `uk-` key for the usage route, the admin token for admin routes. Unknown or revoked -> 401,
  * blocked -> 403. A known key is checked from the cache without a database read.
  */

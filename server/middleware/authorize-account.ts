@@ -16,7 +16,7 @@ export function accountScope(principal: Principal | undefined): string | null {
 }
 
 /**
- * decisions.md §2, "nobody ever sees or changes another account's keys or usage", for the
+ * docs/keys-and-accounts.md, "nobody ever sees or changes another account's keys or usage", for the
  * dashboard: on admin routes an account owner's session reaches only its own account, as
  * the route's `metadata.scope` (contract/admin.ts) says. Another account's account or key
  * is answered exactly like one that does not exist (404), so ids cannot be probed. A route

@@ -3,7 +3,7 @@ import { withoutByteOrderMark } from '../byte-order-mark';
 import { invalidRequest } from '../errors/gateway-error';
 
 /**
- * JSON bodies only (decisions.md §1): a POST/PATCH/PUT with a body that is not
+ * JSON bodies only (docs/errors.md): a POST/PATCH/PUT with a body that is not
  * `application/json` is 415; malformed JSON is 400 `invalid_json`; over the limit is 413.
  */
 export function parseBody(limitBytes: number) {

@@ -3,7 +3,7 @@ import type { NextFunction, Request, Response } from 'express';
 const SAFE_REQUEST_ID = /^[\w.:@-]{1,128}$/;
 
 /**
- * decisions.md §1: every response carries `x-request-id`, echoed when the client sent a
+ * docs/errors.md: every response carries `x-request-id`, echoed when the client sent a
  * sane one (anything else is replaced, so logs cannot be injected through it).
  */
 export function requestId(generate: () => string) {

@@ -8,7 +8,7 @@ export interface KnownRoute {
 
 /**
  * The last handler: a known path with the wrong method is 405 with `Allow`, anything else
- * 404 `route_not_found` (decisions.md §1), in the envelope, never Express's HTML page.
+ * 404 `route_not_found` (docs/errors.md), in the envelope, never Express's HTML page.
  */
 export function routeNotFound(routes: KnownRoute[]) {
   const patterns = routes.map((route) => ({ method: route.method, pattern: toPattern(route.path) }));

@@ -33,7 +33,7 @@ const DEFAULT_MAX_RETRY_AFTER_MS = 20_000;
 
 /**
  * The retry and fallback loop of the routes. `targets` is the requested model then its
- * `fallbacks` in order (decisions.md §6). Per target, a retryable UpstreamError (connect
+ * `fallbacks` in order (docs/configuration.md). Per target, a retryable UpstreamError (connect
  * error, 429, 5xx, timeout, garbage) is retried up to `maxRetries` times with full-jitter
  * exponential backoff (https://aws.amazon.com/blogs/architecture/exponential-backoff-and-jitter/),
  * waiting the upstream's `retry-after` instead when it sent one, as openai-node does; then the

@@ -366,7 +366,7 @@ async function* once(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
 /** How long a body left before its end may take to end on its own before it is destroyed. */
 const BODY_FINISH_MS = 5_000;
 
-/** One place that turns transport failures into UpstreamErrors (decisions.md §1: 502/504). */
+/** One place that turns transport failures into UpstreamErrors (docs/errors.md: 502/504). */
 export function toUpstreamError(error: unknown): UpstreamError | Error {
   if (error instanceof UpstreamError) return error;
   if (isAbortError(error)) return error as Error;

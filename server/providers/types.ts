@@ -15,7 +15,7 @@ import type { CallSignal } from './call-signal';
 
 /** What an adapter knows about the catalogue model it is called for. */
 export interface ModelTarget {
-  /** Catalogue id: the `model` of every reply (decisions.md §5). */
+  /** Catalogue id: the `model` of every reply (docs/chat-and-streaming.md). */
   id: string;
   /** The model name sent to the provider (config `upstream_model`, default `id`). */
   upstreamModel: string;

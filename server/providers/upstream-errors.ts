@@ -1,6 +1,6 @@
 import { UpstreamError } from '../errors/gateway-error';
 
-/** JSON.parse that never throws: upstream bodies are untrusted (style.md). */
+/** JSON.parse that never throws: upstream bodies are untrusted (docs/architecture.md). */
 export function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
@@ -10,7 +10,7 @@ export function parseJson(text: string): { ok: true; value: unknown } | { ok: fa
 }
 
 /**
- * Maps a non-success upstream status to the gateway's error (decisions.md §1):
+ * Maps a non-success upstream status to the gateway's error (docs/errors.md):
  * - 400/404/409/413/422: the caller's fault -> 400 `upstream_rejected` with the provider's message;
  * - 401/403: the gateway's provider credentials are wrong -> 502, never the provider's text
  *   (it may quote the key);

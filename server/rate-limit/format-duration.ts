@@ -1,5 +1,5 @@
 /**
- * A duration as OpenAI writes `x-ratelimit-reset-*` (decisions.md §4: `1s`, `6m0s`), which is
+ * A duration as OpenAI writes `x-ratelimit-reset-*` (docs/rate-limits.md: `1s`, `6m0s`), which is
  * Go's `time.Duration` string at millisecond precision: `0s`, `20ms`, `1.5s`, `6m0s`,
  * `1h0m0s`. Fractions of a millisecond are rounded up, so a client never retries early.
  */

@@ -1,15 +1,15 @@
 import { formatDuration } from './format-duration';
 import type { BucketState, RateLimitStore } from './types';
 
-/** Per minute, decisions.md §4. */
+/** Per minute, docs/rate-limits.md. */
 export interface Limits { rpm: number; tpm: number }
 
-/** decisions.md §4: both rpm and tpm (and the usage limits) are per minute. */
+/** docs/rate-limits.md: both rpm and tpm (and the usage limits) are per minute. */
 export const RATE_LIMIT_WINDOW_MS = 60_000;
 
 export interface Reservation {
   allowed: boolean;
-  /** The headers of decisions.md §4, lower-case names; `retry-after` only when refused. */
+  /** The headers of docs/rate-limits.md, lower-case names; `retry-after` only when refused. */
   headers: Record<string, string>;
   /** Which limit refused: the one whose capacity returns last when both did. */
   exceeded: 'requests' | 'tokens' | null;
@@ -25,7 +25,7 @@ export interface Reservation {
 
 export interface UsageCheck {
   allowed: boolean;
-  /** `retry-after` when refused; nothing otherwise (decisions.md §4 asks only for that). */
+  /** `retry-after` when refused; nothing otherwise (docs/rate-limits.md asks only for that). */
   headers: Record<string, string>;
   which: 'key' | 'ip' | null;
 }
@@ -51,7 +51,7 @@ export interface KeyLimiter {
 const requestsBucketId = (keyId: string, rpm: number): string => `key:${keyId}:requests:${rpm}`;
 const tokensBucketId = (keyId: string, tpm: number): string => `key:${keyId}:tokens:${tpm}`;
 
-/** decisions.md §4: whole seconds, at least 1, from when capacity really returns. */
+/** docs/rate-limits.md: whole seconds, at least 1, from when capacity really returns. */
 function retryAfterSeconds(buckets: BucketState[]): string {
   const longest = Math.max(0, ...buckets.map((bucket) => bucket.retryAfterMs));
   return String(Math.max(1, Math.ceil(longest / 1000)));
@@ -98,7 +98,7 @@ export function createKeyLimiter(store: RateLimitStore): KeyLimiter {
       ]);
       const [requests, tokenBucket] = result.buckets;
       if (requests === undefined || tokenBucket === undefined) throw new Error('rate limit: the store answered fewer buckets than asked');
-      // decisions.md §4: on every chat/embeddings response, allowed or not; never negative.
+      // docs/rate-limits.md: on every chat/embeddings response, allowed or not; never negative.
       const headers: Record<string, string> = {
         'x-ratelimit-limit-requests': String(limits.rpm),
         'x-ratelimit-remaining-requests': String(Math.max(0, requests.remaining)),
@@ -127,7 +127,7 @@ export function createKeyLimiter(store: RateLimitStore): KeyLimiter {
     async settle(reservation, actualTokens) {
       if (!reservation.allowed || reservation.settled) return;
       reservation.settled = true;
-      // decisions.md §4: reconcile the reservation with the real usage; a refund is capped
+      // docs/rate-limits.md: reconcile the reservation with the real usage; a refund is capped
       // at capacity, an overrun may put the bucket in debt, delaying the key's next calls.
       const delta = reservation.reservedTokens - wholeTokens(actualTokens);
       if (delta === 0) return;
@@ -135,7 +135,7 @@ export function createKeyLimiter(store: RateLimitStore): KeyLimiter {
     },
 
     async checkUsage(usageKeyId, ip, limits): Promise<UsageCheck> {
-      // decisions.md §4: 30/min per usage query key and 120/min per client IP; both must pass.
+      // docs/rate-limits.md: 30/min per usage query key and 120/min per client IP; both must pass.
       const result = await store.take([
         { id: `usage-key:${usageKeyId}`, capacity: limits.perKey, windowMs: RATE_LIMIT_WINDOW_MS, cost: 1 },
         { id: `usage-ip:${ip}`, capacity: limits.perIp, windowMs: RATE_LIMIT_WINDOW_MS, cost: 1 },

@@ -12,7 +12,7 @@ export interface RedisRateLimitStoreOptions {
  * The Lua scripts mirror bucket-math.ts (levels in units: one token = windowMs units, refill =
  * capacity units per ms; all integers). Redis runs a script atomically and `TIME` is the
  * clock, so every gateway instance sees one clock and one state: limits are shared exactly
- * (decisions.md §4). A full bucket is deleted (absent = full); otherwise the hash
+ * (docs/rate-limits.md). A full bucket is deleted (absent = full); otherwise the hash
  * {tokens, ts} expires when it would be full again plus one window (~2 windows, longer
  * only while in debt, so a debt is not forgotten early).
  */

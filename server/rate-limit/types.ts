@@ -1,5 +1,5 @@
 /**
- * The rate-limit store interface (decisions.md §4). Two implementations: the in-memory
+ * The rate-limit store interface (docs/rate-limits.md). Two implementations: the in-memory
  * store (one instance) and the Redis store (limits shared exactly by every instance);
  * `resilient-store.ts` puts the memory store behind the Redis one as a fallback.
  */
@@ -8,7 +8,7 @@
  * A token bucket: holds up to `capacity`, refills `capacity` per `windowMs` continuously.
  * `capacity`, `windowMs` and `cost` are non-negative safe integers (`capacity`, `windowMs` > 0).
  * A bucket nobody has touched is full. `capacity` may change between calls (a key's limits
- * are changeable, decisions.md §4): the stored level is simply capped at the new capacity.
+ * are changeable, docs/rate-limits.md): the stored level is simply capped at the new capacity.
  */
 export interface BucketRequest { id: string; capacity: number; windowMs: number; cost: number }
 

@@ -19,7 +19,7 @@ export interface AdminRouterDependencies {
 }
 
 /**
- * The operator's routes (decisions.md §6), thin: the rules live in key-operations.ts. An
+ * The operator's routes (docs/keys-and-accounts.md), thin: the rules live in key-operations.ts. An
  * account owner's dashboard session reaches them too, confined to its own account by the
  * authorize-account middleware before any handler runs.
  */

@@ -17,7 +17,7 @@ export function toModelEntry(model: ModelConfig): ModelEntry {
   return entry;
 }
 
-/** service-spec.md GET /v1/models: the configured catalogue, no authentication. */
+/** GET /v1/models (docs/configuration.md, the catalogue): the configured catalogue, no authentication. */
 export function modelsRouter(models: ModelConfig[]) {
   // The catalogue is fixed for the life of the process: build the body once.
   const body = { object: 'list' as const, data: models.map(toModelEntry) };

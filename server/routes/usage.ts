@@ -14,13 +14,13 @@ export interface UsageRouterDependencies {
   usageReport: UsageReporter;
 }
 
-/** GET /v1/usage/keys (service-spec.md; decisions.md §3): the caller's account only. */
+/** GET /v1/usage/keys (docs/usage-report.md): the caller's account only. */
 export function usageRouter(dependencies: UsageRouterDependencies) {
   return s.router(contract.usage, {
     keys: async ({ query, req, res }) => {
       const principal = res.locals.principal as Principal;
       if (principal.kind !== 'usage-key') throw new Error('usage route reached without a usage key');
-      // service-spec.md "Limits": 30/min per usage query key and 120/min per client IP.
+      // docs/rate-limits.md: 30/min per usage query key and 120/min per client IP.
       const check = await dependencies.limiter.checkUsage(principal.key.id, req.ip ?? 'unknown', {
         perKey: dependencies.limits.usageKeyRpm,
         perIp: dependencies.limits.usageIpRpm,

@@ -1,6 +1,6 @@
 import type { ChatCompletionChunk } from '../../contract';
 
-/** The one SSE encoder (style.md): `data: <json>` events and the `[DONE]` marker of decisions.md §5. */
+/** The one SSE encoder (docs/architecture.md): `data: <json>` events and the `[DONE]` marker of docs/chat-and-streaming.md. */
 export function encodeSseData(payload: unknown): string {
   return `data: ${JSON.stringify(payload)}\n\n`;
 }

@@ -1,5 +1,5 @@
 /**
- * decisions.md §3: spend = prompt_tokens x input_per_million / 1e6 + completion_tokens x
+ * docs/usage-report.md: spend = prompt_tokens x input_per_million / 1e6 + completion_tokens x
  * output_per_million / 1e6. With prices held as exact nano-dollars per million tokens, the
  * product tokens x nano-per-million is the cost in femto-dollars (1e-15 USD), exactly.
  */

@@ -8,7 +8,7 @@ const DAY_MS = 86_400_000;
 let current: { from: number; to: number; day: string } | null = null;
 
 /**
- * The Asia/Shanghai calendar day of an instant (decisions.md §3: 15:59:59.999Z is still the
+ * The Asia/Shanghai calendar day of an instant (docs/usage-report.md: 15:59:59.999Z is still the
  * same day). The zone's offset comes from the time-zone database (date-fns-tz over Intl); a
  * day whose offset does not change within it (every Shanghai day since 1991) is remembered
  * as the interval it covers, so the per-event cost is two comparisons.

@@ -6,11 +6,11 @@ import { formatDay, parseDay, REPORT_TIME_ZONE, shanghaiDay } from './shanghai-d
 
 export type UsageReporter = (accountId: string, query: UsageQuery) => Promise<UsageReport>;
 
-/** decisions.md §3: at most 92 days inclusive; exactly 92 is allowed. */
+/** docs/usage-report.md: at most 92 days inclusive; exactly 92 is allowed. */
 const MAX_RANGE_DAYS = 92;
 const DEFAULT_RANGE_DAYS = 30;
 
-/** Resolves and checks the report range (decisions.md §3). */
+/** Resolves and checks the report range (docs/usage-report.md). */
 export function resolveRange(query: UsageQuery, nowMs: number): { start: string; end: string } {
   const endDay = query.end === undefined ? parseDay(shanghaiDay(nowMs)) : parseDay(query.end);
   if (endDay === null) throw invalidRequest('invalid_date', 'end must be a real date in the form YYYY-MM-DD.', 'end');

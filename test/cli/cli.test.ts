@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway';
 
-/** decisions.md §6: the model-gateway command, against the database a running gateway uses. */
+/** docs/cli.md: the model-gateway command, against the database a running gateway uses. */
 const run = promisify(execFile);
 const bin = fileURLToPath(new URL('../../bin/model-gateway.js', import.meta.url));
 
@@ -76,7 +76,7 @@ describe('model-gateway CLI', { timeout: 90_000 }, () => {
     await eventually(async () => (await chat(text)).status === 200, 1500);
     const revoked = await json<{ status: string }>('keys', 'revoke', String(key.id));
     expect(revoked.status).toBe('REVOKED');
-    // decisions.md §2: within 1 s on every instance.
+    // docs/keys-and-accounts.md: within 1 s on every instance.
     const tookMs = await eventually(async () => (await chat(text)).status === 401, 1500);
     expect(tookMs).toBeLessThan(1000);
 

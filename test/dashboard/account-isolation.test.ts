@@ -6,7 +6,7 @@ import { startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from '../helpers
 import { signIn, type TestSession } from './session-helpers';
 
 /*
- * decisions.md §2, "nobody ever sees or changes another account's keys or usage", for the
+ * docs/keys-and-accounts.md, "nobody ever sees or changes another account's keys or usage", for the
  * dashboard: every admin route of the contract, called by account A's owner with account
  * B's ids, must fail without touching B. The table is the contract itself, so a new admin
  * route is covered (and must get a sample body below) the day it is added.

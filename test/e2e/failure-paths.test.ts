@@ -4,7 +4,7 @@ import { apiErrorOf, captureLogger, collect, rawPost, secretFragments, settlesWi
 import { DRIVERS, type UpstreamDriver } from './upstream-drivers';
 
 /**
- * What the official client sees when the upstream misbehaves (decisions.md §1 and §5), for
+ * What the official client sees when the upstream misbehaves (docs/errors.md and docs/chat-and-streaming.md), for
  * every provider type: retries then fallbacks, 504 / 502 / 400 mappings, errors after the
  * stream started, client aborts; and the provider key never leaks into a response or a log.
  */
@@ -105,7 +105,7 @@ describe.each(DRIVERS)('e2e failure paths: %s upstream', (name, startDriver) => 
     });
     expect(error.status).toBe(504);
     expect(error.error).toEqual({ message: expect.any(String), type: 'upstream_error', param: null, code: 'upstream_timeout' });
-    // decisions.md §4: every chat response carries the rate-limit headers, errors included.
+    // docs/rate-limits.md: every chat response carries the rate-limit headers, errors included.
     expect(error.headers?.get('x-ratelimit-remaining-requests')).toMatch(/^\d+$/);
     expect(await usageFor(e2e, requestId)).toMatchObject({ status: 504, errorCode: 'upstream_timeout', promptTokens: 0, completionTokens: 0 });
   });

@@ -8,7 +8,7 @@ import { BASE_TEST_CONFIG, startTestGateway, TEST_ADMIN_TOKEN, type TestGateway 
 /**
  * Hostile input on every route (issue "Hostile input"): random and mutated bodies, headers,
  * methods, path parameters and query strings. Whatever arrives, the gateway never answers
- * 500, never crashes, and every error is the envelope of decisions.md §1 with an
+ * 500, never crashes, and every error is the envelope of docs/errors.md with an
  * `x-request-id`. Bounded: FUZZ_RUNS requests per route (default 200); the seed is printed
  * on failure, and FUZZ_SEED=<seed> replays a run.
  */

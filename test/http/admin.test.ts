@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGatewayClient } from '../../contract/client';
 import { startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from '../helpers/test-gateway';
 
-/** The operator's admin routes (decisions.md §6), through the typed ts-rest client. */
+/** The operator's admin routes (docs/keys-and-accounts.md), through the typed ts-rest client. */
 let gw: TestGateway;
 beforeAll(async () => {
   gw = await startTestGateway();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway';
 
-/** decisions.md §1: every error row, each in the envelope, on every kind of route. */
+/** docs/errors.md: every error row, each in the envelope, on every kind of route. */
 let gw: TestGateway;
 let accountId: string;
 let key: string;

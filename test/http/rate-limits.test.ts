@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASE_TEST_CONFIG, startTestGateway, type TestGateway } from '../helpers/test-gateway';
 
 /**
- * decisions.md §4 through HTTP: per-key RPM/TPM with the headers on every response, 429 +
+ * docs/rate-limits.md through HTTP: per-key RPM/TPM with the headers on every response, 429 +
  * retry-after, reservation and reconciliation. The exact-arithmetic tests use the in-memory
  * limiter with a frozen clock (REDIS_URL cleared); the Redis tests share one Redis between
  * two gateway instances.

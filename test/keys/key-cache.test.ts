@@ -6,7 +6,7 @@ import { generateKeyText, hashKey, keyHint } from '../../server/keys/key-text';
 import { FakeStore } from '../helpers/fake-store';
 
 /**
- * The key cache's invalidation (decisions.md §2: a change reaches every instance within 1 s):
+ * The key cache's invalidation (docs/keys-and-accounts.md: a change reaches every instance within 1 s):
  * changes made here are announced, announcements from elsewhere reload the key, and a
  * database read that started before a change never undoes it.
  */

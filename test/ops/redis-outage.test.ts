@@ -8,7 +8,7 @@ import { isRedisReachable, redisUrl } from '../rate-limit/redis-test-client';
 
 /**
  * Redis goes away under two instances (issue "Faults"): with the default `redis_failure:
- * open` both keep serving on per-instance limits (README "Redis down"), a key revoked
+ * open` both keep serving on per-instance limits (docs/rate-limits.md, "Several instances: Redis"), a key revoked
  * through one is still refused by the other within 1 s (the database re-check is the
  * backstop of the lost key-change messages), and when Redis returns the instances go back
  * to the shared limits.

@@ -5,7 +5,7 @@ import { startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from '../helpers
 import { REPORT_TEST_CONFIG } from '../usage/usage-http-helpers';
 
 /**
- * decisions.md §2: nobody ever sees or changes another account's keys or usage. Every admin
+ * docs/keys-and-accounts.md: nobody ever sees or changes another account's keys or usage. Every admin
  * route needs the admin token (a key of any kind, a wrong token or nothing is 401, and the
  * body says nothing about the data); the usage route shows the caller's account only.
  * (Dashboard sessions scoped to one account are the dashboard's tests.)

@@ -103,7 +103,7 @@ export function decimalToNano(text: string): bigint {
   return sign === '-' ? -nano : nano;
 }
 
-/** Femto-dollars rounded half up to nano-dollars (decisions.md §3: at most 9 decimals). */
+/** Femto-dollars rounded half up to nano-dollars (docs/usage-report.md: at most 9 decimals). */
 export function femtoToNano(femto: bigint): bigint {
   return (femto + 500_000n) / 1_000_000n;
 }

@@ -3,7 +3,7 @@ import { BASE_TEST_CONFIG, startTestGateway, type TestGateway } from '../helpers
 import { report, TestClock } from './usage-http-helpers';
 
 /**
- * The usage route's own limits (decisions.md §4): per usage query key and per client IP,
+ * The usage route's own limits (docs/rate-limits.md): per usage query key and per client IP,
  * 429 rate_limit_exceeded with `retry-after` (whole seconds, at least 1) past either. The
  * gateway's clock is fixed, so no budget refills while a test runs unless it moves the clock.
  * That clock drives the in-memory limiter only (Redis uses its own TIME), so these tests

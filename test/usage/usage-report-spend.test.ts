@@ -14,7 +14,7 @@ import {
 } from './usage-http-helpers';
 
 /**
- * Spend is exact (decisions.md §3): integer sums, rounded once per day row to nano-dollars,
+ * Spend is exact (docs/usage-report.md): integer sums, rounded once per day row to nano-dollars,
  * totals equal to the rows to the last digit. Streamed, cancelled and SDK-made requests are
  * all counted, with the tokens the client saw.
  */

@@ -17,7 +17,7 @@ import {
 } from './usage-http-helpers';
 
 /**
- * GET /v1/usage/keys through HTTP on a real gateway and database (decisions.md §3): day
+ * GET /v1/usage/keys through HTTP on a real gateway and database (docs/usage-report.md): day
  * bucketing in Asia/Shanghai, ranges and their errors, which keys are listed and how.
  * Requests land on chosen instants through the gateway's injected clock.
  */

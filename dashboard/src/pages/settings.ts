@@ -9,7 +9,7 @@ import { secretPanel } from '../ui/secret';
 
 /**
  * The account's settings: its usage query key (service-spec: "generated in the dashboard
- * settings"). Generating a new one replaces the old one at once (decisions.md §2).
+ * settings"). Generating a new one replaces the old one at once (docs/keys-and-accounts.md).
  */
 export async function settingsPage({ main, params, isCurrent }: PageContext): Promise<void> {
   const accountId = params.accountId ?? '';

@@ -5,7 +5,7 @@
 const DAY_MS = 86_400_000;
 const SHANGHAI_OFFSET_MS = 8 * 3_600_000;
 
-/** decisions.md §3: at most 92 days, inclusive. */
+/** docs/usage-report.md: at most 92 days, inclusive. */
 export const MAX_RANGE_DAYS = 92;
 export const DEFAULT_RANGE_DAYS = 30;
 

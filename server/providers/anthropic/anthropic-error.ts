@@ -3,7 +3,7 @@ import { parseJson, upstreamStatusError } from '../upstream-errors';
 import { AnthropicErrorBodySchema } from './anthropic-schemas';
 
 /**
- * Anthropic errors -> gateway errors (decisions.md §1).
+ * Anthropic errors -> gateway errors (docs/errors.md).
  * https://platform.claude.com/docs/en/api/errors
  * Every error body is `{"type":"error","error":{"type":…,"message":…}}`; the same object
  * arrives as an `error` event when a stream fails after it started.

@@ -1,7 +1,7 @@
 import type { FinishReason } from '../../../contract';
 
 /**
- * Anthropic `stop_reason` -> OpenAI `finish_reason` (decisions.md §5: one of four values).
+ * Anthropic `stop_reason` -> OpenAI `finish_reason` (docs/chat-and-streaming.md: one of four values).
  * https://platform.claude.com/docs/en/build-with-claude/handling-stop-reasons
  * - pause_turn: a server-tool loop paused; the turn's content is usable as it stands.
  * - model_context_window_exceeded: the reply filled the context window, i.e. it was truncated.

@@ -26,7 +26,7 @@ export async function createGeminiEmbeddings(
   options: CallOptions,
 ): Promise<EmbeddingsResult> {
   if (request.dimensions !== undefined && !(target.dimensions ?? []).includes(request.dimensions)) {
-    // decisions.md §5: the catalogue's `dimensions` list is what a request may ask for.
+    // docs/embeddings.md: the catalogue's `dimensions` list is what a request may ask for.
     const message = target.dimensions?.length
       ? `dimensions must be one of ${target.dimensions.join(', ')} for this model.`
       : 'This model does not accept dimensions.';

@@ -5,7 +5,7 @@ import { GeminiErrorBodySchema, type GeminiErrorBody } from './gemini-schemas';
 /**
  * Google error bodies -> gateway errors. The body is `{error: {code, message, status, details}}`
  * (https://ai.google.dev/gemini-api/docs/troubleshooting#error-codes). The status code decides
- * (upstreamStatusError, decisions.md §1), with one exception: Gemini answers a bad, expired or
+ * (upstreamStatusError, docs/errors.md), with one exception: Gemini answers a bad, expired or
  * blocked key with 400 INVALID_ARGUMENT and an ErrorInfo reason `API_KEY_*`
  * (https://cloud.google.com/apis/design/errors#error_info). That is the gateway's credential,
  * not the caller's mistake: 502 without the provider's text. `retryAfterMs` comes from a

@@ -7,7 +7,7 @@ import { geminiStatusError } from './gemini-error';
 
 export interface GeminiTransportOptions {
   provider: string;
-  /** Host root, e.g. https://generativelanguage.googleapis.com (decisions.md §6). */
+  /** Host root, e.g. https://generativelanguage.googleapis.com (docs/configuration.md). */
   baseUrl: string;
   apiKey: string;
   http: HttpClient;

@@ -11,7 +11,7 @@ export interface ReplyContext {
   id: string;
   /** Unix seconds. */
   created: number;
-  /** The catalogue model id (decisions.md §5). */
+  /** The catalogue model id (docs/chat-and-streaming.md). */
   model: string;
   generateId: () => string;
 }

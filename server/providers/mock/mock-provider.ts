@@ -11,7 +11,7 @@ import { tokenizer } from '../../usage/tokenizer';
 
 /**
  * The `mock` provider type: a local, deterministic model for trying the gateway and for load
- * tests (decisions.md §6). No network: `http` and `baseUrl` are not used. The reply quotes the
+ * tests (docs/configuration.md). No network: `http` and `baseUrl` are not used. The reply quotes the
  * last user message; tools, JSON mode, `stop` and `max_tokens` behave as OpenAI's do, usage is
  * counted with the o200k tokenizer. Failures on demand: see mock-errors.ts.
  */

@@ -9,7 +9,7 @@ export interface ReplyIds {
   generateId: () => string;
 }
 
-/** An upstream chat completion -> the gateway's reply; `model` is the catalogue id (decisions.md §5). */
+/** An upstream chat completion -> the gateway's reply; `model` is the catalogue id (docs/chat-and-streaming.md). */
 export function toChatCompletion(
   upstream: OpenAiChatCompletion,
   target: ModelTarget,

@@ -1,7 +1,7 @@
 import type { FinishReason } from '../../../contract';
 
 /**
- * Upstream `finish_reason` -> one of the four the gateway promises (decisions.md §5).
+ * Upstream `finish_reason` -> one of the four the gateway promises (docs/chat-and-streaming.md).
  * - OpenAI: stop, length, tool_calls, content_filter, function_call (deprecated)
  *   https://platform.openai.com/docs/api-reference/chat/object#chat/object-choices
  * - Mistral: model_length (context window full), error

@@ -13,7 +13,7 @@ export function openAiErrorMessage(value: unknown): string | null {
   return body.detail;
 }
 
-/** A non-2xx reply -> the gateway's error (decisions.md §1), reading the body for the message. */
+/** A non-2xx reply -> the gateway's error (docs/errors.md), reading the body for the message. */
 export async function openAiStatusError(response: HttpResponse, provider: string, apiKey: string, nowMs: number): Promise<UpstreamError> {
   let text = '';
   try {

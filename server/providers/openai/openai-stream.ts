@@ -122,7 +122,7 @@ class OpenAiStreamMapper {
     if (!this.done && !anyFinished) throw badResponse(provider, 'a stream that ended before the reply was complete');
     const header = this.header ?? { id: `chatcmpl-${ids.generateId()}`, object: 'chat.completion.chunk', created: createdSeconds(null, ids), model: target.id };
 
-    // The route relies on every choice ending with a finish_reason (decisions.md §5).
+    // The route relies on every choice ending with a finish_reason (docs/chat-and-streaming.md).
     if (choices.size === 0) choices.set(0, newChoiceState());
     const unfinished: Choice[] = [];
     for (const [index, state] of choices) {
