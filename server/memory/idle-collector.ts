@@ -116,10 +116,12 @@ function v8Heap(): { total: number; used: number } {
 }
 
 /**
- * V8's full collection, as `--expose-gc` gives it (exposed at run time, as jest's leak
- * detector does), twice: the pages a collection empties go back to the system only once its
- * concurrent sweeping is finished, which the second collection does at once (measured: one
- * collection left RSS where it was; the second brought it from ~230 to ~140 MiB).
+ * V8's full collection, as `--expose-gc` gives it, twice. A serving process starts with the
+ * flag (server/cli/serving-flags.ts); a gateway built in a process started without it (tests,
+ * an embedding program) exposes it at run time, as jest's leak detector does. Twice: the
+ * pages a collection empties go back to the system only once its concurrent sweeping is
+ * finished, which the second collection does at once (measured: one collection left RSS
+ * where it was; the second brought it from ~230 to ~140 MiB).
  */
 function fullCollection(): () => void {
   let gc = (globalThis as { gc?: () => void }).gc;
