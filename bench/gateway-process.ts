@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { withServingFlags } from '../server/cli/serving-flags';
 import { createStore } from '../server/db/create-store';
 import type { Store } from '../server/db/types';
 import { createBenchDatabase, type BenchDatabase } from './bench-database';
@@ -115,7 +116,7 @@ export async function startGateway(setup: GatewaySetup): Promise<GatewayUnderTes
   const key = await cli('keys', 'create', '--account', account.id ?? '', '--name', 'bench', '--rpm', String(KEY_RPM), '--tpm', String(KEY_TPM));
 
   const logFile = path.join(setup.workDirectory, 'gateway.log');
-  const gateway = await startServer('gateway', [process.execPath, ...setup.nodeFlags, bin, 'serve', '--port', String(port), '--host', '127.0.0.1'], {
+  const gateway = await startServer('gateway', [process.execPath, ...withServingFlags(setup.nodeFlags), bin, 'serve', '--port', String(port), '--host', '127.0.0.1'], {
     env,
     logFile,
     port,

@@ -215,9 +215,9 @@ async function timeRecorder(
 ): Promise<{ eventsPerSecond: number; lost: number }> {
   const defaults = UsageSectionSchema.parse({});
   const recorder = new UsageRecorder(store, {
-    flushIntervalMs: defaults.flush_interval_ms,
-    batchSize: defaults.flush_batch_size,
-    maxBufferedEvents: defaults.max_buffered_events,
+    flushIntervalMs: defaults.flushIntervalMs,
+    batchSize: defaults.flushBatchSize,
+    maxBufferedEvents: defaults.maxBufferedEvents,
     logger: {
       warn: (details, message) => log(`  recorder: ${message} ${JSON.stringify(details)}`),
       error: (details, message) => log(`  recorder: ${message} ${JSON.stringify(details)}`),

@@ -3,6 +3,7 @@ import { AggregatorRegistry, type Registry } from 'prom-client';
 import type { Config } from '../config/load-config';
 import { parseDatabaseUrl } from '../db/database-url';
 import type { Logger } from '../logging/logger';
+import { withServingFlags } from './serving-flags';
 
 /**
  * `model-gateway serve --workers N` with node:cluster: the primary migrates once, forks N
@@ -60,6 +61,8 @@ export async function runPrimary(
   const done = new Promise<number>((resolve) => (resolveDone = resolve));
   let exitCode = 0;
 
+  // Workers start with the serving process's Node options even when the primary was started without them.
+  cluster.setupPrimary({ execArgv: withServingFlags(process.execArgv) });
   const fork = () => cluster.fork();
   cluster.on('listening', (worker) => logger.info({ worker: worker.id, pid: worker.process.pid }, 'worker listening'));
   cluster.on('exit', (worker, code, signal) => {

@@ -6,7 +6,6 @@ import { migrate } from '../db/migrate';
 import { createGateway, type GatewayOptions } from '../gateway';
 import { createHttpServer } from '../http-server';
 import { createLogger, type Logger } from '../logging/logger';
-import { tuneV8ForServing } from '../memory/v8-tuning';
 import { runPrimary, workerMetrics, type WorkerMetrics } from './cluster';
 
 /** How long SIGTERM waits for in-flight requests and streams before closing them. */
@@ -54,7 +53,6 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
 
 /** One serving process: build the gateway, listen, drain on SIGTERM. Migrations are done. */
 async function serveInstance(config: Config, logger: Logger, clusterMetrics: WorkerMetrics | null): Promise<number> {
-  tuneV8ForServing();
   const options: GatewayOptions = { logger, processMetrics: true };
   if (clusterMetrics) options.renderMetrics = (local) => clusterMetrics.render(local);
   const gateway = await createGateway(config, options);

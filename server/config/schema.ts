@@ -1,11 +1,14 @@
 import { z } from 'zod';
 import { MockOptionsSchema } from '../providers/mock/mock-options';
+import { configObject } from './config-object';
+import { EnvironmentSchema } from './environment';
 import { numberToNano } from './price';
 
 /**
- * The YAML configuration file (docs/configuration.md), as written by the operator: snake_case keys,
- * every object strict so that a typo (`base_ur`) is an error at start rather than a silently
- * ignored setting. Defaults live here; load-config.ts turns the result into the runtime `Config`.
+ * The configuration (docs/configuration.md), declared once: the YAML file as the operator
+ * writes it (snake_case keys, every object strict so that a typo such as `base_ur` is an error
+ * at start rather than a silently ignored setting, defaults here) plus the environment, and
+ * `Config`, what the code reads (camelCase), is this schema's output.
  */
 
 const positiveInteger = z.number().int().positive();
@@ -17,8 +20,8 @@ export type Capability = z.infer<typeof CapabilitySchema>;
 export const ProviderTypeSchema = z.enum(['openai', 'anthropic', 'gemini', 'mock']);
 export type ProviderType = z.infer<typeof ProviderTypeSchema>;
 
-export const ServerSectionSchema = z
-  .object({
+export const ServerSectionSchema = configObject(
+  {
     body_limit_bytes: positiveInteger.default(8 * 1024 * 1024),
     // Express `trust proxy`: true/false, a hop count, or a list of addresses/subnets.
     trust_proxy: z.union([z.boolean(), nonNegativeInteger, z.string().min(1)]).default(false),
@@ -30,90 +33,83 @@ export const ServerSectionSchema = z
     keep_alive_timeout_ms: positiveInteger.default(65_000),
     // One full garbage collection once the gateway is quiet after traffic (memory/idle-collector.ts).
     idle_gc: z.boolean().default(true),
-  })
-  .strict()
-  .superRefine((server, context) => {
+  },
+  (server, context) => {
     if (server.headers_timeout_ms > server.request_timeout_ms) {
       context.addIssue({ code: z.ZodIssueCode.custom, path: ['headers_timeout_ms'], message: 'must not be greater than request_timeout_ms' });
     }
-  });
-export type ServerSection = z.infer<typeof ServerSectionSchema>;
+  },
+);
 
-export const UpstreamSectionSchema = z
-  .object({
-    connect_timeout_ms: positiveInteger.default(5_000),
-    first_byte_timeout_ms: positiveInteger.default(60_000),
-    idle_timeout_ms: positiveInteger.default(60_000),
-    keep_alive_ms: positiveInteger.default(20_000),
-    max_retries: nonNegativeInteger.max(10).default(2),
-    retry_base_delay_ms: nonNegativeInteger.default(200),
-  })
-  .strict();
-export type UpstreamSection = z.infer<typeof UpstreamSectionSchema>;
+export const UpstreamSectionSchema = configObject({
+  connect_timeout_ms: positiveInteger.default(5_000),
+  first_byte_timeout_ms: positiveInteger.default(60_000),
+  idle_timeout_ms: positiveInteger.default(60_000),
+  // How long an idle upstream connection is kept open, whatever the upstream's Keep-Alive hint.
+  keep_alive_ms: positiveInteger.default(20_000),
+  max_retries: nonNegativeInteger.max(10).default(2),
+  retry_base_delay_ms: nonNegativeInteger.default(200),
+});
 
 const httpUrl = z
   .string()
   .url()
   .refine((value) => /^https?:\/\//i.test(value), 'must be an http:// or https:// URL');
 
-export const ProviderSchema = z
-  .object({
+export const ProviderSchema = configObject(
+  {
     type: ProviderTypeSchema,
-    base_url: httpUrl.optional(),
+    // Without its trailing slashes, since adapters append their paths; empty for a mock without one.
+    base_url: httpUrl.optional().transform((url) => (url ?? '').replace(/\/+$/, '')),
+    // Where the key is read from; empty key when the variable is unset: calls then answer 502.
     api_key_env: z
       .string()
       .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name, e.g. OPENAI_API_KEY')
-      .optional(),
+      .optional()
+      .transform((name) => name ?? null),
     // Free-form adapter options, e.g. `latency_ms` of the mock provider.
-    options: z.record(z.unknown()).optional(),
-  })
-  .strict()
-  .superRefine((provider, context) => {
+    options: z.record(z.unknown()).default({}),
+  },
+  (provider, context) => {
     // Only the mock provider works without a network address.
-    if (provider.type !== 'mock' && provider.base_url === undefined) {
+    if (provider.type !== 'mock' && provider.base_url === '') {
       context.addIssue({ code: z.ZodIssueCode.custom, path: ['base_url'], message: `is required for type ${provider.type}` });
     }
     // The mock's options are known here, so a misspelt one is reported with its line at start.
     if (provider.type === 'mock') {
-      const options = MockOptionsSchema.safeParse(provider.options ?? {});
+      const options = MockOptionsSchema.safeParse(provider.options);
       for (const issue of options.success ? [] : options.error.issues) {
         context.addIssue({ ...issue, path: ['options', ...issue.path] });
       }
     }
-  });
-export type ProviderEntry = z.infer<typeof ProviderSchema>;
+  },
+);
 
 export const ProviderNameSchema = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/, 'provider names are letters, digits, "-" and "_"');
 
-export const LimitsSectionSchema = z
-  .object({
-    default_rpm: positiveInteger.default(600),
-    default_tpm: positiveInteger.default(1_000_000),
-    usage_key_rpm: positiveInteger.default(30),
-    usage_ip_rpm: positiveInteger.default(120),
-    // Wrong admin tokens (Bearer or dashboard sign-in) and login links per client IP and minute;
-    // past it, that IP's admin-token attempts are refused (429) until the minute has refilled.
-    admin_auth_failures_per_minute: positiveInteger.default(10),
-    // With REDIS_URL: what the limiter does while Redis is unreachable (docs/rate-limits.md).
-    // `open`: per-instance in-memory limits; `closed`: 503 rate_limiter_unavailable.
-    redis_failure: z.enum(['open', 'closed']).default('open'),
-    // Streamed completions open at once per API key, per instance; beyond: 429 (retry-after 1).
-    max_streams_per_key: positiveInteger.default(100),
-  })
-  .strict();
-export type LimitsSection = z.infer<typeof LimitsSectionSchema>;
+export const LimitsSectionSchema = configObject({
+  default_rpm: positiveInteger.default(600),
+  default_tpm: positiveInteger.default(1_000_000),
+  usage_key_rpm: positiveInteger.default(30),
+  usage_ip_rpm: positiveInteger.default(120),
+  // Wrong admin tokens (Bearer or dashboard sign-in) and login links per client IP and minute;
+  // past it, that IP's admin-token attempts are refused (429) until the minute has refilled.
+  admin_auth_failures_per_minute: positiveInteger.default(10),
+  // With REDIS_URL: what the limiter does while Redis is unreachable (docs/rate-limits.md).
+  // `open`: per-instance in-memory limits; `closed`: 503 rate_limiter_unavailable.
+  redis_failure: z.enum(['open', 'closed']).default('open'),
+  // Streamed completions open at once per API key, per instance; beyond: 429 (retry-after 1).
+  max_streams_per_key: positiveInteger.default(100),
+});
 
-export const UsageSectionSchema = z
-  .object({
-    retention_days: positiveInteger.default(400),
-    flush_interval_ms: positiveInteger.default(1_000),
-    flush_batch_size: positiveInteger.default(500),
-    max_buffered_events: positiveInteger.default(1_000_000),
-  })
-  .strict();
-export type UsageSection = z.infer<typeof UsageSectionSchema>;
+export const UsageSectionSchema = configObject({
+  retention_days: positiveInteger.default(400),
+  flush_interval_ms: positiveInteger.default(1_000),
+  flush_batch_size: positiveInteger.default(500),
+  max_buffered_events: positiveInteger.default(1_000_000),
+});
 
 /** USD per million tokens; at most 9 decimals because spend is summed in nano-dollars. */
 const priceSchema = z
@@ -127,46 +123,96 @@ const priceSchema = z
     }
   });
 
-export const PricingSchema = z
-  .object({
-    input_per_million: priceSchema,
-    output_per_million: priceSchema,
-  })
-  .strict();
-export type Pricing = z.infer<typeof PricingSchema>;
+/**
+ * Exact nano-dollars of a price that passed `priceSchema`. A price of at most 1,000,000 with at
+ * most 9 decimals has at most 15 significant digits, which a double keeps exactly, so this is
+ * the value of the decimal text; the loader also checks that text itself (docs/pricing.md).
+ */
+function nanoOf(price: number): bigint {
+  const parsed = numberToNano(price);
+  return parsed.ok ? parsed.nano : 0n;
+}
 
-export const ModelSchema = z
-  .object({
-    id: z.string().regex(/^\S+$/, 'must be non-empty and contain no spaces'),
-    provider: z.string().min(1),
-    upstream_model: z.string().min(1).optional(),
-    owned_by: z.string().min(1).optional(),
-    capabilities: z.array(CapabilitySchema).min(1),
-    context_window: positiveInteger,
-    max_output_tokens: positiveInteger.optional(),
-    pricing: PricingSchema,
-    fallbacks: z.array(z.string().min(1)).optional(),
-    dimensions: z.array(positiveInteger).min(1).optional(),
-  })
-  .strict();
-export type ModelEntry = z.infer<typeof ModelSchema>;
+export const PricingSchema = configObject({
+  // As written, for display (`GET /v1/models`).
+  input_per_million: priceSchema,
+  output_per_million: priceSchema,
+}).transform((pricing) => ({
+  ...pricing,
+  // Exact nano-dollars per million tokens, for accounting (docs/usage-report.md).
+  inputNanoPerMillion: nanoOf(pricing.inputPerMillion),
+  outputNanoPerMillion: nanoOf(pricing.outputPerMillion),
+}));
 
-export const ConfigFileSchema = z
-  .object({
+export const ModelSchema = configObject({
+  id: z.string().regex(/^\S+$/, 'must be non-empty and contain no spaces'),
+  // Provider name, a key of `providers`.
+  provider: z.string().min(1),
+  upstream_model: z.string().min(1).optional(),
+  owned_by: z.string().min(1).optional(),
+  capabilities: z.array(CapabilitySchema).min(1),
+  context_window: positiveInteger,
+  // The provider's output ceiling; the default `max_tokens` where one is mandatory (Anthropic).
+  max_output_tokens: positiveInteger.optional(),
+  pricing: PricingSchema,
+  // Model ids tried in order on upstream failure.
+  fallbacks: z.array(z.string().min(1)).default([]),
+  // Values a request's `dimensions` may take; absent = the parameter is refused.
+  dimensions: z.array(positiveInteger).min(1).optional(),
+}).transform(({ upstreamModel, ownedBy, ...model }) => ({
+  ...model,
+  upstreamModel: upstreamModel ?? model.id,
+  ownedBy: ownedBy ?? model.provider,
+  // The gateway routes by kind: a model answers either chat completions or embeddings.
+  kind: model.capabilities.includes('embeddings') ? ('embeddings' as const) : ('chat' as const),
+}));
+
+export const ConfigFileSchema = configObject(
+  {
     server: ServerSectionSchema.default({}),
     upstream: UpstreamSectionSchema.default({}),
-    providers: z.record(ProviderNameSchema, ProviderSchema),
+    // By provider name; each entry also carries its name.
+    providers: z
+      .record(ProviderNameSchema, ProviderSchema)
+      .transform((providers) => Object.fromEntries(Object.entries(providers).map(([name, provider]) => [name, { name, ...provider }]))),
     limits: LimitsSectionSchema.default({}),
     usage: UsageSectionSchema.default({}),
+    // In file order, which is the order of `GET /v1/models`.
     models: z.array(ModelSchema).min(1),
-  })
-  .strict()
-  .superRefine((file, context) => {
+  },
+  (file, context) => {
     for (const problem of findCatalogueProblems(file)) {
       context.addIssue({ code: z.ZodIssueCode.custom, path: problem.path, message: problem.message });
     }
-  });
-export type ConfigFile = z.infer<typeof ConfigFileSchema>;
+  },
+);
+
+/**
+ * Everything read at start: the file (`source` names it) and the environment, whose settings
+ * join the file's sections and whose variables named by `api_key_env` give the providers' keys.
+ */
+export const ConfigSchema = z
+  .object({ source: z.string(), file: ConfigFileSchema, environment: EnvironmentSchema })
+  .transform(({ source, file, environment }) => ({
+    source,
+    ...file,
+    server: { ...file.server, port: environment.PORT, host: environment.HOST },
+    providers: Object.fromEntries(
+      Object.entries(file.providers).map(([name, provider]) => {
+        const key = provider.apiKeyEnv === null ? undefined : environment[provider.apiKeyEnv];
+        return [name, { ...provider, apiKey: typeof key === 'string' ? key : '' }];
+      }),
+    ),
+    databaseUrl: environment.DATABASE_URL,
+    redisUrl: environment.REDIS_URL,
+    adminToken: environment.GATEWAY_ADMIN_TOKEN,
+    metricsToken: environment.GATEWAY_METRICS_TOKEN,
+    logLevel: environment.LOG_LEVEL,
+  }));
+
+export type Config = z.output<typeof ConfigSchema>;
+export type ProviderConfig = Config['providers'][string];
+export type ModelConfig = Config['models'][number];
 
 export interface CatalogueProblem {
   path: (string | number)[];

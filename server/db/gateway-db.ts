@@ -1,4 +1,5 @@
 import type { Sql } from '@prisma/client/runtime/client';
+import type { AccountRow, ApiKeyRow, DashboardSessionRow, LoginTokenRow, UsageDailyRow, UsageKeyRow } from './types';
 
 /*
  * The part of the generated Prisma clients the store uses. The SQLite and Postgres clients
@@ -9,63 +10,21 @@ import type { Sql } from '@prisma/client/runtime/client';
 
 type Order = 'asc' | 'desc';
 
-export interface AccountRecord {
-  id: string;
-  name: string;
-  createdAt: Date;
-}
-
-export interface ApiKeyRecord {
-  id: string;
-  accountId: string;
-  name: string;
-  keyHash: string;
-  hint: string;
-  status: string;
-  blocked: boolean;
-  rpm: number | null;
-  tpm: number | null;
-  createdAt: Date;
-  revokedAt: Date | null;
-  updatedAt: Date;
-}
-
-export interface UsageKeyRecord {
-  id: string;
-  accountId: string;
-  keyHash: string;
-  hint: string;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-export interface UsageDailyRecord {
-  keyId: string;
-  day: string;
-  accountId: string;
-  requests: number;
+/*
+ * The records as the generated clients read and write them: the rows of types.ts, where
+ * the database's type is wider (a status is any text, the rollup's sums are BIGINT).
+ */
+export type AccountRecord = AccountRow;
+export type ApiKeyRecord = Omit<ApiKeyRow, 'status'> & { status: string };
+export type UsageKeyRecord = UsageKeyRow;
+export type UsageDailyRecord = Omit<UsageDailyRow, 'promptTokens' | 'completionTokens' | 'costNanoUsd' | 'costFemtoRemainder'> & {
   promptTokens: bigint;
   completionTokens: bigint;
   costNanoUsd: bigint;
   costFemtoRemainder: bigint;
-}
-
-export interface DashboardSessionRecord {
-  id: string;
-  tokenHash: string;
-  accountId: string | null;
-  createdAt: Date;
-  expiresAt: Date;
-}
-
-export interface LoginTokenRecord {
-  id: string;
-  tokenHash: string;
-  accountId: string;
-  createdAt: Date;
-  expiresAt: Date;
-  usedAt: Date | null;
-}
+};
+export type DashboardSessionRecord = DashboardSessionRow;
+export type LoginTokenRecord = LoginTokenRow;
 
 export type ApiKeyPatch = Partial<Pick<ApiKeyRecord, 'name' | 'status' | 'blocked' | 'rpm' | 'tpm' | 'revokedAt'>> & {
   updatedAt: Date;

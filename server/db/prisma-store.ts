@@ -1,6 +1,6 @@
 import { dailyUsageThroughPrisma, type DailyUsageQuery } from './daily-usage';
 import type { GatewayDb } from './gateway-db';
-import { toAccountRow, toApiKeyRow, toDashboardSessionRow, toLoginTokenRow, toUsageKeyRow } from './rows';
+import { toApiKeyRow } from './rows';
 import type { Store } from './types';
 import type { UsageWriter } from './usage-writer';
 
@@ -34,17 +34,15 @@ export function createPrismaStore(db: GatewayDb, options: PrismaStoreOptions): S
     kind: options.kind,
 
     async createAccount(input) {
-      return toAccountRow(await db.account.create({ data: input }));
+      return db.account.create({ data: input });
     },
 
     async listAccounts() {
-      const records = await db.account.findMany({ orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
-      return records.map(toAccountRow);
+      return db.account.findMany({ orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
     },
 
     async getAccount(id) {
-      const record = await db.account.findUnique({ where: { id } });
-      return record === null ? null : toAccountRow(record);
+      return db.account.findUnique({ where: { id } });
     },
 
     async createApiKey(input) {
@@ -111,31 +109,27 @@ export function createPrismaStore(db: GatewayDb, options: PrismaStoreOptions): S
     },
 
     async setUsageKey(input) {
-      const record = await db.$transaction(async (transaction) => {
+      return db.$transaction(async (transaction) => {
         // Delete then insert (not update): the id may change, and the old hash must be gone
         // in the same commit that makes the new one findable.
         await transaction.usageKey.deleteMany({ where: { accountId: input.accountId } });
         return transaction.usageKey.create({ data: { ...input, updatedAt: now() } });
       }, WRITE_TRANSACTION);
-      return toUsageKeyRow(record);
     },
 
     async getUsageKeyByAccount(accountId) {
-      const record = await db.usageKey.findUnique({ where: { accountId } });
-      return record === null ? null : toUsageKeyRow(record);
+      return db.usageKey.findUnique({ where: { accountId } });
     },
 
     async findUsageKeyByHash(keyHash) {
-      const record = await db.usageKey.findUnique({ where: { keyHash } });
-      return record === null ? null : toUsageKeyRow(record);
+      return db.usageKey.findUnique({ where: { keyHash } });
     },
 
     async usageKeysChangedSince(since) {
-      const records = await db.usageKey.findMany({
+      return db.usageKey.findMany({
         where: { updatedAt: { gte: since } },
         orderBy: [{ updatedAt: 'asc' }, { id: 'asc' }],
       });
-      return records.map(toUsageKeyRow);
     },
 
     async recordUsage(events) {
@@ -157,12 +151,11 @@ export function createPrismaStore(db: GatewayDb, options: PrismaStoreOptions): S
     },
 
     async createDashboardSession(input) {
-      return toDashboardSessionRow(await db.dashboardSession.create({ data: input }));
+      return db.dashboardSession.create({ data: input });
     },
 
     async findDashboardSessionByHash(tokenHash) {
-      const record = await db.dashboardSession.findUnique({ where: { tokenHash } });
-      return record === null ? null : toDashboardSessionRow(record);
+      return db.dashboardSession.findUnique({ where: { tokenHash } });
     },
 
     async deleteDashboardSession(tokenHash) {
@@ -170,7 +163,7 @@ export function createPrismaStore(db: GatewayDb, options: PrismaStoreOptions): S
     },
 
     async createLoginToken(input) {
-      return toLoginTokenRow(await db.loginToken.create({ data: { ...input, usedAt: null } }));
+      return db.loginToken.create({ data: { ...input, usedAt: null } });
     },
 
     async consumeLoginToken(tokenHash, at) {
@@ -180,8 +173,7 @@ export function createPrismaStore(db: GatewayDb, options: PrismaStoreOptions): S
         data: { usedAt: at },
       });
       if (count === 0) return null;
-      const record = await db.loginToken.findUnique({ where: { tokenHash } });
-      return record === null ? null : toLoginTokenRow(record);
+      return db.loginToken.findUnique({ where: { tokenHash } });
     },
 
     async pruneDashboardCredentials(before) {

@@ -1,5 +1,5 @@
-import type { AccountRecord, ApiKeyRecord, DashboardSessionRecord, LoginTokenRecord, UsageKeyRecord } from './gateway-db';
-import type { AccountRow, ApiKeyRow, DashboardSessionRow, KeyStatus, LoginTokenRow, UsageDailyRow, UsageKeyRow } from './types';
+import type { ApiKeyRecord } from './gateway-db';
+import type { ApiKeyRow, KeyStatus, UsageDailyRow } from './types';
 
 /** Femto-dollars per nano-dollar: the rollup stores cost as nano-dollars plus a femto remainder. */
 export const FEMTO_PER_NANO = 1_000_000n;
@@ -30,51 +30,9 @@ export function splitFemtoUsd(femto: bigint): Pick<UsageDailyRow, 'costNanoUsd' 
   return { costNanoUsd: exactInteger(femto / FEMTO_PER_NANO), costFemtoRemainder: Number(femto % FEMTO_PER_NANO) };
 }
 
-export function toAccountRow(record: AccountRecord): AccountRow {
-  return { id: record.id, name: record.name, createdAt: record.createdAt };
-}
-
+/** The one field whose database type is wider than the row's: checked, not cast. */
 export function toApiKeyRow(record: ApiKeyRecord): ApiKeyRow {
-  return {
-    id: record.id,
-    accountId: record.accountId,
-    name: record.name,
-    keyHash: record.keyHash,
-    hint: record.hint,
-    status: toKeyStatus(record.status),
-    blocked: record.blocked,
-    rpm: record.rpm,
-    tpm: record.tpm,
-    createdAt: record.createdAt,
-    revokedAt: record.revokedAt,
-    updatedAt: record.updatedAt,
-  };
-}
-
-export function toUsageKeyRow(record: UsageKeyRecord): UsageKeyRow {
-  return {
-    id: record.id,
-    accountId: record.accountId,
-    keyHash: record.keyHash,
-    hint: record.hint,
-    createdAt: record.createdAt,
-    updatedAt: record.updatedAt,
-  };
-}
-
-export function toDashboardSessionRow(record: DashboardSessionRecord): DashboardSessionRow {
-  return { id: record.id, tokenHash: record.tokenHash, accountId: record.accountId, createdAt: record.createdAt, expiresAt: record.expiresAt };
-}
-
-export function toLoginTokenRow(record: LoginTokenRecord): LoginTokenRow {
-  return {
-    id: record.id,
-    tokenHash: record.tokenHash,
-    accountId: record.accountId,
-    createdAt: record.createdAt,
-    expiresAt: record.expiresAt,
-    usedAt: record.usedAt,
-  };
+  return { ...record, status: toKeyStatus(record.status) };
 }
 
 function toKeyStatus(status: string): KeyStatus {

@@ -37,7 +37,11 @@ export interface UsageKeyRow {
   updatedAt: Date;
 }
 
-/** One request's usage, as recorded (issue 4). Money in exact integer femto-dollars (1e-15 USD). */
+/**
+ * One request's usage, as stored (docs/usage-report.md); the routes report it as a
+ * `UsageEvent` (server/usage/types.ts), this row without its storage fields.
+ * Money in exact integer femto-dollars (1e-15 USD).
+ */
 export interface UsageEventRow {
   /**
    * Unique per event, given by the gateway when it records the event (not by the database),
@@ -48,18 +52,21 @@ export interface UsageEventRow {
   requestId: string;
   accountId: string;
   keyId: string;
+  /** Catalogue id of the model that answered (after a fallback, the fallback's id). */
   model: string;
   provider: string;
   /** Asia/Shanghai calendar day of `receivedAt`, YYYY-MM-DD. */
   day: string;
+  /** When the gateway received the request: the day it is billed on. */
   receivedAt: Date;
   promptTokens: number;
   completionTokens: number;
+  /** Exact cost, priced at request time. */
   costFemtoUsd: bigint;
-  /** Tokens counted by the gateway because the provider gave none. */
+  /** Tokens counted by the gateway because the provider reported none. */
   estimated: boolean;
   stream: boolean;
-  /** HTTP status the client got (499 = client went away). */
+  /** HTTP status the client got; 499 when the client went away first. */
   status: number;
   errorCode: string | null;
   latencyMs: number;

@@ -1,4 +1,4 @@
-import { Agent, errors as undiciErrors, util as undiciUtil, type Dispatcher } from 'undici';
+import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
 import { withoutByteOrderMark } from '../byte-order-mark';
 import { UpstreamError } from '../errors/gateway-error';
 import type { CallSignal } from './call-signal';
@@ -76,8 +76,10 @@ export function createHttpClient(options: HttpClientOptions): HttpClient & { clo
 const MAX_CACHED_TARGETS = 1_000;
 
 /**
- * Replies are read through undici's `dispatch` with handlers of our own rather than through
- * `request`, which wraps every reply in a Node Readable stream and an async-hooks resource:
+ * Replies are read through undici's `dispatch` with handlers of our own (undici 7's handler
+ * interface: onRequestStart, onResponseStart/Data/End/Error, the socket paused, resumed and
+ * aborted through the controller) rather than through `request`, which wraps every reply in
+ * a Node Readable stream and an async-hooks resource:
  * BufferingHandler keeps the chunks of a reply read whole (`HttpRequest.buffered`, JSON
  * replies) and hands it over at its end; StreamingHandler hands the reply over at its
  * headers and its body as an async iterable fed by the socket, with the same back-pressure
@@ -89,7 +91,8 @@ const MAX_CACHED_TARGETS = 1_000;
  */
 abstract class AbortableHandler {
   reason: Error | null = null;
-  protected abort: ((reason: Error) => void) | null = null;
+  /** The request's controller, from its start: pauses, resumes and aborts it. */
+  protected controller: Dispatcher.DispatchController | null = null;
   private readonly signal: CallSignal | undefined;
   private readonly onAbort: (() => void) | null = null;
 
@@ -102,14 +105,14 @@ abstract class AbortableHandler {
     this.signal = signal;
     this.onAbort = () => {
       this.reason = abortReason(signal);
-      this.abort?.(this.reason);
+      this.controller?.abort(this.reason);
     };
     signal.addEventListener('abort', this.onAbort, { once: true });
   }
 
-  onConnect(abort: (reason: Error) => void): void {
-    if (this.reason !== null) return abort(this.reason);
-    this.abort = abort;
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.reason !== null) controller.abort(this.reason);
   }
 
   /** The request is over: the signal no longer concerns it. */
@@ -121,7 +124,7 @@ abstract class AbortableHandler {
 /** undici's dispatch handler (the interface its own `request` uses) that buffers the reply. */
 class BufferingHandler extends AbortableHandler implements Dispatcher.DispatchHandler {
   private status = 0;
-  private headers: Record<string, string | string[] | undefined> = {};
+  private headers: HttpResponse['headers'] = {};
   private readonly chunks: Buffer[] = [];
 
   constructor(
@@ -132,20 +135,18 @@ class BufferingHandler extends AbortableHandler implements Dispatcher.DispatchHa
     super(signal);
   }
 
-  onHeaders(status: number, rawHeaders: Buffer[]): boolean {
+  onResponseStart(_controller: Dispatcher.DispatchController, status: number, headers: HttpResponse['headers']): void {
     // 1xx informational replies come before the real one.
-    if (status < 200) return true;
+    if (status < 200) return;
     this.status = status;
-    this.headers = undiciUtil.parseHeaders(rawHeaders) as Record<string, string | string[] | undefined>;
-    return true;
+    this.headers = headers;
   }
 
-  onData(chunk: Buffer): boolean {
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
     this.chunks.push(chunk);
-    return true;
   }
 
-  onComplete(): void {
+  onResponseEnd(): void {
     this.release();
     const { chunks } = this;
     const bytes = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
@@ -160,7 +161,8 @@ class BufferingHandler extends AbortableHandler implements Dispatcher.DispatchHa
     });
   }
 
-  onError(error: Error): void {
+  // undici may report a failure before the request started: the controller is not used.
+  onResponseError(_controller: Dispatcher.DispatchController | undefined, error: Error): void {
     this.release();
     this.reject(toUpstreamError(error));
   }
@@ -171,11 +173,11 @@ const HIGH_WATER_BYTES = 64 * 1024;
 
 /** undici's dispatch handler for a reply read as it arrives (streams, and error bodies read whole). */
 class StreamingHandler extends AbortableHandler implements Dispatcher.DispatchHandler {
-  private resumeSocket: (() => void) | null = null;
+  /** The reply's headers came (and the reply was handed over). */
+  private started = false;
   /** Received, not yet read. */
   private queue: Buffer[] = [];
   private queuedBytes = 0;
-  private paused = false;
   private ended = false;
   /** The transport's error once the reply has started (mapped); read after the queued chunks. */
   private failure: Error | null = null;
@@ -204,12 +206,12 @@ class StreamingHandler extends AbortableHandler implements Dispatcher.DispatchHa
     super(signal);
   }
 
-  onHeaders(status: number, rawHeaders: Buffer[], resume: () => void): boolean {
-    if (status < 200) return true;
-    this.resumeSocket = resume;
+  onResponseStart(_controller: Dispatcher.DispatchController, status: number, headers: HttpResponse['headers']): void {
+    if (status < 200) return;
+    this.started = true;
     this.resolve({
       status,
-      headers: undiciUtil.parseHeaders(rawHeaders) as Record<string, string | string[] | undefined>,
+      headers,
       body: this.body,
       text: () => this.text(),
       discard: () => this.discard(),
@@ -217,11 +219,10 @@ class StreamingHandler extends AbortableHandler implements Dispatcher.DispatchHa
         this.finishing = true;
       },
     });
-    return true;
   }
 
-  onData(chunk: Buffer): boolean {
-    if (this.dropping) return true;
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.dropping) return;
     this.queue.push(chunk);
     this.queuedBytes += chunk.length;
     // undici hands over each piece of a chunked body on its own, all those of one socket read
@@ -230,20 +231,19 @@ class StreamingHandler extends AbortableHandler implements Dispatcher.DispatchHa
       this.wakeScheduled = true;
       queueMicrotask(this.wake);
     }
-    if (this.queuedBytes < HIGH_WATER_BYTES) return true;
-    this.paused = true;
-    return false;
+    if (this.queuedBytes >= HIGH_WATER_BYTES) controller.pause();
   }
 
-  onComplete(): void {
+  onResponseEnd(): void {
     this.ended = true;
     this.settle();
   }
 
-  onError(error: Error): void {
+  // undici may report a failure before the request started: the controller is not used.
+  onResponseError(_controller: Dispatcher.DispatchController | undefined, error: Error): void {
     const mapped = toUpstreamError(error);
-    // No headers yet (their `resume` not handed over): the request itself failed.
-    if (this.resumeSocket === null) {
+    // No headers yet: the request itself failed.
+    if (!this.started) {
       this.release();
       return this.reject(mapped);
     }
@@ -306,10 +306,10 @@ class StreamingHandler extends AbortableHandler implements Dispatcher.DispatchHa
     this.queue = [];
     this.queuedBytes = 0;
     if (!this.finishing) {
-      this.abort?.(new undiciErrors.RequestAbortedError());
+      this.controller?.abort(new undiciErrors.RequestAbortedError());
       return;
     }
-    const timer = setTimeout(() => this.abort?.(new undiciErrors.RequestAbortedError()), BODY_FINISH_MS);
+    const timer = setTimeout(() => this.controller?.abort(new undiciErrors.RequestAbortedError()), BODY_FINISH_MS);
     timer.unref();
     this.whenEnded(() => clearTimeout(timer));
     this.resumeIfPaused();
@@ -325,9 +325,7 @@ class StreamingHandler extends AbortableHandler implements Dispatcher.DispatchHa
   }
 
   private resumeIfPaused(): void {
-    if (!this.paused) return;
-    this.paused = false;
-    this.resumeSocket?.();
+    if (this.controller?.paused) this.controller.resume();
   }
 
   private async text(): Promise<string> {

@@ -1,25 +1,13 @@
-/** One request's usage as the routes report it (issue 3); the recorder stores it (issue 4). */
-export interface UsageEvent {
-  requestId: string;
-  accountId: string;
-  keyId: string;
-  /** Catalogue id of the model that answered (after a fallback, the fallback's id). */
-  model: string;
-  provider: string;
-  /** When the gateway received the request (ms since epoch): the day it is billed on. */
+import type { UsageEventRow } from '../db/types';
+
+/**
+ * One request's usage as the routes report it; the recorder stores it as a `UsageEventRow`
+ * (server/db/types.ts, where the fields are declared), giving it its id and billing day.
+ */
+export type UsageEvent = Omit<UsageEventRow, 'eventId' | 'day' | 'receivedAt'> & {
+  /** When the gateway received the request, in ms since the epoch. */
   receivedAt: number;
-  promptTokens: number;
-  completionTokens: number;
-  /** Exact cost in femto-dollars (1e-15 USD), priced at request time. */
-  costFemtoUsd: bigint;
-  /** Tokens counted by the gateway because the provider reported none. */
-  estimated: boolean;
-  stream: boolean;
-  /** HTTP status the client got; 499 when the client went away first. */
-  status: number;
-  errorCode: string | null;
-  latencyMs: number;
-}
+};
 
 /** Where usage events go. `record` never blocks and never throws on the request path. */
 export interface UsageSink {

@@ -112,6 +112,22 @@ describe('normalized runtime configuration', () => {
     expect(config.models[1]).toMatchObject({ upstreamModel: 'gpt-upstream', maxOutputTokens: 500, fallbacks: ['mock-chat'] });
   });
 
+  it('camel-cases the file\'s own keys only, never names or free-form options', () => {
+    const text = `providers:
+  local_mock: { type: mock, options: { latency_ms: 5 } }
+models:
+  - id: mock_chat_v1
+    provider: local_mock
+    capabilities: [chat]
+    context_window: 1000
+    pricing: { input_per_million: 1, output_per_million: 2 }
+`;
+    const config = parseConfigText(text, 'names.yaml', {});
+    expect(Object.keys(config.providers)).toEqual(['local_mock']);
+    expect(config.providers.local_mock).toMatchObject({ name: 'local_mock', options: { latency_ms: 5 } });
+    expect(config.models[0]).toMatchObject({ id: 'mock_chat_v1', provider: 'local_mock', upstreamModel: 'mock_chat_v1' });
+  });
+
   it('reads provider keys from the environment, empty when unset', () => {
     expect(parseConfigText(MINIMAL, 'minimal.yaml', { OPENAI_API_KEY: 'sk-test' }).providers.openai).toEqual({
       name: 'openai',

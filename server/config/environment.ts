@@ -1,0 +1,49 @@
+import { z } from 'zod';
+
+/**
+ * The environment variables the gateway reads at start (docs/configuration.md). An unset or
+ * blank variable means its default. Other variables pass through untouched: providers read
+ * their keys by the name the file gives (`api_key_env`).
+ */
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export type Environment = Record<string, string | undefined>;
+
+const DEFAULT_DATABASE_URL = 'file:./data/gateway.db';
+
+const variable = z
+  .string()
+  .optional()
+  .transform((value) => (value === undefined || value.trim() === '' ? undefined : value));
+
+export const EnvironmentSchema = z
+  .object({
+    PORT: variable.transform((text = '8080', context) => {
+      const port = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+      if (!(port >= 1 && port <= 65_535)) {
+        context.addIssue({ code: z.ZodIssueCode.custom, message: `must be a port number from 1 to 65535, got "${text}"` });
+      }
+      return port;
+    }),
+    HOST: variable.transform((host) => host ?? '0.0.0.0'),
+    /** `file:…` = SQLite, `postgres://…` = Postgres. */
+    DATABASE_URL: variable
+      .transform((url) => url ?? DEFAULT_DATABASE_URL)
+      .refine((url) => /^(file:|postgres(ql)?:\/\/)/.test(url), 'must start with file: (SQLite) or postgres:// (Postgres)'),
+    REDIS_URL: variable
+      .refine((url) => url === undefined || /^rediss?:\/\//.test(url), 'must start with redis:// or rediss://')
+      .transform((url) => url ?? null),
+    GATEWAY_ADMIN_TOKEN: variable.transform((token) => token ?? null),
+    /** When set, GET /metrics needs it as a bearer token; open otherwise. */
+    GATEWAY_METRICS_TOKEN: variable.transform((token) => token ?? null),
+    LOG_LEVEL: variable.transform((text = 'info', context): LogLevel => {
+      const level = LOG_LEVELS.find((candidate) => candidate === text.toLowerCase());
+      if (!level) {
+        context.addIssue({ code: z.ZodIssueCode.custom, message: `must be one of ${LOG_LEVELS.join(', ')}, got "${text}"` });
+      }
+      return level ?? 'info';
+    }),
+  })
+  .passthrough();
