@@ -61,6 +61,10 @@ export interface ProviderConfig {
   apiKey: string;
   apiKeyEnv: string | null;
   options: Record<string, unknown>;
+  /** `responses_api`: the upstream serves POST /responses (pass-through of /v1/responses). */
+  responsesApi: boolean;
+  /** `responses_hosted_tools`: what a translated /v1/responses does with hosted tools. */
+  responsesHostedTools: 'drop' | 'reject';
 }
 
 export interface ModelConfig {
@@ -278,6 +282,8 @@ function buildConfig(source: string, file: ConfigFile, prices: ExactPrice[], set
       apiKey: entry.api_key_env ? (env[entry.api_key_env] ?? '') : '',
       apiKeyEnv: entry.api_key_env ?? null,
       options: entry.options ?? {},
+      responsesApi: entry.responses_api,
+      responsesHostedTools: entry.responses_hosted_tools,
     };
   }
   const models = file.models.map((entry, index): ModelConfig => {
