@@ -84,10 +84,11 @@ export function createApp(dependencies: AppDependencies): Express {
   };
   // The two model routes are served by hand-written handlers (routes/model-routes.ts),
   // registered first; ts-rest serves the rest of the contract.
-  const { chat: _chat, embeddings: _embeddings, ...restOfContract } = contract;
+  const { chat: _chat, embeddings: _embeddings, responses: _responses, ...restOfContract } = contract;
   const models = modelRoutes({ ...calls, keys: dependencies.keys });
   app.post(contract.chat.create.path, models.chat);
   app.post(contract.embeddings.create.path, models.embeddings);
+  app.post(contract.responses.create.path, models.responses);
   const router = s.router(restOfContract, {
     models: modelsRouter(config.models),
     usage: usageRouter({ limiter: dependencies.limiter, limits: config.limits, usageReport }),
@@ -116,6 +117,7 @@ export function createApp(dependencies: AppDependencies): Express {
     [
       { path: contract.chat.create.path, handler: models.chat },
       { path: contract.embeddings.create.path, handler: models.embeddings },
+      { path: contract.responses.create.path, handler: models.responses },
     ],
     stages,
     onError,

@@ -21,4 +21,6 @@ export class RequestLocals {
   promptTokens: number | undefined = undefined;
   completionTokens: number | undefined = undefined;
   rateLimitExceeded: string | undefined = undefined;
+  /** Hosted tools a translated /v1/responses left out, comma-separated. */
+  droppedTools: string | undefined = undefined;
 }

@@ -105,6 +105,8 @@ export function accessLog(options: AccessLogOptions) {
           stream: response.locals.stream === true || undefined,
           promptTokens: response.locals.promptTokens as number | undefined,
           completionTokens: response.locals.completionTokens as number | undefined,
+          // /v1/responses translated: the hosted tools left out (docs/openai-responses.md).
+          droppedTools: response.locals.droppedTools as string | undefined,
           ip: clientIp(request),
           aborted: !response.writableFinished || undefined,
         },

@@ -2,17 +2,19 @@ import type { NextFunction, Request, Response } from 'express';
 import type { z } from 'zod';
 import { createChatCompletion, type ChatDependencies } from '../completions/chat-completion';
 import { createEmbeddings } from '../completions/embeddings';
+import { ResponsesRequestSchema } from '../../contract';
+import { createResponse, type ResponsesDependencies } from '../responses/create-response';
 import { fromZodError } from '../errors/validation-error';
 import type { CachedApiKey, KeyCache } from '../keys/key-cache';
 import { authenticateApiKey } from '../middleware/authenticate';
 import { validateChatRequest, validateEmbeddingsRequest } from './fast-body-checks';
 
-export interface ModelRouteDependencies extends ChatDependencies {
+export interface ModelRouteDependencies extends ChatDependencies, ResponsesDependencies {
   keys: KeyCache;
 }
 
 /**
- * POST /v1/chat/completions and POST /v1/embeddings, the hot path, as plain Express handlers
+ * POST /v1/chat/completions, POST /v1/embeddings and POST /v1/responses, the hot path, as plain Express handlers
  * doing what the ts-rest route would: the contract's `metadata.auth` (an API key), the
  * contract's body schema (checked by hand first, zod for anything the hand check does not
  * pass: fast-body-checks.ts), the handler, the reply. Written out to leave out what ts-rest's
@@ -27,6 +29,9 @@ export function modelRoutes(dependencies: ModelRouteDependencies) {
     ),
     embeddings: handler(dependencies.keys, validateEmbeddingsRequest, (body, key, requestId, response) =>
       createEmbeddings(dependencies, { body, key, requestId, response }),
+    ),
+    responses: handler(dependencies.keys, (value) => ResponsesRequestSchema.safeParse(value), (body, key, requestId, response) =>
+      createResponse(dependencies, { body, key, requestId, response }),
     ),
   };
 }
