@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 /**
  * A real local HTTP server speaking OpenAI's wire format (Chat Completions, streaming and
  * Embeddings: https://platform.openai.com/docs/api-reference/chat,
- * https://platform.openai.com/docs/api-reference/embeddings), for adapter tests through the
+ * https://platform.openai.com/docs/api-reference/embeddings; the Responses API's replies and
+ * named events come from mock-openai-responses.ts), for adapter tests through the
  * real pooled HTTP client. Each test scripts the replies in order and reads back every
  * request the upstream received.
  */
@@ -27,6 +28,7 @@ export interface RecordedRequest {
 /** One step of a scripted event stream, after an optional pause. */
 export type SseStep = { delayMs?: number } & (
   | { data: unknown } // `data: <JSON or the string as is>` + blank line
+  | { event: string; data: unknown } // `event: <name>` + `data: <JSON>` + blank line (Responses API)
   | { raw: string } // bytes exactly as given (comments, CRLF, split events, …)
   | { drop: true } // destroy the socket here: a mid-stream drop
 );
@@ -133,7 +135,7 @@ async function send(response: ServerResponse, reply: ScriptedReply, recorded: Re
           response.socket?.destroy();
           return;
         }
-        const flowing = response.write('raw' in step ? step.raw : `data: ${typeof step.data === 'string' ? step.data : JSON.stringify(step.data)}\n\n`);
+        const flowing = response.write(stepText(step));
         recorded.eventsWritten++;
         // A full socket buffer: wait until the reader (the gateway) takes more.
         if (!flowing) await drainedOrClosed(response);
@@ -142,6 +144,12 @@ async function send(response: ServerResponse, reply: ScriptedReply, recorded: Re
       response.end();
       return;
   }
+}
+
+function stepText(step: { raw: string } | { data: unknown; event?: string }): string {
+  if ('raw' in step) return step.raw;
+  const data = `data: ${typeof step.data === 'string' ? step.data : JSON.stringify(step.data)}\n\n`;
+  return step.event === undefined ? data : `event: ${step.event}\n${data}`;
 }
 
 /** Resolves on 'drain' or 'close', whichever comes first, and leaves no listener behind. */
