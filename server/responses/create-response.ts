@@ -17,7 +17,7 @@ import { observedAttempt } from '../completions/observe-upstream';
 import { attemptsFor, checkChatCapabilities, resolveModel, type Attempt } from '../completions/resolve-model';
 import { toGatewayError } from '../completions/to-gateway-error';
 import { chatToResponse, responseSkeleton, toResponsesUsage } from './chat-to-response';
-import { PassThroughStreamReader, usageOfReplyText, type PassThroughUsage } from './pass-through';
+import { PassThroughStreamReader, usageOfReplyText } from './pass-through';
 import { ResponseStreamTranslator, type StreamEvent } from './response-stream';
 import { responsesToChat, type ChatTranslation } from './responses-to-chat';
 
@@ -113,15 +113,14 @@ export async function createResponse(dependencies: ResponsesDependencies, call: 
   }
   try {
     if (value.kind === 'chat') {
-      const usage = value.result.usage ?? {
-        promptTokens: promptEstimate(),
-        completionTokens: countTextTokens(value.result.completion.choices[0]?.message.content ?? ''),
-      };
-      value.result.completion.model = attempt.model.id;
-      const object = chatToResponse(body, value.result.completion, usage, translation.customTools, dependencies);
-      finish(value.result.usage === null ? null : usage, '');
-      if (value.result.usage === null) object.usage = toResponsesUsage(usage);
-      return object;
+      const { completion } = value.result;
+      const message = completion.choices[0]?.message;
+      const produced = (message?.content ?? '') + (message?.tool_calls ?? []).map((toolCall) => toolCall.function.arguments).join('');
+      // The provider's usage, or the gateway's count (the one billed) when it reported none.
+      const usage = value.result.usage ?? { promptTokens: promptEstimate(), completionTokens: countTextTokens(produced) };
+      completion.model = attempt.model.id;
+      meter.finish({ model: attempt.model, ...usage, estimated: value.result.usage === null, status: 200, errorCode: null });
+      return chatToResponse(body, completion, usage, translation.customTools, dependencies);
     }
     const text = await value.reply.text();
     const usage = usageOfReplyText(text);
@@ -227,7 +226,6 @@ async function* passedThroughEvents(reply: HttpResponse, finish: Finish, request
   let status = 200;
   let errorCode: string | null = null;
   let completed = false;
-  const usageOf = (usage: PassThroughUsage | null): TokenUsage | null => (usage ? { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens } : null);
   try {
     for await (const bytes of reply.body) {
       const text = reader.read(bytes);
@@ -250,7 +248,8 @@ async function* passedThroughEvents(reply: HttpResponse, finish: Finish, request
       status = 499;
       errorCode = 'client_closed_request';
     }
-    finish(usageOf(reader.usage), reader.output, status, errorCode);
+    // The whole usage, breakdown (cached, reasoning) included, goes to the meter.
+    finish(reader.usage, reader.output, status, errorCode);
   }
 }
 
