@@ -1,9 +1,11 @@
 import type { Response } from 'express';
+import { OVERHEAD_HEADER } from '../pipeline/reply';
 import { GatewayError } from './gateway-error';
 
 /**
- * The only code that writes error JSON (style.md: one error renderer). Every error on every
- * route leaves through here with the envelope of decisions.md §1.
+ * Every error on the routes Express serves leaves through here with the envelope of
+ * docs/errors.md (the model routes render theirs in pipeline/model-pipeline.ts, with the
+ * route's error format).
  */
 export function sendError(response: Response, error: GatewayError): void {
   if (response.headersSent) {
@@ -11,11 +13,15 @@ export function sendError(response: Response, error: GatewayError): void {
     response.end();
     return;
   }
-  for (const [name, value] of Object.entries(error.headers)) response.setHeader(name, value);
-  // openai-node retries on 429/5xx by itself; tell it not to where a retry cannot help.
-  if (error.status >= 500 && error.status !== 502 && error.status !== 503 && error.status !== 504) response.setHeader('x-should-retry', 'false');
+  for (const name in error.headers) response.setHeader(name, error.headers[name] as string);
+  if (!shouldClientRetry(error.status)) response.setHeader('x-should-retry', 'false');
+  const context = response.locals.context;
+  if (context) response.setHeader(OVERHEAD_HEADER, context.markHeaders().toFixed(2));
   response.status(error.status).type('application/json').send(errorJson(error));
 }
+
+/** openai-node and the Anthropic SDK retry on 429/5xx by themselves; `x-should-retry: false` where a retry cannot help. */
+export const shouldClientRetry = (status: number): boolean => status < 500 || status === 502 || status === 503 || status === 504;
 
 export function errorJson(error: GatewayError): string {
   return JSON.stringify(error.toBody());
