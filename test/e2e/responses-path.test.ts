@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startMockOpenAiUpstream, type MockOpenAiUpstream, type SseStep } from '../helpers/mock-openai-upstream';
 import { textResponse, textResponseStream } from '../helpers/mock-openai-responses';
-import { apiErrorOf, rawPost, startE2e, upstreamSection, usageFor, type E2e } from './helpers';
+import { apiErrorOf, captureLogger, rawPost, startE2e, upstreamSection, usageFor, waitFor, type E2e } from './helpers';
 
 /**
  * POST /v1/responses end to end with the official `openai` client (responses.create,
@@ -71,10 +71,16 @@ describe('e2e: POST /v1/responses', () => {
   let chat: MockOpenAiUpstream;
   let native: MockOpenAiUpstream;
   let e2e: E2e;
+  let logs: ReturnType<typeof captureLogger>;
   beforeAll(async () => {
     chat = await startMockOpenAiUpstream();
     native = await startMockOpenAiUpstream();
-    e2e = await startE2e({ configYaml: configYaml(chat, native), env: { E2E_CHAT_KEY: 'sk-chat-upstream', E2E_NATIVE_KEY: 'sk-native-upstream' } });
+    logs = captureLogger();
+    e2e = await startE2e({
+      configYaml: configYaml(chat, native),
+      env: { E2E_CHAT_KEY: 'sk-chat-upstream', E2E_NATIVE_KEY: 'sk-native-upstream' },
+      logger: logs.logger,
+    });
   });
   beforeEach(() => {
     chat.requests.length = 0;
@@ -233,6 +239,9 @@ describe('e2e: POST /v1/responses', () => {
       expect(reply.status).toBe(200);
       expect(reply.headers.get('x-gateway-dropped-tools')).toBe('web_search, namespace');
       expect((chat.requests[0]?.body as { tools: unknown[] }).tools).toHaveLength(1);
+      const requestId = reply.headers.get('x-request-id') ?? '';
+      const line = await waitFor(() => logs.text().split('\n').find((entry) => entry.includes(requestId) && entry.includes('"msg":"request"')), 'the access log line');
+      expect(JSON.parse(line)).toMatchObject({ route: '/v1/responses', status: 200, droppedTools: 'web_search, namespace' });
     });
 
     it('with responses_hosted_tools: reject, a hosted tool is a 400 naming it', async () => {
