@@ -120,6 +120,8 @@ describe('normalized runtime configuration', () => {
       apiKey: 'sk-test',
       apiKeyEnv: 'OPENAI_API_KEY',
       options: {},
+      responsesApi: false,
+      responsesHostedTools: 'drop',
     });
     expect(parseConfigText(MINIMAL, 'minimal.yaml', {}).providers.openai?.apiKey).toBe('');
   });
