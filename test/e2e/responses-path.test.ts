@@ -312,6 +312,18 @@ describe('e2e: POST /v1/responses', () => {
       expect(event).toMatchObject({ model: 'native-model', promptTokens: 12, completionTokens: 3, stream: true, status: 200 });
     });
 
+    it('a function-call round trip: the function_call item and the function_call_output go through as they are', async () => {
+      const call = { type: 'function_call', id: 'fc_up_1', call_id: 'call_up_1', name: 'get_weather', arguments: '{"city":"Rome"}', status: 'completed' };
+      native.reply({ type: 'json', body: { ...textResponse(UPSTREAM_MODEL, '', { input: 30, output: 8 }), output: [call] } });
+      const first = await e2e.client.responses.create({ model: 'native-model', input: 'Weather in Rome?', tools: [WEATHER] });
+      expect(first.output).toEqual([call]);
+      native.reply({ type: 'json', body: textResponse(UPSTREAM_MODEL, 'Sunny in Rome.', { input: 50, output: 4 }) });
+      const input = [{ role: 'user' as const, content: 'Weather in Rome?' }, ...first.output, { type: 'function_call_output' as const, call_id: 'call_up_1', output: '{"sky":"clear"}' }];
+      const second = await e2e.client.responses.create({ model: 'native-model', input, tools: [WEATHER] });
+      expect(second.output_text).toBe('Sunny in Rome.');
+      expect((native.requests[1]?.body as { input: unknown }).input).toEqual(input);
+    });
+
     it('an upstream error is the gateway error shape (retried first)', async () => {
       const failure = { type: 'json' as const, status: 500, body: { error: { message: 'boom', type: 'server_error', param: null, code: null } } };
       native.reply(failure, failure);
