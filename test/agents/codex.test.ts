@@ -153,6 +153,26 @@ describe.skipIf(!installed)('the Codex CLI through the gateway', () => {
     await expect.poll(reportedRequests, { timeout: 5_000 }).toBeGreaterThan(before);
   });
 
+  it('translated: a tool call round trip (Codex runs the command and sends its output back)', { timeout: 120_000 }, async () => {
+    const count = chat.requests.length;
+    chat.reply({
+      type: 'sse',
+      events: [
+        { data: chunk({ role: 'assistant', tool_calls: [{ index: 0, id: 'call_echo', type: 'function', function: { name: 'exec_command', arguments: '' } }] }) },
+        { data: chunk({ tool_calls: [{ index: 0, function: { arguments: '{"cmd":"echo gateway-tool-test"}' } }] }) },
+        { data: chunk({}, 'tool_calls') },
+        { data: { ...chunk({}), choices: [], usage: { prompt_tokens: 900, completion_tokens: 12, total_tokens: 912 } } },
+      ],
+    });
+    const run = await codexWith('agent-chat');
+    expect(run.stdout + run.stderr).toContain(CHAT_REPLY);
+    expect(run.code, run.stderr).toBe(0);
+    const followUp = chat.requests[count + 1]?.body as { messages: { role: string; tool_call_id?: string; tool_calls?: { id: string }[] }[] };
+    const messages = followUp.messages;
+    expect(messages.some((message) => message.role === 'assistant' && message.tool_calls?.[0]?.id === 'call_echo')).toBe(true);
+    expect(messages.some((message) => message.role === 'tool' && message.tool_call_id === 'call_echo')).toBe(true);
+  });
+
   it('passed through to a Responses upstream: prints the mock reply, exits 0, the request is in the usage report', { timeout: 120_000 }, async () => {
     const before = await reportedRequests();
     const run = await codexWith('agent-native');
