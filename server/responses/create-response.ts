@@ -1,4 +1,4 @@
-import type { ResponsesRequest } from '../../contract';
+import type { ChatCompletionRequest, ResponsesRequest } from '../../contract';
 import { runChatCall, type ChatChunkStream, type ChatDependencies } from '../completions/chat-call';
 import { attemptsFor, resolveModel, type Attempt } from '../completions/resolve-model';
 import { GatewayError, invalidRequest } from '../errors/gateway-error';
@@ -30,12 +30,11 @@ export async function createResponse(dependencies: ResponsesDependencies, call: 
   const attempts = attemptsFor(dependencies.catalogue, model, dependencies.config, (name) => dependencies.providers.get(name));
   const passesThrough = (attempt: Attempt) => dependencies.config.providers[attempt.model.provider]?.responsesApi === true && attempt.adapter.responses !== undefined;
   const primary = attempts[0];
-  const provider = dependencies.config.providers[model.provider];
-  const translation = responsesToChat(body, provider?.responsesHostedTools ?? 'drop');
   if (primary && passesThrough(primary)) {
     // Its fallbacks are the ones that serve the Responses API too (docs/openai-responses.md).
-    return runPassThrough(dependencies, { ...call, translation, attempts: attempts.filter(passesThrough) });
+    return runPassThrough(dependencies, { ...call, estimate: estimateRequest(body), attempts: attempts.filter(passesThrough) });
   }
+  const translation = responsesToChat(body, dependencies.config.providers[model.provider]?.responsesHostedTools ?? 'drop');
 
   announceDroppedTools(context, translation);
   const result = await runChatCall(dependencies, { body: translation.request, key: call.key, context, client: reply });
@@ -65,6 +64,20 @@ function checkStateless(body: ResponsesRequest): void {
         throw invalidRequest('unsupported_parameter', 'Item references are not supported: this gateway stores no responses. Send the items themselves.', `input[${index}]`);
       }
     });
+  }
+}
+
+/**
+ * The chat request whose token estimate stands for a passed-through request (the limits'
+ * reservation, the count when the upstream reports no usage). Whatever the upstream accepts
+ * goes through: what the translation would refuse is estimated from its JSON text instead.
+ */
+function estimateRequest(body: ResponsesRequest): ChatCompletionRequest {
+  try {
+    return responsesToChat(body, 'drop').request;
+  } catch (error) {
+    if (!(error instanceof GatewayError)) throw error;
+    return { model: body.model, messages: [{ role: 'user', content: JSON.stringify(body.input) }] };
   }
 }
 

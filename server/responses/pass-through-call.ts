@@ -1,4 +1,4 @@
-import type { ResponsesRequest } from '../../contract';
+import type { ChatCompletionRequest, ResponsesRequest } from '../../contract';
 import { holdStreamSlot, type ChatDependencies } from '../completions/chat-call';
 import { Meter } from '../completions/meter';
 import { observedAttempt } from '../completions/observe-upstream';
@@ -15,11 +15,10 @@ import { encodeSseEvent } from '../streaming/encode-sse';
 import { sendSse } from '../streaming/send-sse';
 import { countTextTokens, promptTokenCounter, quickPromptTokens } from '../usage/count-tokens';
 import { PassThroughStreamReader, usageOfReplyText } from './pass-through';
-import type { ChatTranslation } from './responses-to-chat';
 
 export interface PassThroughCall extends ModelCall<ResponsesRequest> {
-  /** The request as chat: only its token estimate is used here (the reservation, a missing usage). */
-  translation: ChatTranslation;
+  /** The request as chat, for its token estimate only (the reservation, a missing usage). */
+  estimate: ChatCompletionRequest;
   /** The model and its fallbacks that serve the Responses API. */
   attempts: Attempt[];
 }
@@ -33,7 +32,7 @@ const DEFAULT_COMPLETION_RESERVE = 4096;
  * event are the chat call's (completions/chat-call.ts).
  */
 export async function runPassThrough(dependencies: ChatDependencies, call: PassThroughCall): Promise<null> {
-  const { body, context, reply, translation } = call;
+  const { body, context, reply, estimate } = call;
   const receivedAt = dependencies.now();
   const stream = body.stream === true;
   const model = call.attempts[0]?.model;
@@ -42,17 +41,17 @@ export async function runPassThrough(dependencies: ChatDependencies, call: PassT
   context.provider = model.provider;
   context.stream = stream;
 
-  const promptEstimate = promptTokenCounter(translation.request);
+  const promptEstimate = promptTokenCounter(estimate);
   const completionReserve = body.max_output_tokens ?? Math.min(model.maxOutputTokens ?? DEFAULT_COMPLETION_RESERVE, DEFAULT_COMPLETION_RESERVE);
   const meter = await Meter.open(dependencies, {
     key: call.key,
     requestId: context.requestId,
     receivedAt,
     stream,
-    reserveTokens: quickPromptTokens(translation.request) + completionReserve,
+    reserveTokens: quickPromptTokens(estimate) + completionReserve,
     context,
   });
-  if (stream) holdStreamSlot(dependencies.streams, meter, { body: translation.request, key: call.key, context, client: reply });
+  if (stream) holdStreamSlot(dependencies.streams, meter, { body: estimate, key: call.key, context, client: reply });
 
   const controller = new CallAbort();
   const retry = { maxRetries: dependencies.config.upstream.maxRetries, baseDelayMs: dependencies.config.upstream.retryBaseDelayMs, signal: controller.signal };

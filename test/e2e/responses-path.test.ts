@@ -324,6 +324,17 @@ describe('e2e: POST /v1/responses', () => {
       expect((native.requests[1]?.body as { input: unknown }).input).toEqual(input);
     });
 
+    it('what only the upstream understands (input_file parts, other item types) goes through, not refused', async () => {
+      native.reply({ type: 'json', body: textResponse(UPSTREAM_MODEL, 'Read it.', { input: 300, output: 3 }) });
+      const input = [
+        { role: 'user', content: [{ type: 'input_file', file_id: 'file_abc' }, { type: 'input_text', text: 'Summarize.' }] },
+        { type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'x' } },
+      ];
+      const reply = await rawPost(e2e, '/v1/responses', { model: 'native-model', input });
+      expect(reply.status).toBe(200);
+      expect((native.requests[0]?.body as { input: unknown }).input).toEqual(input);
+    });
+
     it('an upstream error is the gateway error shape (retried first)', async () => {
       const failure = { type: 'json' as const, status: 500, body: { error: { message: 'boom', type: 'server_error', param: null, code: null } } };
       native.reply(failure, failure);
