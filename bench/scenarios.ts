@@ -9,6 +9,11 @@ export interface Scenario {
   path: string;
   body: string;
   connections: number;
+  /**
+   * What the mock, the bare proxy and the JSON proxy are sent instead, when the gateway's route
+   * is translated to another upstream format (their CPU per request is the one compared to).
+   */
+  baseline?: { path: string; body: string };
 }
 
 const MESSAGES = [
@@ -36,6 +41,16 @@ export const STREAM_BODY = JSON.stringify({
   stream: true,
   stream_options: { include_usage: true },
 });
+/** The same turn as a Responses API stream (Codex's shape: instructions, input items), translated by the gateway to a chat stream. */
+export const RESPONSES_STREAM_BODY = JSON.stringify({
+  model: 'bench-chat',
+  instructions: MESSAGES[0]?.content,
+  input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: MESSAGES[1]?.content }] }],
+  max_output_tokens: 256,
+  temperature: 0.7,
+  stream: true,
+  store: false,
+});
 export const SLOW_STREAM_BODY = STREAM_BODY.replace('"bench-chat"', '"bench-chat-slow"');
 export const HOLD_STREAM_BODY = STREAM_BODY.replace('"bench-chat"', '"bench-chat-hold"');
 const EMBED_INPUT = 'Measure first, then change one thing at a time and measure again; keep the numbers with the change.';
@@ -51,6 +66,14 @@ export function scenarios(chunks: number, dimensions: number): Scenario[] {
   return [
     { id: 'chat', title: 'chat, non-streaming, 64 connections', path: '/v1/chat/completions', body: CHAT_BODY, connections: 64 },
     { id: 'stream', title: `chat, streaming (${chunks} chunks), 64 connections`, path: '/v1/chat/completions', body: STREAM_BODY, connections: 64 },
+    {
+      id: 'responses-stream',
+      title: `responses translated to a chat upstream, streaming (${chunks} chunks), 64 connections`,
+      path: '/v1/responses',
+      body: RESPONSES_STREAM_BODY,
+      connections: 64,
+      baseline: { path: '/v1/chat/completions', body: STREAM_BODY },
+    },
     embeddings('float'),
     embeddings('base64'),
     { id: 'chat-1', title: 'chat, non-streaming, 1 connection', path: '/v1/chat/completions', body: CHAT_BODY, connections: 1 },

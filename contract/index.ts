@@ -4,6 +4,7 @@ import { chatCompletionsContract } from './chat-completions';
 import { embeddingsContract } from './embeddings';
 import { healthContract } from './health';
 import { modelsContract } from './models';
+import { responsesContract } from './responses';
 import { sessionContract } from './session';
 import { usageContract } from './usage';
 
@@ -13,6 +14,7 @@ const c = initContract();
 export const contract = c.router({
   chat: chatCompletionsContract,
   embeddings: embeddingsContract,
+  responses: responsesContract,
   models: modelsContract,
   usage: usageContract,
   admin: adminContract,
@@ -34,5 +36,6 @@ export * from './embeddings';
 export * from './errors';
 export * from './health';
 export * from './models';
+export * from './responses';
 export * from './session';
 export * from './usage';

@@ -69,8 +69,17 @@ export const ProviderSchema = configObject(
       .transform((name) => name ?? null),
     // Free-form adapter options, e.g. `latency_ms` of the mock provider.
     options: z.record(z.unknown()).default({}),
+    // An openai-type upstream that serves POST /responses itself: /v1/responses requests go to
+    // it as they came (docs/openai-responses.md); otherwise they are translated to chat.
+    responses_api: z.boolean().default(false),
+    // /v1/responses translated for this provider: hosted tools (web_search, …) it cannot run
+    // are dropped and named in x-gateway-dropped-tools, or refused with a 400.
+    responses_hosted_tools: z.enum(['drop', 'reject']).default('drop'),
   },
   (provider, context) => {
+    if (provider.responses_api && provider.type !== 'openai') {
+      context.addIssue({ code: z.ZodIssueCode.custom, path: ['responses_api'], message: 'only an openai-type provider can serve the Responses API' });
+    }
     // Only the mock provider works without a network address.
     if (provider.type !== 'mock' && provider.base_url === '') {
       context.addIssue({ code: z.ZodIssueCode.custom, path: ['base_url'], message: `is required for type ${provider.type}` });

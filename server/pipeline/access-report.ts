@@ -83,6 +83,7 @@ export class AccessReport {
           stream: context.stream || undefined,
           promptTokens: context.promptTokens,
           completionTokens: context.completionTokens,
+          droppedTools: context.droppedTools,
           ip: response.ip,
           aborted: response.aborted || undefined,
         },

@@ -34,6 +34,8 @@ export class RequestContext {
   completionTokens: number | undefined = undefined;
   /** Which limit refused the request (the metrics' `limit` label of a 429). */
   rateLimitExceeded: string | undefined = undefined;
+  /** Hosted tools a translated /v1/responses left out, comma-separated (docs/openai-responses.md). */
+  droppedTools: string | undefined = undefined;
   /** Headers every reply to this request carries, errors included (the rate-limit headers). */
   responseHeaders: Record<string, string> | null = null;
 

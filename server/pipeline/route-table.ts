@@ -1,6 +1,7 @@
 import { contract } from '../../contract';
 import { createChatCompletion, type ChatDependencies } from '../completions/chat-completion';
 import { createEmbeddings } from '../completions/embeddings';
+import { createResponse, type ResponsesDependencies } from '../responses/create-response';
 import { openAiErrorFormat } from './error-formats';
 import { modelRoute, type ModelRoute } from './model-pipeline';
 
@@ -8,7 +9,7 @@ import { modelRoute, type ModelRoute } from './model-pipeline';
  * The model routes (docs/architecture.md, "Request path"): each is its contract entry, its
  * handler and its error format; a new one is one more entry here and its handler.
  */
-export function modelRouteTable(dependencies: ChatDependencies): readonly ModelRoute[] {
+export function modelRouteTable(dependencies: ChatDependencies & ResponsesDependencies): readonly ModelRoute[] {
   return [
     modelRoute({
       contract: contract.chat.create,
@@ -18,6 +19,12 @@ export function modelRouteTable(dependencies: ChatDependencies): readonly ModelR
     modelRoute({
       contract: contract.embeddings.create,
       handle: ({ body, key, context, reply }) => createEmbeddings(dependencies, { body, key, context, client: reply }),
+      errorFormat: openAiErrorFormat,
+    }),
+    modelRoute({
+      contract: contract.responses.create,
+      handle: (call) => createResponse(dependencies, call),
+      // OpenAI's Responses API errors have the same envelope as its other routes.
       errorFormat: openAiErrorFormat,
     }),
   ];

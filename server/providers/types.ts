@@ -80,6 +80,12 @@ export interface ProviderAdapter {
    */
   chatStream(request: ChatCompletionRequest, target: ModelTarget, options: CallOptions): Promise<ChatStream>;
   embeddings(request: EmbeddingsRequest, target: ModelTarget, options: CallOptions): Promise<EmbeddingsResult>;
+  /**
+   * POST /responses to an upstream that serves the OpenAI Responses API: `body` as the client
+   * sent it with `model` replaced. Resolves with the 2xx reply, unread, for the route to pass
+   * back as it is; rejects with an UpstreamError otherwise. Only the `openai` type has it.
+   */
+  responses?(body: Record<string, unknown>, target: ModelTarget, options: CallOptions & { stream: boolean }): Promise<HttpResponse>;
 }
 
 /** The HTTP client adapters use; `createHttpClient` (http-client.ts) is the pooled undici one. */

@@ -136,6 +136,8 @@ models:
       apiKey: 'sk-test',
       apiKeyEnv: 'OPENAI_API_KEY',
       options: {},
+      responsesApi: false,
+      responsesHostedTools: 'drop',
     });
     expect(parseConfigText(MINIMAL, 'minimal.yaml', {}).providers.openai?.apiKey).toBe('');
   });

@@ -38,11 +38,20 @@ interface FuzzRoute {
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'];
 /** Routes a fuzzed request reaches with success now and then (the others need a session cookie or do not exist). */
-const REACHABLE = new Set(['POST /v1/chat/completions', 'POST /v1/embeddings', 'GET /v1/usage/keys', 'POST /v1/admin/accounts', 'POST /v1/admin/accounts/:accountId/keys', 'PATCH /v1/admin/keys/:keyId']);
+const REACHABLE = new Set(['POST /v1/chat/completions', 'POST /v1/embeddings', 'POST /v1/responses', 'GET /v1/usage/keys', 'POST /v1/admin/accounts', 'POST /v1/admin/accounts/:accountId/keys', 'PATCH /v1/admin/keys/:keyId']);
 
 /** A valid body per route, the seed of the mutations (reaching past validation matters). */
 function validBody(route: FuzzRoute): Record<string, unknown> {
   if (route.path === '/v1/chat/completions') return { model: 'mock-chat', messages: [{ role: 'user', content: 'hello' }], max_tokens: 5 };
+  if (route.path === '/v1/responses') {
+    return {
+      model: 'mock-chat',
+      instructions: 'be brief',
+      input: [{ role: 'developer', content: 'hi' }, { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hello' }] }],
+      tools: [{ type: 'function', name: 'f', parameters: { type: 'object' } }, { type: 'custom', name: 'c' }, { type: 'web_search' }],
+      max_output_tokens: 5,
+    };
+  }
   if (route.path === '/v1/embeddings') return { model: 'mock-embed', input: ['a', 'b'], dimensions: 256 };
   if (route.path.endsWith('/keys') && route.method === 'POST') return { name: 'fuzz', rpm: 10, tpm: 1000 };
   if (route.path === '/v1/admin/keys/:keyId') return { name: 'renamed', rpm: 20 };
@@ -67,7 +76,24 @@ const hostileJson: fc.Arbitrary<unknown> = fc.oneof(
 
 function mutations(route: FuzzRoute): fc.Arbitrary<{ body: string | null; note: string }> {
   const base = validBody(route);
-  const fields = [...Object.keys(base), 'messages', 'model', 'stream', 'input', 'n', 'tools', 'response_format', 'stream_options', '__proto__', 'constructor', 'prototype'];
+  const fields = [
+    ...Object.keys(base),
+    'messages',
+    'model',
+    'stream',
+    'input',
+    'n',
+    'tools',
+    'response_format',
+    'stream_options',
+    'tool_choice',
+    'text',
+    'reasoning',
+    'previous_response_id',
+    '__proto__',
+    'constructor',
+    'prototype',
+  ];
   const json = (value: unknown) => JSON.stringify(value) ?? 'null';
   return fc.oneof(
     { weight: 4, arbitrary: fc.constant({ body: json(base), note: 'valid' }) },
@@ -78,6 +104,13 @@ function mutations(route: FuzzRoute): fc.Arbitrary<{ body: string | null; note: 
       arbitrary: fc.tuple(fc.nat({ max: 4 }), hostileJson).map(([index, value]) => ({
         body: json({ ...base, messages: [{ role: 'user', content: 'x' }, ...Array.from({ length: index }, () => value)] }),
         note: 'messages entries',
+      })),
+    },
+    {
+      weight: route.path === '/v1/responses' ? 2 : 0,
+      arbitrary: fc.tuple(fc.nat({ max: 3 }), hostileJson, fc.constantFrom('message', 'function_call', 'function_call_output', 'custom_tool_call', 'reasoning', 'item_reference', 'x')).map(([index, value, type]) => ({
+        body: json({ ...base, input: [{ role: 'user', content: 'x' }, ...Array.from({ length: index }, () => value), { type, call_id: value, name: value, arguments: value, output: value, content: value, role: value }] }),
+        note: 'input items',
       })),
     },
     { weight: 1, arbitrary: fc.constant({ body: json({ ...base, stream: true }), note: 'stream' }) },

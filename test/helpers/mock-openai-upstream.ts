@@ -2,10 +2,20 @@ import type { ServerResponse } from 'node:http';
 import { drainedOrClosed, sleep, startEventStream, startMockUpstream, type CommonReply, type MockUpstream, type RecordedRequest } from './mock-upstream';
 
 /**
- * A local server speaking OpenAI's wire format (Chat Completions, streaming and Embeddings:
- * https://platform.openai.com/docs/api-reference/chat,
- * https://platform.openai.com/docs/api-reference/embeddings), for adapter and end-to-end tests
- * through the real pooled HTTP client (the common machinery: mock-upstream.ts).
+    }
+    const flowing = response.write(stepText(step));
+    recorded.eventsWritten++;
+    // A full socket buffer: wait until the reader (the gateway) takes more.
+    if (!flowing) await drainedOrClosed(response);
+  }
+  if (reply.done !== false) response.write('data: [DONE]\n\n');
+  response.end();
+}
+
+function stepText(step: { raw: string } | { data: unknown; event?: string }): string {
+  if ('raw' in step) return step.raw;
+  const data = `data: ${typeof step.data === 'string' ? step.data : JSON.stringify(step.data)}\n\n`;
+  return step.event === undefined ? data : `event: ${step.event}\n${data}`;
  */
 
 export type { RecordedRequest };
@@ -13,6 +23,8 @@ export type { RecordedRequest };
 /** One step of a scripted event stream, after an optional pause. */
 export type SseStep = { delayMs?: number } & (
   | { data: unknown } // `data: <JSON or the string as is>` + blank line
+  | { event: string; data: unknown } // `event: <name>` + `data: <JSON>` + blank line (Responses API)
+  | { event: string; data: unknown } // `event: <name>` + `data: <JSON>` + blank line (Responses API)
   | { raw: string } // bytes exactly as given (comments, CRLF, split events, …)
   | { drop: true } // destroy the socket here: a mid-stream drop
 );
@@ -42,11 +54,17 @@ async function sendSse(reply: Extract<ScriptedReply, { type: 'sse' }>, response:
       response.socket?.destroy();
       return;
     }
-    const flowing = response.write('raw' in step ? step.raw : `data: ${typeof step.data === 'string' ? step.data : JSON.stringify(step.data)}\n\n`);
+    const flowing = response.write(stepText(step));
     recorded.eventsWritten++;
     // A full socket buffer: wait until the reader (the gateway) takes more.
     if (!flowing) await drainedOrClosed(response);
   }
   if (reply.done !== false) response.write('data: [DONE]\n\n');
   response.end();
+}
+
+function stepText(step: { raw: string } | { data: unknown; event?: string }): string {
+  if ('raw' in step) return step.raw;
+  const data = `data: ${typeof step.data === 'string' ? step.data : JSON.stringify(step.data)}\n\n`;
+  return step.event === undefined ? data : `event: ${step.event}\n${data}`;
 }

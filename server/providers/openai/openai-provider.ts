@@ -4,7 +4,7 @@ import { badResponse, parseJson } from '../upstream-errors';
 import { toChatCompletion, toTokenUsage } from './convert-openai-response';
 import { isErrorEvent, openAiStatusError, openAiStreamError } from './openai-error';
 import { toEmbeddingsResponse } from './openai-embeddings';
-import { chatRequest, embeddingsRequest } from './openai-request';
+import { chatRequest, embeddingsRequest, responsesRequest } from './openai-request';
 import { parseOpenAiChatCompletion, parseOpenAiEmbeddings } from './openai-guards';
 import { completionToChunks, openAiChunkBatches } from './openai-stream';
 import { batchedChatStream } from '../chat-stream';
@@ -75,6 +75,17 @@ export function createOpenAiProvider(options: ProviderFactoryOptions): ProviderA
       const result = toEmbeddingsResponse(parsed.data, target, inputs, request.encoding_format === 'base64');
       if (!result) throw badResponse(name, `embeddings that do not match the ${inputs} input(s)`);
       return { response: result, usage: toTokenUsage(parsed.data.usage) };
+    },
+
+    async responses(body, target, callOptions): Promise<HttpResponse> {
+      const response = await send(responsesRequest(baseUrl, apiKey, body, target, callOptions.stream, callOptions.signal));
+      // A proxy's HTML page or similar fails here, before the reply starts (retried or falls back).
+      const expected = callOptions.stream ? !isOtherContent(response) : isJsonResponse(response);
+      if (!expected) {
+        await response.discard();
+        throw badResponse(name, callOptions.stream ? 'a body that is not an event stream' : 'a body that is not JSON');
+      }
+      return response;
     },
   };
 }

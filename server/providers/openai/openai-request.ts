@@ -40,6 +40,11 @@ export function embeddingsRequest(baseUrl: string, apiKey: string, request: Embe
   return post(`${baseUrl}/embeddings`, apiKey, body, 'application/json', signal, true);
 }
 
+/** POST /responses (Responses API pass-through): the client's body as it came, with the upstream's model name. */
+export function responsesRequest(baseUrl: string, apiKey: string, body: Record<string, unknown>, target: ModelTarget, stream: boolean, signal: CallSignal): HttpRequest {
+  return post(`${baseUrl}/responses`, apiKey, { ...body, model: target.upstreamModel }, stream ? 'text/event-stream' : 'application/json', signal, !stream);
+}
+
 /** `buffered`: a JSON reply, read whole (HttpRequest.buffered); an event stream is not. */
 function post(url: string, apiKey: string, body: Record<string, unknown>, accept: string, signal: CallSignal, buffered: boolean): HttpRequest {
   const headers: Record<string, string> = { 'content-type': 'application/json', accept };

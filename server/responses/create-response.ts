@@ -1,0 +1,118 @@
+import type { ChatCompletionRequest, ResponsesRequest } from '../../contract';
+import { runChatCall, type ChatChunkStream, type ChatDependencies } from '../completions/chat-call';
+import { attemptsFor, resolveModel, type Attempt } from '../completions/resolve-model';
+import { GatewayError, invalidRequest } from '../errors/gateway-error';
+import type { ModelCall } from '../pipeline/model-pipeline';
+import type { RequestContext } from '../pipeline/request-context';
+import { encodeSseEvent } from '../streaming/encode-sse';
+import { sendSse } from '../streaming/send-sse';
+import { chatToResponse, responseSkeleton, toResponsesUsage } from './chat-to-response';
+import { runPassThrough } from './pass-through-call';
+import { ResponseStreamTranslator, type StreamEvent } from './response-stream';
+import { responsesToChat, type ChatTranslation } from './responses-to-chat';
+
+export interface ResponsesDependencies extends ChatDependencies {
+  generateId: () => string;
+}
+
+/**
+ * POST /v1/responses (docs/openai-responses.md). Stateless checks, then one of two paths, by
+ * the model's provider: `responses_api: true` -> the upstream's own /responses, the body and
+ * reply passed through (pass-through-call.ts); otherwise the request translated to chat and
+ * run as the chat call every chat-like route runs (limits, meter, fallbacks), its reply or
+ * chunk stream rendered as a response object or Responses events. Returns the response
+ * object to send, or null when the reply is already under way.
+ */
+export async function createResponse(dependencies: ResponsesDependencies, call: ModelCall<ResponsesRequest>): Promise<object | null> {
+  const { body, context, reply } = call;
+  checkStateless(body);
+  const model = resolveModel(dependencies.catalogue, body.model, 'chat');
+  const attempts = attemptsFor(dependencies.catalogue, model, dependencies.config, (name) => dependencies.providers.get(name));
+  const passesThrough = (attempt: Attempt) => dependencies.config.providers[attempt.model.provider]?.responsesApi === true && attempt.adapter.responses !== undefined;
+  const primary = attempts[0];
+  if (primary && passesThrough(primary)) {
+    // Its fallbacks are the ones that serve the Responses API too (docs/openai-responses.md).
+    return runPassThrough(dependencies, { ...call, estimate: estimateRequest(body), attempts: attempts.filter(passesThrough) });
+  }
+  const translation = responsesToChat(body, dependencies.config.providers[model.provider]?.responsesHostedTools ?? 'drop');
+
+  announceDroppedTools(context, translation);
+  const result = await runChatCall(dependencies, { body: translation.request, key: call.key, context, client: reply });
+  if (!result.stream) {
+    const { completion } = result;
+    const usage = { promptTokens: completion.usage.prompt_tokens, completionTokens: completion.usage.completion_tokens };
+    return chatToResponse(body, completion, usage, translation.customTools, dependencies);
+  }
+  const skeleton = responseSkeleton(body, `resp_${dependencies.generateId()}`, result.chunks.model.id, Math.floor(dependencies.now() / 1000));
+  const translator = new ResponseStreamTranslator(skeleton, translation.customTools, dependencies.generateId);
+  sendSse(reply, translatedEvents(translator, result.chunks), () => result.chunks.abort());
+  return null;
+}
+
+/** Nothing is stored (docs/openai-responses.md): what would need a stored response is refused by name. */
+function checkStateless(body: ResponsesRequest): void {
+  if (body.previous_response_id) {
+    throw invalidRequest(
+      'unsupported_parameter',
+      'previous_response_id is not supported: this gateway stores no responses. Send the whole conversation in `input`.',
+      'previous_response_id',
+    );
+  }
+  if (Array.isArray(body.input)) {
+    body.input.forEach((item, index) => {
+      if ('type' in item && item.type === 'item_reference') {
+        throw invalidRequest('unsupported_parameter', 'Item references are not supported: this gateway stores no responses. Send the items themselves.', `input[${index}]`);
+      }
+    });
+  }
+}
+
+/**
+ * The chat request whose token estimate stands for a passed-through request (the limits'
+ * reservation, the count when the upstream reports no usage). Whatever the upstream accepts
+ * goes through: what the translation would refuse is estimated from its JSON text instead.
+ */
+function estimateRequest(body: ResponsesRequest): ChatCompletionRequest {
+  try {
+    return responsesToChat(body, 'drop').request;
+  } catch (error) {
+    if (!(error instanceof GatewayError)) throw error;
+    return { model: body.model, messages: [{ role: 'user', content: JSON.stringify(body.input) }] };
+  }
+}
+
+/** `x-gateway-dropped-tools` on every reply to the request, and the access log's `droppedTools`. */
+function announceDroppedTools(context: RequestContext, translation: ChatTranslation): void {
+  if (translation.droppedTools.length === 0) return;
+  const names = [...new Set(translation.droppedTools)].join(', ');
+  context.addHeaders({ 'x-gateway-dropped-tools': names });
+  context.droppedTools = names;
+}
+
+/** The metered chat chunks as Responses events; a failure after the start is response.failed. */
+async function* translatedEvents(translator: ResponseStreamTranslator, chunks: ChatChunkStream): AsyncGenerator<string> {
+  // The opening events go with the first read: every yield is inside the loop, so a client
+  // that goes away at any of them closes the metered chunks too (their `finally` records usage).
+  let opening = encodeEvents(translator.start());
+  try {
+    for await (const batch of chunks.batches) {
+      let text = opening;
+      opening = '';
+      for (const chunk of batch) text += encodeEvents(translator.push(chunk));
+      if (text !== '') yield text;
+    }
+  } catch (error) {
+    if (!(error instanceof GatewayError)) throw error;
+    yield opening + encodeEvents(translator.fail(error.code ?? 'server_error', error.message));
+    return;
+  }
+  if (opening !== '') yield opening;
+  // The provider's usage, or the gateway's count (the one billed) when it reported none.
+  yield encodeEvents(translator.finish(toResponsesUsage(chunks.usage())));
+}
+
+export function encodeEvents(events: StreamEvent[]): string {
+  let text = '';
+  for (const event of events) text += encodeSseEvent(event.type, event);
+  return text;
+}

@@ -1,0 +1,190 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { UsageReport } from '../../contract';
+import { upstreamSection } from '../e2e/helpers';
+import { textResponseStream } from '../helpers/mock-openai-responses';
+import { startMockOpenAiUpstream, type MockOpenAiUpstream } from '../helpers/mock-openai-upstream';
+import { startTestGateway, type TestGateway } from '../helpers/test-gateway';
+
+/**
+ * The real Codex CLI (pinned in test/agents/codex/package.json, installed by .ci/run) against
+ * the gateway, with its default settings: a model provider entry with `wire_api = "responses"`
+ * and nothing else. Codex sends POST /v1/responses with stream: true, developer messages,
+ * function tools, a web_search and a namespace tool, reasoning, include, prompt_cache_key.
+ * Translated (chat upstream) and passed through (an upstream with `responses_api: true`).
+ */
+const CODEX = join(__dirname, 'codex', 'node_modules', '.bin', 'codex');
+const installed = existsSync(CODEX);
+if (!installed) console.warn(`Skipping the Codex CLI test: ${CODEX} is missing (run npm ci in test/agents/codex).`);
+
+const UPSTREAM_MODEL = 'gpt-5-mini-2026-01-01';
+const CHAT_REPLY = 'Hi from the chat mock!';
+const NATIVE_REPLY = 'Hi from the responses mock!';
+
+function configYaml(chat: MockOpenAiUpstream, native: MockOpenAiUpstream): string {
+  return `${upstreamSection(20_000)}
+usage:
+  flush_interval_ms: 100
+providers:
+  chat: { type: openai, base_url: ${chat.baseUrl} }
+  native: { type: openai, base_url: ${native.baseUrl}, responses_api: true }
+models:
+  - id: agent-chat
+    provider: chat
+    upstream_model: ${UPSTREAM_MODEL}
+    capabilities: [chat, function_calling, vision]
+    context_window: 200000
+    pricing: { input_per_million: 1, output_per_million: 2 }
+  - id: agent-native
+    provider: native
+    upstream_model: ${UPSTREAM_MODEL}
+    capabilities: [chat, function_calling, vision]
+    context_window: 200000
+    pricing: { input_per_million: 1, output_per_million: 2 }
+`;
+}
+
+const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
+  id: 'chatcmpl-codex',
+  object: 'chat.completion.chunk',
+  created: 1_767_225_600,
+  model: UPSTREAM_MODEL,
+  choices: [{ index: 0, delta, finish_reason: finishReason }],
+});
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function runCodex(home: string, workdir: string, apiKey: string, prompt: string): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(CODEX, ['exec', '--skip-git-repo-check', prompt], {
+      cwd: workdir,
+      env: { PATH: process.env.PATH ?? '', HOME: home, CODEX_HOME: home, GATEWAY_API_KEY: apiKey, RUST_LOG: 'error' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (data: Buffer) => (stdout += data.toString()));
+    child.stderr.on('data', (data: Buffer) => (stderr += data.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe.skipIf(!installed)('the Codex CLI through the gateway', () => {
+  let chat: MockOpenAiUpstream;
+  let native: MockOpenAiUpstream;
+  let gateway: TestGateway;
+  let home: string;
+  let apiKey: string;
+  let usageKey: string;
+
+  beforeAll(async () => {
+    chat = await startMockOpenAiUpstream();
+    native = await startMockOpenAiUpstream();
+    chat.setDefault({
+      type: 'sse',
+      events: [
+        { data: chunk({ role: 'assistant', content: '' }) },
+        { data: chunk({ content: CHAT_REPLY }) },
+        { data: chunk({}, 'stop') },
+        { data: { ...chunk({}), choices: [], usage: { prompt_tokens: 900, completion_tokens: 8, total_tokens: 908 } } },
+      ],
+    });
+    native.setDefault(textResponseStream(UPSTREAM_MODEL, ['Hi from the ', 'responses mock!'], { input: 800, output: 7, cached: 512 }));
+    gateway = await startTestGateway({ configYaml: configYaml(chat, native) });
+    const accountId = await gateway.createAccount();
+    apiKey = (await gateway.createKey(accountId)).key;
+    usageKey = await gateway.createUsageKey(accountId);
+    home = await mkdtemp(join(tmpdir(), 'codex-home-'));
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await chat?.close();
+    await native?.close();
+    if (home) await rm(home, { recursive: true, force: true });
+  });
+
+  async function codexWith(model: string): Promise<Run> {
+    await writeFile(
+      join(home, 'config.toml'),
+      [
+        'model_provider = "gateway"',
+        `model = "${model}"`,
+        '',
+        '[model_providers.gateway]',
+        'name = "Model gateway"',
+        `base_url = "${gateway.baseUrl}/v1"`,
+        'env_key = "GATEWAY_API_KEY"',
+        'wire_api = "responses"',
+        '',
+      ].join('\n'),
+    );
+    return runCodex(home, home, apiKey, 'say hi');
+  }
+
+  async function reportedRequests(): Promise<number> {
+    const response = await gateway.http.get('/v1/usage/keys').set('authorization', `Bearer ${usageKey}`);
+    return (response.body as UsageReport).keys.reduce((sum, key) => sum + key.total.requests, 0);
+  }
+
+  it('translated to a chat upstream: prints the mock reply, exits 0, the request is in the usage report', { timeout: 120_000 }, async () => {
+    const before = await reportedRequests();
+    const run = await codexWith('agent-chat');
+    expect(run.stdout + run.stderr).toContain(CHAT_REPLY);
+    expect(run.code, run.stderr).toBe(0);
+    const sent = chat.requests.at(-1)?.body as { stream?: boolean; messages?: { role: string }[]; tools?: unknown[] };
+    expect(sent.stream).toBe(true);
+    expect(sent.messages?.[0]?.role).toBe('system');
+    // Its web_search and namespace tools are left out for a chat upstream; function tools go.
+    expect((sent.tools as { type: string }[]).every((tool) => tool.type === 'function')).toBe(true);
+    expect(sent.tools?.length).toBeGreaterThan(0);
+    await expect.poll(reportedRequests, { timeout: 5_000 }).toBeGreaterThan(before);
+  });
+
+  it('translated: a tool call round trip (Codex runs the command and sends its output back)', { timeout: 120_000 }, async () => {
+    const count = chat.requests.length;
+    chat.reply({
+      type: 'sse',
+      events: [
+        { data: chunk({ role: 'assistant', tool_calls: [{ index: 0, id: 'call_echo', type: 'function', function: { name: 'exec_command', arguments: '' } }] }) },
+        { data: chunk({ tool_calls: [{ index: 0, function: { arguments: '{"cmd":"echo gateway-tool-test"}' } }] }) },
+        { data: chunk({}, 'tool_calls') },
+        { data: { ...chunk({}), choices: [], usage: { prompt_tokens: 900, completion_tokens: 12, total_tokens: 912 } } },
+      ],
+    });
+    const run = await codexWith('agent-chat');
+    expect(run.stdout + run.stderr).toContain(CHAT_REPLY);
+    expect(run.code, run.stderr).toBe(0);
+    const followUp = chat.requests[count + 1]?.body as { messages: { role: string; tool_call_id?: string; tool_calls?: { id: string }[] }[] };
+    const messages = followUp.messages;
+    expect(messages.some((message) => message.role === 'assistant' && message.tool_calls?.[0]?.id === 'call_echo')).toBe(true);
+    expect(messages.some((message) => message.role === 'tool' && message.tool_call_id === 'call_echo')).toBe(true);
+  });
+
+  it('passed through to a Responses upstream: prints the mock reply, exits 0, the request is in the usage report', { timeout: 120_000 }, async () => {
+    const before = await reportedRequests();
+    const run = await codexWith('agent-native');
+    expect(run.stdout + run.stderr).toContain(NATIVE_REPLY);
+    expect(run.code, run.stderr).toBe(0);
+    const sent = native.requests.at(-1)?.body as { model?: string; stream?: boolean; tools?: { type: string }[] };
+    // Codex's default request, passed on as it came (only the model replaced).
+    const body = native.requests.at(-1)?.body as Record<string, unknown>;
+    expect((body.tools as { type: string }[]).map((tool) => tool.type)).toEqual(expect.arrayContaining(['function', 'namespace', 'web_search']));
+    expect(body).toMatchObject({ store: false, include: ['reasoning.encrypted_content'], reasoning: { summary: 'auto' }, prompt_cache_key: expect.any(String) });
+    expect(sent.model).toBe(UPSTREAM_MODEL);
+    expect(sent.stream).toBe(true);
+    await expect.poll(reportedRequests, { timeout: 5_000 }).toBeGreaterThan(before);
+  });
+});

@@ -1,0 +1,346 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startMockOpenAiUpstream, type MockOpenAiUpstream, type SseStep } from '../helpers/mock-openai-upstream';
+import { textResponse, textResponseStream } from '../helpers/mock-openai-responses';
+import { apiErrorOf, captureLogger, rawPost, startE2e, upstreamSection, usageFor, waitFor, type E2e } from './helpers';
+
+/**
+ * POST /v1/responses end to end with the official `openai` client (responses.create,
+ * responses.stream, a function-call round trip): translated to a chat upstream, and passed
+ * through to an upstream that serves the Responses API (`responses_api: true`).
+ */
+const UPSTREAM_MODEL = 'gpt-5-mini-2026-01-01';
+
+function configYaml(chat: MockOpenAiUpstream, native: MockOpenAiUpstream): string {
+  return `${upstreamSection()}
+providers:
+  chat: { type: openai, base_url: ${chat.baseUrl}, api_key_env: E2E_CHAT_KEY }
+  strict-chat: { type: openai, base_url: ${chat.baseUrl}, api_key_env: E2E_CHAT_KEY, responses_hosted_tools: reject }
+  native: { type: openai, base_url: ${native.baseUrl}, api_key_env: E2E_NATIVE_KEY, responses_api: true }
+models:
+  - id: chat-model
+    provider: chat
+    upstream_model: ${UPSTREAM_MODEL}
+    capabilities: [chat, vision, function_calling, json_mode]
+    context_window: 128000
+    pricing: { input_per_million: 1, output_per_million: 2 }
+  - id: strict-model
+    provider: strict-chat
+    capabilities: [chat, function_calling]
+    context_window: 128000
+    pricing: { input_per_million: 1, output_per_million: 2 }
+  - id: native-model
+    provider: native
+    upstream_model: ${UPSTREAM_MODEL}
+    capabilities: [chat, function_calling]
+    context_window: 128000
+    pricing: { input_per_million: 1, output_per_million: 2 }
+`;
+}
+
+const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
+  id: 'chatcmpl-upstream',
+  object: 'chat.completion.chunk',
+  created: 1_767_225_600,
+  model: UPSTREAM_MODEL,
+  choices: [{ index: 0, delta, finish_reason: finishReason }],
+});
+const usageChunk = (prompt: number, completion: number): SseStep => ({
+  data: { ...chunk({}), choices: [], usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } },
+});
+
+function completion(message: Record<string, unknown>, finishReason = 'stop') {
+  return {
+    id: 'chatcmpl-upstream-1',
+    object: 'chat.completion',
+    created: 1_767_225_600,
+    model: UPSTREAM_MODEL,
+    choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finishReason }],
+    usage: { prompt_tokens: 21, completion_tokens: 5, total_tokens: 26 },
+  };
+}
+
+const WEATHER = {
+  type: 'function' as const,
+  name: 'get_weather',
+  description: 'Current weather for a city.',
+  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  strict: false,
+};
+
+describe('e2e: POST /v1/responses', () => {
+  let chat: MockOpenAiUpstream;
+  let native: MockOpenAiUpstream;
+  let e2e: E2e;
+  let logs: ReturnType<typeof captureLogger>;
+  beforeAll(async () => {
+    chat = await startMockOpenAiUpstream();
+    native = await startMockOpenAiUpstream();
+    logs = captureLogger();
+    e2e = await startE2e({
+      configYaml: configYaml(chat, native),
+      env: { E2E_CHAT_KEY: 'sk-chat-upstream', E2E_NATIVE_KEY: 'sk-native-upstream' },
+      logger: logs.logger,
+    });
+  });
+  beforeEach(() => {
+    chat.requests.length = 0;
+    native.requests.length = 0;
+  });
+  afterAll(async () => {
+    await e2e?.close();
+    await chat?.close();
+    await native?.close();
+  });
+
+  describe('translated to a chat upstream', () => {
+    it('responses.create: instructions, developer messages and settings become a chat request; the reply a response', async () => {
+      chat.reply({ type: 'json', body: completion({ content: 'Hi there!' }) });
+      const { data, response } = await e2e.client.responses
+        .create({
+          model: 'chat-model',
+          instructions: 'Be brief.',
+          input: [
+            { role: 'developer', content: 'You are a test.' },
+            { role: 'user', content: [{ type: 'input_text', text: 'Say hi' }] },
+          ],
+          max_output_tokens: 100,
+          temperature: 0.5,
+          reasoning: { effort: 'low' },
+          text: { format: { type: 'json_schema', name: 'greeting', schema: { type: 'object' }, strict: true } },
+          store: true,
+        })
+        .withResponse();
+      expect(data.output_text).toBe('Hi there!');
+      expect(data).toMatchObject({ object: 'response', status: 'completed', model: 'chat-model', store: false });
+      expect(data.usage).toEqual({ input_tokens: 21, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 26 });
+      expect(chat.requests[0]?.path).toBe('/v1/chat/completions');
+      expect(chat.requests[0]?.body).toEqual({
+        model: UPSTREAM_MODEL,
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'system', content: 'You are a test.' },
+          { role: 'user', content: [{ type: 'text', text: 'Say hi' }] },
+        ],
+        temperature: 0.5,
+        max_completion_tokens: 100,
+        response_format: { type: 'json_schema', json_schema: { name: 'greeting', schema: { type: 'object' }, strict: true } },
+        reasoning_effort: 'low',
+      });
+      const usage = await usageFor(e2e, response.headers.get('x-request-id'));
+      expect(usage).toMatchObject({ model: 'chat-model', promptTokens: 21, completionTokens: 5, estimated: false, status: 200, stream: false });
+    });
+
+    it('responses.stream: the documented events in order, with sequence numbers, and the final response', async () => {
+      chat.reply({
+        type: 'sse',
+        events: [{ data: chunk({ role: 'assistant', content: '' }) }, { data: chunk({ content: 'Hel' }) }, { data: chunk({ content: 'lo!' }) }, { data: chunk({}, 'stop') }, usageChunk(13, 4)],
+      });
+      const stream = e2e.client.responses.stream({ model: 'chat-model', input: 'Say hello' });
+      const types: string[] = [];
+      const sequence: number[] = [];
+      let deltas = '';
+      for await (const event of stream) {
+        types.push(event.type);
+        sequence.push(event.sequence_number);
+        if (event.type === 'response.output_text.delta') deltas += event.delta;
+      }
+      const final = await stream.finalResponse();
+      expect(types).toEqual([
+        'response.created',
+        'response.in_progress',
+        'response.output_item.added',
+        'response.content_part.added',
+        'response.output_text.delta',
+        'response.output_text.delta',
+        'response.output_text.done',
+        'response.content_part.done',
+        'response.output_item.done',
+        'response.completed',
+      ]);
+      expect(sequence).toEqual(types.map((_, index) => index));
+      expect(deltas).toBe('Hello!');
+      // The stream helper's final response has no `output_text` convenience field: read the item.
+      expect(final.output).toEqual([expect.objectContaining({ type: 'message', role: 'assistant', content: [expect.objectContaining({ type: 'output_text', text: 'Hello!' })] })]);
+      expect(final.status).toBe('completed');
+      expect(final.usage).toMatchObject({ input_tokens: 13, output_tokens: 4, total_tokens: 17 });
+      expect(chat.requests[0]?.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+      const event = await usageFor(e2e, e2e.usage.events.at(-1)?.requestId);
+      expect(event).toMatchObject({ promptTokens: 13, completionTokens: 4, stream: true, status: 200 });
+    });
+
+    it('a function-call round trip: function_call out, function_call_output back as a tool message', async () => {
+      chat.reply({ type: 'json', body: completion({ content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] }, 'tool_calls') });
+      const first = await e2e.client.responses.create({ model: 'chat-model', input: 'Weather in Paris?', tools: [WEATHER], tool_choice: 'auto', parallel_tool_calls: false });
+      const call = first.output.find((item) => item.type === 'function_call');
+      expect(call).toMatchObject({ type: 'function_call', call_id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}', status: 'completed' });
+      expect(chat.requests[0]?.body).toMatchObject({
+        tools: [{ type: 'function', function: { name: 'get_weather', description: WEATHER.description, parameters: WEATHER.parameters, strict: false } }],
+        tool_choice: 'auto',
+        parallel_tool_calls: false,
+      });
+
+      chat.reply({ type: 'json', body: completion({ content: 'It is sunny.' }) });
+      const second = await e2e.client.responses.create({
+        model: 'chat-model',
+        tools: [WEATHER],
+        input: [
+          { role: 'user', content: 'Weather in Paris?' },
+          ...(call ? [call] : []),
+          { type: 'function_call_output', call_id: 'call_1', output: '{"sky":"sunny"}' },
+        ],
+      });
+      expect(second.output_text).toBe('It is sunny.');
+      expect((chat.requests[1]?.body as { messages: unknown[] }).messages).toEqual([
+        { role: 'user', content: 'Weather in Paris?' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+        { role: 'tool', tool_call_id: 'call_1', content: '{"sky":"sunny"}' },
+      ]);
+    });
+
+    it('streams tool calls: arguments deltas, then .done with the whole arguments', async () => {
+      chat.reply({
+        type: 'sse',
+        events: [
+          { data: chunk({ role: 'assistant', tool_calls: [{ index: 0, id: 'call_9', type: 'function', function: { name: 'get_weather', arguments: '' } }] }) },
+          { data: chunk({ tool_calls: [{ index: 0, function: { arguments: '{"city":' } }] }) },
+          { data: chunk({ tool_calls: [{ index: 0, function: { arguments: '"Oslo"}' } }] }) },
+          { data: chunk({}, 'tool_calls') },
+          usageChunk(30, 9),
+        ],
+      });
+      const stream = e2e.client.responses.stream({ model: 'chat-model', input: 'Weather in Oslo?', tools: [WEATHER] });
+      const types: string[] = [];
+      for await (const event of stream) types.push(event.type);
+      const final = await stream.finalResponse();
+      expect(types.filter((type) => type.startsWith('response.function_call_arguments'))).toEqual([
+        'response.function_call_arguments.delta',
+        'response.function_call_arguments.delta',
+        'response.function_call_arguments.done',
+      ]);
+      expect(final.output).toEqual([expect.objectContaining({ type: 'function_call', call_id: 'call_9', name: 'get_weather', arguments: '{"city":"Oslo"}' })]);
+    });
+
+    it('custom tools become one-string function tools; their calls come back as custom_tool_call items', async () => {
+      chat.reply({ type: 'json', body: completion({ content: null, tool_calls: [{ id: 'call_p', type: 'function', function: { name: 'apply_patch', arguments: '{"input":"*** Begin Patch"}' } }] }, 'tool_calls') });
+      const reply = await e2e.client.responses.create({ model: 'chat-model', input: 'Patch it', tools: [{ type: 'custom', name: 'apply_patch', description: 'Apply a patch.' }] });
+      expect(reply.output[0]).toMatchObject({ type: 'custom_tool_call', call_id: 'call_p', name: 'apply_patch', input: '*** Begin Patch' });
+      expect(chat.requests[0]?.body).toMatchObject({
+        tools: [{ type: 'function', function: { name: 'apply_patch', description: 'Apply a patch.', parameters: { type: 'object', required: ['input'] } } }],
+      });
+    });
+
+    it('hosted tools are dropped and named in x-gateway-dropped-tools (Codex sends web_search and namespace)', async () => {
+      chat.reply({ type: 'json', body: completion({ content: 'ok' }) });
+      const reply = await rawPost(e2e, '/v1/responses', {
+        model: 'chat-model',
+        input: 'hi',
+        tools: [WEATHER, { type: 'web_search' }, { type: 'namespace', name: 'agents', tools: [] }],
+      });
+      expect(reply.status).toBe(200);
+      expect(reply.headers.get('x-gateway-dropped-tools')).toBe('web_search, namespace');
+      expect((chat.requests[0]?.body as { tools: unknown[] }).tools).toHaveLength(1);
+      const requestId = reply.headers.get('x-request-id') ?? '';
+      const line = await waitFor(() => logs.text().split('\n').find((entry) => entry.includes(requestId) && entry.includes('"msg":"request"')), 'the access log line');
+      expect(JSON.parse(line)).toMatchObject({ route: '/v1/responses', status: 200, droppedTools: 'web_search, namespace' });
+    });
+
+    it('with responses_hosted_tools: reject, a hosted tool is a 400 naming it', async () => {
+      const error = await apiErrorOf(e2e.client.responses.create({ model: 'strict-model', input: 'hi', tools: [WEATHER, { type: 'web_search' }] }));
+      expect(error.status).toBe(400);
+      expect(error.error).toMatchObject({ type: 'invalid_request_error', param: 'tools[1]' });
+      expect(chat.requests).toHaveLength(0);
+    });
+  });
+
+  describe('stateless', () => {
+    it('previous_response_id and item_reference are 400 invalid_request_error naming the parameter', async () => {
+      const previous = await apiErrorOf(e2e.client.responses.create({ model: 'chat-model', input: 'hi', previous_response_id: 'resp_123' }));
+      expect(previous.status).toBe(400);
+      expect(previous.error).toMatchObject({ type: 'invalid_request_error', param: 'previous_response_id' });
+      const reference = await apiErrorOf(e2e.client.responses.create({ model: 'native-model', input: [{ type: 'item_reference', id: 'msg_1' }] }));
+      expect(reference.status).toBe(400);
+      expect(reference.error).toMatchObject({ type: 'invalid_request_error', param: 'input[0]' });
+      expect(chat.requests.length + native.requests.length).toBe(0);
+    });
+
+    it('bad input is a 400 in the error shape, never a 500', async () => {
+      for (const body of [{ model: 'chat-model' }, { model: 'chat-model', input: [{ type: 'function_call' }] }, { model: 'chat-model', input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'f' }] }] }, { model: 'chat-model', input: [] }]) {
+        const reply = await rawPost(e2e, '/v1/responses', body);
+        expect(reply.status).toBe(400);
+        expect(((await reply.json()) as { error: { type: string } }).error.type).toBe('invalid_request_error');
+      }
+      const missing = await rawPost(e2e, '/v1/responses', { model: 'no-such-model', input: 'hi' });
+      expect(missing.status).toBe(404);
+    });
+  });
+
+  describe('passed through to a Responses upstream (responses_api: true)', () => {
+    it('responses.create: the body as it came with the model replaced; the reply as the upstream sent it, metered', async () => {
+      native.reply({ type: 'json', body: textResponse(UPSTREAM_MODEL, 'Native hi', { input: 40, output: 6, cached: 32, reasoning: 2 }) });
+      const body = {
+        model: 'native-model',
+        input: [{ role: 'developer', content: 'Be terse.' }, { role: 'user', content: 'hi' }],
+        tools: [{ type: 'web_search' }],
+        store: false,
+        include: ['reasoning.encrypted_content'],
+        prompt_cache_key: 'thread-1',
+        reasoning: { summary: 'auto' },
+        client_metadata: { originator: 'test' },
+      };
+      const reply = await rawPost(e2e, '/v1/responses', body);
+      expect(reply.status).toBe(200);
+      expect(reply.headers.get('x-gateway-dropped-tools')).toBeNull();
+      expect(await reply.json()).toEqual(textResponse(UPSTREAM_MODEL, 'Native hi', { input: 40, output: 6, cached: 32, reasoning: 2 }));
+      expect(native.requests[0]?.path).toBe('/v1/responses');
+      expect(native.requests[0]?.headers.authorization).toBe('Bearer sk-native-upstream');
+      expect(native.requests[0]?.body).toEqual({ ...body, model: UPSTREAM_MODEL });
+      const usage = await usageFor(e2e, reply.headers.get('x-request-id'));
+      expect(usage).toMatchObject({ model: 'native-model', promptTokens: 40, completionTokens: 6, estimated: false });
+    });
+
+    it('responses.stream: the upstream events reach the SDK unchanged; usage from response.completed', async () => {
+      native.reply(textResponseStream(UPSTREAM_MODEL, ['Str', 'eamed'], { input: 12, output: 3 }));
+      const stream = e2e.client.responses.stream({ model: 'native-model', input: 'hi' });
+      const types: string[] = [];
+      for await (const event of stream) types.push(event.type);
+      const final = await stream.finalResponse();
+      expect(final.output).toEqual([expect.objectContaining({ type: 'message', content: [expect.objectContaining({ text: 'Streamed' })] })]);
+      expect(types[0]).toBe('response.created');
+      expect(types.at(-1)).toBe('response.completed');
+      expect(native.requests[0]?.body).toMatchObject({ model: UPSTREAM_MODEL, stream: true });
+      const event = await usageFor(e2e, e2e.usage.events.at(-1)?.requestId);
+      expect(event).toMatchObject({ model: 'native-model', promptTokens: 12, completionTokens: 3, stream: true, status: 200 });
+    });
+
+    it('a function-call round trip: the function_call item and the function_call_output go through as they are', async () => {
+      const call = { type: 'function_call', id: 'fc_up_1', call_id: 'call_up_1', name: 'get_weather', arguments: '{"city":"Rome"}', status: 'completed' };
+      native.reply({ type: 'json', body: { ...textResponse(UPSTREAM_MODEL, '', { input: 30, output: 8 }), output: [call] } });
+      const first = await e2e.client.responses.create({ model: 'native-model', input: 'Weather in Rome?', tools: [WEATHER] });
+      expect(first.output).toEqual([call]);
+      native.reply({ type: 'json', body: textResponse(UPSTREAM_MODEL, 'Sunny in Rome.', { input: 50, output: 4 }) });
+      const input = [{ role: 'user' as const, content: 'Weather in Rome?' }, ...first.output, { type: 'function_call_output' as const, call_id: 'call_up_1', output: '{"sky":"clear"}' }];
+      const second = await e2e.client.responses.create({ model: 'native-model', input, tools: [WEATHER] });
+      expect(second.output_text).toBe('Sunny in Rome.');
+      expect((native.requests[1]?.body as { input: unknown }).input).toEqual(input);
+    });
+
+    it('what only the upstream understands (input_file parts, other item types) goes through, not refused', async () => {
+      native.reply({ type: 'json', body: textResponse(UPSTREAM_MODEL, 'Read it.', { input: 300, output: 3 }) });
+      const input = [
+        { role: 'user', content: [{ type: 'input_file', file_id: 'file_abc' }, { type: 'input_text', text: 'Summarize.' }] },
+        { type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'x' } },
+      ];
+      const reply = await rawPost(e2e, '/v1/responses', { model: 'native-model', input });
+      expect(reply.status).toBe(200);
+      expect((native.requests[0]?.body as { input: unknown }).input).toEqual(input);
+    });
+
+    it('an upstream error is the gateway error shape (retried first)', async () => {
+      const failure = { type: 'json' as const, status: 500, body: { error: { message: 'boom', type: 'server_error', param: null, code: null } } };
+      native.reply(failure, failure);
+      const error = await apiErrorOf(e2e.client.responses.create({ model: 'native-model', input: 'hi' }));
+      expect(error.status).toBe(502);
+      expect(native.requests).toHaveLength(2);
+    });
+  });
+});

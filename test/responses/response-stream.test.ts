@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import type { ChatCompletionChunk } from '../../contract';
+import { responseSkeleton, toResponsesUsage } from '../../server/responses/chat-to-response';
+import { ResponseStreamTranslator, type StreamEvent } from '../../server/responses/response-stream';
+
+function translator(customTools: string[] = []) {
+  let id = 0;
+  const skeleton = responseSkeleton({ model: 'm', input: 'x' }, 'resp_1', 'm', 1_767_225_600);
+  return new ResponseStreamTranslator(skeleton, new Set(customTools), () => String(++id));
+}
+
+const chunk = (delta: ChatCompletionChunk['choices'][number]['delta'], finishReason: ChatCompletionChunk['choices'][number]['finish_reason'] = null): ChatCompletionChunk => ({
+  id: 'c',
+  object: 'chat.completion.chunk',
+  created: 1,
+  model: 'm',
+  choices: [{ index: 0, delta, finish_reason: finishReason }],
+});
+
+const usage = toResponsesUsage({ promptTokens: 5, completionTokens: 3, cachedTokens: 2 });
+
+function run(stream: ResponseStreamTranslator, chunks: ChatCompletionChunk[]): StreamEvent[] {
+  return [...stream.start(), ...chunks.flatMap((item) => stream.push(item)), ...stream.finish(usage)];
+}
+
+describe('ResponseStreamTranslator', () => {
+  it('text then a tool call: two items, each closed in output order, sequence numbers without gaps', () => {
+    const events = run(translator(), [
+      chunk({ role: 'assistant', content: 'Let me check.' }),
+      chunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'f', arguments: '{"a"' } }] }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: ':1}' } }] }),
+      chunk({}, 'tool_calls'),
+    ]);
+    expect(events.map((event) => event.type)).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+      'response.output_text.delta',
+      'response.output_item.added',
+      'response.function_call_arguments.delta',
+      'response.function_call_arguments.delta',
+      'response.output_text.done',
+      'response.content_part.done',
+      'response.output_item.done',
+      'response.function_call_arguments.done',
+      'response.output_item.done',
+      'response.completed',
+    ]);
+    expect(events.map((event) => event.sequence_number)).toEqual(events.map((_, index) => index));
+    const completed = events.at(-1) as StreamEvent & { response: { status: string; output: unknown[]; usage: unknown } };
+    expect(completed.response.status).toBe('completed');
+    expect(completed.response.usage).toEqual(usage);
+    expect(completed.response.output).toEqual([
+      { type: 'message', id: 'msg_1', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'Let me check.', annotations: [], logprobs: [] }] },
+      { type: 'function_call', id: 'fc_2', call_id: 'call_1', name: 'f', arguments: '{"a":1}', status: 'completed' },
+    ]);
+    expect(events[1]).toMatchObject({ response: { status: 'in_progress', output: [] } });
+  });
+
+  it("a custom tool's call comes back as custom_tool_call with the string inside the arguments", () => {
+    const events = run(translator(['apply_patch']), [
+      chunk({ tool_calls: [{ index: 0, id: 'call_p', type: 'function', function: { name: 'apply_patch', arguments: '{"input":"*** Begin' } }] }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: ' Patch"}' } }] }),
+      chunk({}, 'tool_calls'),
+    ]);
+    expect(events.map((event) => event.type)).toContain('response.custom_tool_call_input.done');
+    expect(events.some((event) => event.type === 'response.function_call_arguments.delta')).toBe(false);
+    const done = events.find((event) => event.type === 'response.output_item.done');
+    expect(done).toMatchObject({ item: { type: 'custom_tool_call', call_id: 'call_p', name: 'apply_patch', input: '*** Begin Patch' } });
+  });
+
+  it('finish_reason length ends with response.incomplete (max_output_tokens)', () => {
+    const events = run(translator(), [chunk({ content: 'cut' }), chunk({}, 'length')]);
+    expect(events.at(-1)).toMatchObject({ type: 'response.incomplete', response: { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } } });
+  });
+
+  it('a failure after the start is one response.failed event, and nothing after it', () => {
+    const stream = translator();
+    stream.start();
+    stream.push(chunk({ content: 'part' }));
+    const failed = stream.fail('upstream_unavailable', 'The provider dropped the connection.');
+    expect(failed).toEqual([
+      expect.objectContaining({ type: 'response.failed', response: expect.objectContaining({ status: 'failed', error: { code: 'upstream_unavailable', message: 'The provider dropped the connection.' } }) }),
+    ]);
+    expect(stream.fail('again', 'again')).toEqual([]);
+    expect(stream.outputText()).toBe('part');
+  });
+});
