@@ -3,6 +3,7 @@ import { adminContract } from './admin';
 import { chatCompletionsContract } from './chat-completions';
 import { embeddingsContract } from './embeddings';
 import { healthContract } from './health';
+import { messagesContract } from './messages';
 import { modelsContract } from './models';
 import { sessionContract } from './session';
 import { usageContract } from './usage';
@@ -13,6 +14,7 @@ const c = initContract();
 export const contract = c.router({
   chat: chatCompletionsContract,
   embeddings: embeddingsContract,
+  messages: messagesContract,
   models: modelsContract,
   usage: usageContract,
   admin: adminContract,
@@ -33,6 +35,7 @@ export * from './chat-completions';
 export * from './embeddings';
 export * from './errors';
 export * from './health';
+export * from './messages';
 export * from './models';
 export * from './session';
 export * from './usage';

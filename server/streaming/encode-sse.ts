@@ -5,6 +5,11 @@ export function encodeSseData(payload: unknown): string {
   return `data: ${JSON.stringify(payload)}\n\n`;
 }
 
+/** A named event (`event: <name>` + `data: <json>`), as the Anthropic Messages stream sends them. */
+export function encodeSseEvent(name: string, payload: unknown): string {
+  return `event: ${name}\ndata: ${JSON.stringify(payload)}\n\n`;
+}
+
 /**
  * `encodeSseData` for the chunks of one stream, byte for byte, with the part they share
  * serialized once: `{"id":…,"object":…,"created":…,"model":…,"choices":` is the same for
