@@ -51,18 +51,23 @@ const OtherBlockSchema = z
   .object({ type: z.string().refine((type) => !KNOWN_BLOCK_TYPES.has(type), { message: 'Invalid content block.' }) })
   .passthrough();
 
-export const MessagesContentBlockParamSchema = z.union([
-  z.discriminatedUnion('type', [
-    MessagesTextBlockSchema,
-    MessagesImageBlockSchema,
-    MessagesToolUseBlockSchema,
-    MessagesToolResultBlockSchema,
-    MessagesThinkingBlockSchema,
-    MessagesRedactedThinkingBlockSchema,
-  ]),
-  OtherBlockSchema,
+/** The blocks the gateway reads (translates); any other type passes as it came. */
+export const MessagesKnownBlockParamSchema = z.discriminatedUnion('type', [
+  MessagesTextBlockSchema,
+  MessagesImageBlockSchema,
+  MessagesToolUseBlockSchema,
+  MessagesToolResultBlockSchema,
+  MessagesThinkingBlockSchema,
+  MessagesRedactedThinkingBlockSchema,
 ]);
+export type MessagesKnownBlockParam = z.infer<typeof MessagesKnownBlockParamSchema>;
+
+export const MessagesContentBlockParamSchema = z.union([MessagesKnownBlockParamSchema, OtherBlockSchema]);
 export type MessagesContentBlockParam = z.infer<typeof MessagesContentBlockParamSchema>;
+
+export function isKnownBlockParam(block: MessagesContentBlockParam): block is MessagesKnownBlockParam {
+  return KNOWN_BLOCK_TYPES.has(block.type);
+}
 
 export const MessageParamSchema = z.object({
   // `system` is not in the API reference, but Claude Code sends such a turn for model ids it

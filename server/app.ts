@@ -22,6 +22,7 @@ import { adminRouter } from './routes/admin';
 import { dashboardFiles } from './routes/dashboard-files';
 import { docsPage } from './routes/docs-page';
 import { modelRoutes } from './routes/model-routes';
+import { messagesErrorFormat, messagesRoutes } from './routes/messages-routes';
 import { healthRouter, type ReadinessCheck } from './routes/health';
 import { METRICS_PATH, metricsEndpoint } from './routes/metrics';
 import { modelsRouter } from './routes/models';
@@ -84,10 +85,13 @@ export function createApp(dependencies: AppDependencies): Express {
   };
   // The two model routes are served by hand-written handlers (routes/model-routes.ts),
   // registered first; ts-rest serves the rest of the contract.
-  const { chat: _chat, embeddings: _embeddings, ...restOfContract } = contract;
+  const { chat: _chat, embeddings: _embeddings, messages: _messages, ...restOfContract } = contract;
   const models = modelRoutes({ ...calls, keys: dependencies.keys });
   app.post(contract.chat.create.path, models.chat);
   app.post(contract.embeddings.create.path, models.embeddings);
+  const messages = messagesRoutes({ ...calls, keys: dependencies.keys });
+  app.post(contract.messages.create.path, messages.create);
+  app.post(contract.messages.countTokens.path, messages.countTokens);
   const router = s.router(restOfContract, {
     models: modelsRouter(config.models),
     usage: usageRouter({ limiter: dependencies.limiter, limits: config.limits, usageReport }),
@@ -108,7 +112,7 @@ export function createApp(dependencies: AppDependencies): Express {
   app.use('/dashboard', dashboardFiles(dependencies.dashboardDirectory));
   app.get(METRICS_PATH, metricsEndpoint(dependencies.metrics, config.metricsToken));
   app.use(routeNotFound([...listRoutes(contract), { method: 'GET', path: '/docs' }, { method: 'GET', path: METRICS_PATH }, { method: 'GET', path: '/dashboard' }]));
-  const onError = errorHandler(logger);
+  const onError = errorHandler(logger, messagesErrorFormat);
   app.use(onError);
   // The hot path: the model routes, reached without Express's router (same middleware, same handlers).
   serveDirectRoutes(

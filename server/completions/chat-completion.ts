@@ -128,7 +128,7 @@ export async function createChatCompletion(dependencies: ChatDependencies, call:
  * `limits.max_streams_per_key`: a slot for the life of the response (released on `close`,
  * which every response emits exactly once, however it ends), or 429 with `retry-after: 1`.
  */
-function holdStreamSlot(streams: StreamLimiter, meter: Meter, call: ChatCall): void {
+export function holdStreamSlot(streams: StreamLimiter, meter: Meter, call: Pick<ChatCall, 'key' | 'response'>): void {
   const release = streams.acquire(call.key.id);
   if (release === null) {
     meter.cancel();

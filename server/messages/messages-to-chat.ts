@@ -4,12 +4,14 @@ import type {
   Message,
   MessageParam,
   MessagesContentBlockParam,
+  MessagesKnownBlockParam,
   MessagesRequest,
   MessagesTool,
   MessagesToolChoice,
   Tool,
   ToolChoice,
 } from '../../contract';
+import { isKnownBlockParam } from '../../contract/messages';
 import { invalidRequest } from '../errors/gateway-error';
 
 /**
@@ -77,7 +79,7 @@ function pushText(texts: string[], text: string): void {
 
 function textOf(content: MessageParam['content']): string {
   if (typeof content === 'string') return content;
-  return content.flatMap((block) => (block.type === 'text' && 'text' in block && typeof block.text === 'string' ? [block.text] : [])).join('\n');
+  return content.flatMap((block) => (isKnownBlockParam(block) && block.type === 'text' ? [block.text] : [])).join('\n');
 }
 
 /** One user turn: its tool results as tool messages first (they answer the previous turn), then its other content. */
@@ -87,7 +89,8 @@ function userMessages(message: MessageParam, index: number): Message[] {
   const parts: ContentPart[] = [];
   message.content.forEach((block, blockIndex) => {
     const param = `messages[${index}].content[${blockIndex}]`;
-    if (block.type === 'tool_result' && 'tool_use_id' in block) {
+    if (!isKnownBlockParam(block)) return;
+    if (block.type === 'tool_result') {
       const result = toolResult(block, param);
       toolMessages.push({ role: 'tool', tool_call_id: block.tool_use_id, content: result.text });
       // A tool message carries text only: images a tool returned follow in the user turn.
@@ -104,19 +107,18 @@ function userMessages(message: MessageParam, index: number): Message[] {
 }
 
 function contentPart(block: MessagesContentBlockParam, param: string): ContentPart | null {
-  if (block.type === 'text' && 'text' in block && typeof block.text === 'string') {
-    return block.text.length > 0 ? { type: 'text', text: block.text } : null;
-  }
-  if (block.type === 'image' && 'source' in block) {
-    const source = block.source as { type: string; media_type?: string; data?: string; url?: string };
+  if (!isKnownBlockParam(block)) return null;
+  if (block.type === 'text') return block.text.length > 0 ? { type: 'text', text: block.text } : null;
+  if (block.type === 'image') {
+    const source = block.source;
     if (source.type === 'base64') return { type: 'image_url', image_url: { url: `data:${source.media_type};base64,${source.data}` } };
-    if (source.type === 'url' && source.url) return { type: 'image_url', image_url: { url: source.url } };
+    if (source.type === 'url') return { type: 'image_url', image_url: { url: source.url } };
     throw invalidRequest('invalid_value', 'Images given as a file id need an Anthropic-type model; send base64 or url sources.', `${param}.source`);
   }
   return null;
 }
 
-function toolResult(block: Extract<MessagesContentBlockParam, { type: 'tool_result' }>, param: string): { text: string; images: ContentPart[] } {
+function toolResult(block: Extract<MessagesKnownBlockParam, { type: 'tool_result' }>, param: string): { text: string; images: ContentPart[] } {
   const content = block.content;
   const error = block.is_error === true;
   if (content === undefined) return { text: error ? 'Error' : '', images: [] };
@@ -136,8 +138,9 @@ function assistantMessage(message: MessageParam): Message | null {
   const texts: string[] = [];
   const toolCalls: NonNullable<Extract<Message, { role: 'assistant' }>['tool_calls']> = [];
   for (const block of message.content) {
-    if (block.type === 'text' && 'text' in block && typeof block.text === 'string') pushText(texts, block.text);
-    else if (block.type === 'tool_use' && 'id' in block && 'name' in block) {
+    if (!isKnownBlockParam(block)) continue;
+    if (block.type === 'text') pushText(texts, block.text);
+    else if (block.type === 'tool_use') {
       toolCalls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } });
     }
   }

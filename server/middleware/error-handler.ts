@@ -3,7 +3,7 @@ import { RequestValidationError } from '@ts-rest/express';
 import type { Logger } from 'pino';
 import { isDatabaseUnavailable, isUnstorableText } from '../db/database-errors';
 import { GatewayError, internalError } from '../errors/gateway-error';
-import { sendError } from '../errors/render-error';
+import { sendError, type ErrorFormat } from '../errors/render-error';
 import { fromZodError } from '../errors/validation-error';
 
 /** ts-rest's `requestValidationErrorHandler`: validation failures in our envelope. */
@@ -15,9 +15,13 @@ export function toValidationError(error: RequestValidationError): GatewayError {
   return new GatewayError(400, 'invalid_request_error', 'invalid_value', 'The request is invalid.');
 }
 
-/** The final Express error handler: anything unexpected is a logged 500 with the request id. */
-export function errorHandler(logger: Logger) {
-  return function errorHandlerMiddleware(error: unknown, _request: Request, response: Response, _next: NextFunction): void {
+/**
+ * The final Express error handler: anything unexpected is a logged 500 with the request id.
+ * `formatFor` picks the body's shape by path, so that errors raised before a route's handler
+ * (body parsing, unknown methods) have that route's shape too.
+ */
+export function errorHandler(logger: Logger, formatFor: (path: string) => ErrorFormat = () => 'gateway') {
+  return function errorHandlerMiddleware(error: unknown, request: Request, response: Response, _next: NextFunction): void {
     const requestId = String(response.locals.requestId ?? 'unknown');
     let gatewayError: GatewayError;
     if (error instanceof GatewayError) gatewayError = error;
@@ -35,6 +39,6 @@ export function errorHandler(logger: Logger) {
       logger.error({ requestId, err: error }, 'unhandled error');
       gatewayError = internalError(requestId);
     }
-    sendError(response, gatewayError);
+    sendError(response, gatewayError, formatFor(request.path));
   };
 }

@@ -1,5 +1,5 @@
 import type { MessagesErrorBody, MessagesErrorType } from '../../contract';
-import type { GatewayError } from '../errors/gateway-error';
+import type { GatewayError } from './gateway-error';
 
 /**
  * The gateway's errors in Anthropic's shape (https://platform.claude.com/docs/en/api/errors),
