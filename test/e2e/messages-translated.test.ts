@@ -72,7 +72,6 @@ describe('e2e: /v1/messages translated for an openai-type upstream', () => {
       .create({
         model: 'gpt-mini',
         max_tokens: 100,
-        temperature: 0.3,
         stop_sequences: ['END'],
         system: [{ type: 'text', text: 'You describe images.', cache_control: { type: 'ephemeral' } }],
         metadata: { user_id: 'u-1' },
@@ -100,7 +99,6 @@ describe('e2e: /v1/messages translated for an openai-type upstream', () => {
     expect(upstream.requests[0]?.body).toEqual({
       model: UPSTREAM_MODEL,
       max_tokens: 100,
-      temperature: 0.3,
       stop: ['END'],
       messages: [
         { role: 'system', content: 'You describe images.' },
