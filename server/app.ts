@@ -120,6 +120,8 @@ export function createApp(dependencies: AppDependencies): Express {
     [
       { path: contract.chat.create.path, handler: models.chat },
       { path: contract.embeddings.create.path, handler: models.embeddings },
+      { path: contract.messages.create.path, handler: messages.create },
+      { path: contract.messages.countTokens.path, handler: messages.countTokens },
     ],
     stages,
     onError,

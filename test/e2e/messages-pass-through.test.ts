@@ -127,4 +127,32 @@ describe('e2e: /v1/messages passed through to an anthropic-type upstream', () =>
     expect(error).toBeInstanceOf(Anthropic.AuthenticationError);
     expect(upstream.requests).toHaveLength(0);
   });
+
+  it('answers past the key\'s limit with 429 rate_limit_error, retry-after and the rate-limit headers', async () => {
+    upstream.reply({ type: 'json', body: messageBody([{ type: 'text', text: 'one' }], 'end_turn') });
+    const accountId = await e2e.gateway.createAccount('limited');
+    const { key } = await e2e.gateway.createKey(accountId, { rpm: 1 });
+    const limited = new Anthropic({ apiKey: key, baseURL: e2e.gateway.baseUrl, maxRetries: 0 });
+    const body = { model: 'claude-haiku', max_tokens: 8, messages: [{ role: 'user' as const, content: 'x' }] };
+    await limited.messages.create(body);
+    const error = await limited.messages.create(body).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(Anthropic.RateLimitError);
+    const headers = (error as InstanceType<typeof Anthropic.RateLimitError>).headers;
+    expect(Number(headers?.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(headers?.get('x-ratelimit-remaining-requests')).toBe('0');
+    expect((error as InstanceType<typeof Anthropic.RateLimitError>).error).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } });
+  });
+
+  it('stops the upstream when the client goes away mid-stream, and records the request once', async () => {
+    upstream.reply({ type: 'sse', events: [events.messageStart(9), events.textStart(0), events.textDelta(0, 'partial')], hold: true });
+    const controller = new AbortController();
+    const response = await rawPost(e2e, '/v1/messages', { model: 'claude-haiku', max_tokens: 8, stream: true, messages: [{ role: 'user', content: 'x' }] }, { signal: controller.signal });
+    const reader = response.body?.getReader();
+    await reader?.read();
+    controller.abort();
+    await upstream.requests[0]?.aborted;
+    const usage = await usageFor(e2e, response.headers.get('x-request-id'));
+    expect(usage).toMatchObject({ status: 499, promptTokens: 9 });
+    expect(e2e.usage.events.filter((event) => event.requestId === response.headers.get('x-request-id'))).toHaveLength(1);
+  });
 });
