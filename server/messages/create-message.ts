@@ -6,6 +6,7 @@ import { Meter } from '../completions/meter';
 import { observedAttempt } from '../completions/observe-upstream';
 import { attemptsFor, checkChatCapabilities, resolveModel, type Attempt } from '../completions/resolve-model';
 import { toGatewayError } from '../completions/to-gateway-error';
+import { UpstreamError } from '../errors/gateway-error';
 import type { CachedApiKey } from '../keys/key-cache';
 import { timeUpstream } from '../metrics/request-timing';
 import { CallAbort } from '../providers/call-signal';
@@ -149,9 +150,7 @@ export async function countMessageTokens(dependencies: MessagesDependencies, cal
   });
   meter.cancel();
   const attempts = attemptsFor(dependencies.catalogue, model, dependencies.config, (name) => dependencies.providers.get(name));
-  if (!speaksMessages(attempts)) {
-    return { input_tokens: estimatePromptTokens(messagesToChat({ ...call.body, max_tokens: 1 }, false)) };
-  }
+  if (!speaksMessages(attempts)) return { input_tokens: tokenizerCount(call.body) };
   const controller = new CallAbort();
   const onEarlyClose = () => controller.abort();
   call.response.once('close', onEarlyClose);
@@ -163,8 +162,14 @@ export async function countMessageTokens(dependencies: MessagesDependencies, cal
     );
     return { input_tokens: value };
   } catch (error) {
+    // Anthropic-compatible servers without the count endpoint: the gateway counts instead.
+    if (error instanceof UpstreamError && error.upstreamStatus === 404) return { input_tokens: tokenizerCount(call.body) };
     throw toGatewayError(error, call.requestId, controller.signal.aborted);
   } finally {
     call.response.off('close', onEarlyClose);
   }
+}
+
+function tokenizerCount(body: CountTokensRequest): number {
+  return estimatePromptTokens(messagesToChat({ ...body, max_tokens: 1 }, false));
 }

@@ -112,6 +112,12 @@ describe('e2e: /v1/messages passed through to an anthropic-type upstream', () =>
     expect(upstream.requests[0]?.body).toMatchObject({ model: MOCK_MODEL });
   });
 
+  it("counts with the gateway's tokenizer when the upstream has no count endpoint (404)", async () => {
+    upstream.reply({ type: 'json', status: 404, body: errorBody('not_found_error', 'Not found') });
+    const count = await client.messages.countTokens({ model: 'claude-haiku', system: 'Be brief.', messages: [{ role: 'user', content: 'Hello' }] });
+    expect(count.input_tokens).toBeGreaterThan(0);
+  });
+
   it('refuses bad input and bad keys in Anthropic\'s shape', async () => {
     const missing = await rawPost(e2e, '/v1/messages', { model: 'claude-haiku', messages: [] });
     expect(missing.status).toBe(400);
