@@ -7,7 +7,8 @@ const c = initContract();
 export const EmbeddingsRequestSchema = z
   .object({
     model: z.string().min(1),
-    input: z.union([z.string(), z.array(z.string()).min(1).max(2048)]),
+    // OpenAI refuses an empty string, alone or in the batch: there is nothing to embed.
+    input: z.union([z.string().min(1), z.array(z.string().min(1)).min(1).max(2048)]),
     encoding_format: z.enum(['float', 'base64']).optional(),
     dimensions: z.number().int().min(1).optional(),
     user: z.string().optional(),

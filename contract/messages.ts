@@ -19,9 +19,9 @@ export const MessagesTextBlockSchema = z
 export type MessagesTextBlock = z.infer<typeof MessagesTextBlockSchema>;
 
 export const MessagesImageSourceSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('base64'), media_type: z.string().min(1), data: z.string() }),
-  z.object({ type: z.literal('url'), url: z.string().min(1) }),
-  z.object({ type: z.literal('file'), file_id: z.string().min(1) }),
+  z.object({ type: z.literal('base64'), media_type: z.string().min(1), data: z.string() }).passthrough(),
+  z.object({ type: z.literal('url'), url: z.string().min(1) }).passthrough(),
+  z.object({ type: z.literal('file'), file_id: z.string().min(1) }).passthrough(),
 ]);
 export const MessagesImageBlockSchema = z
   .object({ type: z.literal('image'), source: MessagesImageSourceSchema, cache_control: CacheControlSchema.nullish() })
@@ -46,9 +46,13 @@ export const MessagesRedactedThinkingBlockSchema = z.object({ type: z.literal('r
 
 const KNOWN_BLOCK_TYPES: ReadonlySet<string> = new Set(['text', 'image', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking']);
 
-/** Block types the gateway does not translate (document, server tool results, …): kept as they came. */
+/**
+ * Block types the gateway does not translate (document, server tool results, …): kept as they
+ * came. A pattern rather than a refinement, so that the JSON Schema derived from this one
+ * (the pipeline's compiled check, the OpenAPI document) says the same.
+ */
 const OtherBlockSchema = z
-  .object({ type: z.string().refine((type) => !KNOWN_BLOCK_TYPES.has(type), { message: 'Invalid content block.' }) })
+  .object({ type: z.string().regex(new RegExp(`^(?!(?:${[...KNOWN_BLOCK_TYPES].join('|')})$)`), 'Invalid content block.') })
   .passthrough();
 
 /** The blocks the gateway reads (translates); any other type passes as it came. */
@@ -69,12 +73,14 @@ export function isKnownBlockParam(block: MessagesContentBlockParam): block is Me
   return KNOWN_BLOCK_TYPES.has(block.type);
 }
 
-export const MessageParamSchema = z.object({
-  // `system` is not in the API reference, but Claude Code sends such a turn for model ids it
-  // does not know; the translated path treats it as system text.
-  role: z.enum(['user', 'assistant', 'system']),
-  content: z.union([z.string(), z.array(MessagesContentBlockParamSchema)]),
-});
+export const MessageParamSchema = z
+  .object({
+    // `system` is not in the API reference, but Claude Code sends such a turn for model ids it
+    // does not know; the translated path treats it as system text.
+    role: z.enum(['user', 'assistant', 'system']),
+    content: z.union([z.string(), z.array(MessagesContentBlockParamSchema)]),
+  })
+  .passthrough();
 export type MessageParam = z.infer<typeof MessageParamSchema>;
 
 /** A client tool (`custom`, the default) or a server tool (`web_search_20250305`, …) passed as it came. */
@@ -88,15 +94,15 @@ export const MessagesCustomToolSchema = z
   })
   .passthrough();
 export type MessagesCustomTool = z.infer<typeof MessagesCustomToolSchema>;
-const ServerToolSchema = z.object({ type: z.string().refine((type) => type !== 'custom'), name: z.string().min(1) }).passthrough();
+const ServerToolSchema = z.object({ type: z.string().regex(/^(?!custom$)/), name: z.string().min(1) }).passthrough();
 export const MessagesToolSchema = z.union([MessagesCustomToolSchema, ServerToolSchema]);
 export type MessagesTool = z.infer<typeof MessagesToolSchema>;
 
 export const MessagesToolChoiceSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('auto'), disable_parallel_tool_use: z.boolean().optional() }),
-  z.object({ type: z.literal('any'), disable_parallel_tool_use: z.boolean().optional() }),
-  z.object({ type: z.literal('tool'), name: z.string().min(1), disable_parallel_tool_use: z.boolean().optional() }),
-  z.object({ type: z.literal('none') }),
+  z.object({ type: z.literal('auto'), disable_parallel_tool_use: z.boolean().optional() }).passthrough(),
+  z.object({ type: z.literal('any'), disable_parallel_tool_use: z.boolean().optional() }).passthrough(),
+  z.object({ type: z.literal('tool'), name: z.string().min(1), disable_parallel_tool_use: z.boolean().optional() }).passthrough(),
+  z.object({ type: z.literal('none') }).passthrough(),
 ]);
 export type MessagesToolChoice = z.infer<typeof MessagesToolChoiceSchema>;
 

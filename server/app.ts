@@ -1,4 +1,5 @@
 import { createExpressEndpoints, initServer } from '@ts-rest/express';
+import type { IncomingMessage } from 'node:http';
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import { contract } from '../contract';
@@ -13,7 +14,6 @@ import { errorHandler, toValidationError } from './middleware/error-handler';
 import { parseBody } from './middleware/parse-body';
 import { requestId } from './middleware/request-id';
 import { routeNotFound } from './middleware/route-not-found';
-import { serveDirectRoutes } from './routes/direct-routes';
 import type { ProviderRegistry } from './providers/registry';
 import { createKeyLimiter } from './rate-limit/key-limiter';
 import { createMemoryRateLimitStore } from './rate-limit/memory-store';
@@ -21,8 +21,6 @@ import type { StreamLimiter } from './rate-limit/stream-limiter';
 import { adminRouter } from './routes/admin';
 import { dashboardFiles } from './routes/dashboard-files';
 import { docsPage } from './routes/docs-page';
-import { modelRoutes } from './routes/model-routes';
-import { messagesErrorFormat, messagesRoutes } from './routes/messages-routes';
 import { healthRouter, type ReadinessCheck } from './routes/health';
 import { METRICS_PATH, metricsEndpoint } from './routes/metrics';
 import { modelsRouter } from './routes/models';
@@ -33,6 +31,12 @@ import type { UsageSink } from './usage/types';
 import { createUsageReporter } from './usage/usage-report';
 import { listRoutes } from '../contract/list-routes';
 import { createCatalogue } from './completions/resolve-model';
+import { AccessReport } from './pipeline/access-report';
+import { createFrontDispatcher, type GatewayListener } from './pipeline/front-dispatcher';
+import { ModelPipeline } from './pipeline/model-pipeline';
+import { OVERHEAD_HEADER } from './pipeline/reply';
+import type { RequestContext } from './pipeline/request-context';
+import { modelRouteTable } from './pipeline/route-table';
 
 export interface AppDependencies {
   config: Config;
@@ -57,21 +61,23 @@ export interface AppDependencies {
 
 const s = initServer();
 
-/** The Express app, without listen and without reading the environment (style.md). */
-export function createApp(dependencies: AppDependencies): Express {
+/**
+ * The gateway's request listener, without listen and without reading the environment: the
+ * front dispatcher (pipeline/front-dispatcher.ts) sending the model routes to their pipeline
+ * (pipeline/model-pipeline.ts) and everything else to the Express app (`listener.express`).
+ */
+export function createApp(dependencies: AppDependencies): GatewayListener {
   const { config, logger } = dependencies;
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
   app.set('trust proxy', config.server.trustProxy);
+  const report = new AccessReport(logger, dependencies.metrics);
 
-  // The middleware every request goes through, in this order (the model routes too: see below).
-  const stages = [
-    requestId(dependencies.generateId),
-    accessLog({ logger, metrics: dependencies.metrics, responsePrototype: app.response }),
-    parseBody(config.server.bodyLimitBytes),
-  ];
-  for (const stage of stages) app.use(stage);
+  // The first stages of every request Express serves (the model routes have theirs in the pipeline).
+  app.use(requestId(dependencies.generateId));
+  app.use(accessLog(report));
+  app.use(parseBody(config.server.bodyLimitBytes));
 
   const usageReport = createUsageReporter({ store: dependencies.store, now: dependencies.now });
   const calls = { ...dependencies, limits: config.limits, catalogue: createCatalogue(config) };
@@ -83,15 +89,8 @@ export function createApp(dependencies: AppDependencies): Express {
     limiter: createKeyLimiter(createMemoryRateLimitStore({ now: dependencies.now })),
     perMinute: config.limits.adminAuthFailuresPerMinute,
   };
-  // The two model routes are served by hand-written handlers (routes/model-routes.ts),
-  // registered first; ts-rest serves the rest of the contract.
+  // The model routes are the pipeline's; ts-rest serves the rest of the contract.
   const { chat: _chat, embeddings: _embeddings, messages: _messages, ...restOfContract } = contract;
-  const models = modelRoutes({ ...calls, keys: dependencies.keys });
-  app.post(contract.chat.create.path, models.chat);
-  app.post(contract.embeddings.create.path, models.embeddings);
-  const messages = messagesRoutes({ ...calls, keys: dependencies.keys });
-  app.post(contract.messages.create.path, messages.create);
-  app.post(contract.messages.countTokens.path, messages.countTokens);
   const router = s.router(restOfContract, {
     models: modelsRouter(config.models),
     usage: usageRouter({ limiter: dependencies.limiter, limits: config.limits, usageReport }),
@@ -100,7 +99,7 @@ export function createApp(dependencies: AppDependencies): Express {
     health: healthRouter(dependencies.readiness, dependencies.openapiDocument),
   });
 
-  createExpressEndpoints(restOfContract, router, app, {
+  createExpressEndpoints(restOfContract, withOverheadHeader(router), app, {
     logInitialization: false,
     jsonQuery: false,
     responseValidation: false,
@@ -112,19 +111,58 @@ export function createApp(dependencies: AppDependencies): Express {
   app.use('/dashboard', dashboardFiles(dependencies.dashboardDirectory));
   app.get(METRICS_PATH, metricsEndpoint(dependencies.metrics, config.metricsToken));
   app.use(routeNotFound([...listRoutes(contract), { method: 'GET', path: '/docs' }, { method: 'GET', path: METRICS_PATH }, { method: 'GET', path: '/dashboard' }]));
-  const onError = errorHandler(logger, messagesErrorFormat);
-  app.use(onError);
-  // The hot path: the model routes, reached without Express's router (same middleware, same handlers).
-  serveDirectRoutes(
-    app,
-    [
-      { path: contract.chat.create.path, handler: models.chat },
-      { path: contract.embeddings.create.path, handler: models.embeddings },
-      { path: contract.messages.create.path, handler: messages.create },
-      { path: contract.messages.countTokens.path, handler: messages.countTokens },
-    ],
-    stages,
-    onError,
-  );
-  return app;
+  app.use(errorHandler(logger));
+
+  const pipeline = new ModelPipeline({
+    routes: modelRouteTable(calls),
+    keys: dependencies.keys,
+    bodyLimitBytes: config.server.bodyLimitBytes,
+    generateId: dependencies.generateId,
+    report,
+    logger,
+    clientIp: clientIpFor(app, config.server.trustProxy),
+  });
+  return createFrontDispatcher(pipeline, app);
+}
+
+type RouteArguments = { res: { locals: { context?: RequestContext }; setHeader(name: string, value: string): unknown } };
+type RouteHandler = (routeArguments: RouteArguments) => Promise<unknown>;
+
+/**
+ * The contract routes Express serves, each setting `x-gateway-overhead-ms` when its result
+ * is ready (ts-rest writes the reply right after); errors get it from the error renderer.
+ * Static pages (/docs, /dashboard, /metrics) do not carry it.
+ */
+function withOverheadHeader<Router extends object>(router: Router): Router {
+  const wrap = (handler: RouteHandler): RouteHandler =>
+    async function routeWithOverhead(routeArguments) {
+      const result = await handler(routeArguments);
+      const context = routeArguments.res.locals.context;
+      if (context) routeArguments.res.setHeader(OVERHEAD_HEADER, context.markHeaders().toFixed(2));
+      return result;
+    };
+  const walk = (node: unknown): unknown => {
+    if (typeof node === 'function') return wrap(node as RouteHandler);
+    if (typeof node !== 'object' || node === null) return node;
+    const copy: Record<string, unknown> = {};
+    for (const [name, child] of Object.entries(node)) copy[name] = name === 'middleware' ? child : walk(child);
+    return copy;
+  };
+  return walk(router) as Router;
+}
+
+/** The client's address as Express's `request.ip` gives it, for the requests the pipeline serves. */
+function clientIpFor(app: Express, trustProxy: Config['server']['trustProxy']): (request: IncomingMessage) => string | undefined {
+  if (trustProxy === false) return (request) => request.socket.remoteAddress;
+  const trust = app.get('trust proxy fn') as (address: string, hop: number) => boolean;
+  return (request) => {
+    // proxy-addr's walk (what Express runs): from the socket back through X-Forwarded-For while the hop is trusted.
+    const socketAddress = request.socket.remoteAddress;
+    if (socketAddress === undefined) return undefined;
+    const header = request.headers['x-forwarded-for'];
+    const forwarded = typeof header === 'string' ? header.split(',').map((part) => part.trim()).filter((part) => part.length > 0).reverse() : [];
+    const chain = [socketAddress, ...forwarded];
+    for (let hop = 0; hop < chain.length - 1; hop++) if (!trust(chain[hop] as string, hop)) return chain[hop];
+    return chain[chain.length - 1];
+  };
 }

@@ -1,4 +1,4 @@
-import type { Express } from 'express';
+import type { GatewayListener } from './pipeline/front-dispatcher';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { buildOpenApiDocument } from '../openapi/build-document';
@@ -45,7 +45,8 @@ export interface GatewayOptions {
 }
 
 export interface Gateway {
-  app: Express;
+  /** The request listener: the front dispatcher, the Express app behind it (`app.express`). */
+  app: GatewayListener;
   config: Config;
   store: Store;
   keys: KeyCache;

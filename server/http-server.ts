@@ -1,17 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Config } from './config/load-config';
 import { GatewayError } from './errors/gateway-error';
 import { errorJson } from './errors/render-error';
-import { serverClassesFor } from './http-prototypes';
 import { startIdleCollector } from './memory/idle-collector';
 
 /**
  * The Node HTTP server around the app, with the limits against slow and malformed clients
  * (config `server.*_timeout_ms`): the headers, then the whole request, must arrive in time
  * (slowloris), idle keep-alive sockets are closed. Node answers those failures itself,
- * before Express sees a request; `clientError` gives them the error envelope too.
+ * before the app sees a request; `clientError` gives them the error envelope too.
  */
 export function createHttpServer(app: RequestListener, settings: Config['server']): Server {
   const idle = settings.idleGc ? startIdleCollector({ quietMs: IDLE_GC_QUIET_MS, growthBytes: IDLE_GC_GROWTH_BYTES }) : null;
@@ -23,8 +22,6 @@ export function createHttpServer(app: RequestListener, settings: Config['server'
     : app;
   const server = createServer(
     {
-      // Requests and responses born with Express's prototypes: see http-prototypes.ts.
-      ...serverClassesFor(app),
       headersTimeout: settings.headersTimeoutMs,
       // Node's requestTimeout bounds receiving the request only; a long stream is unaffected.
       requestTimeout: settings.requestTimeoutMs,
@@ -35,7 +32,15 @@ export function createHttpServer(app: RequestListener, settings: Config['server'
     },
     listener,
   );
-  server.on('clientError', answerClientError);
+  // Each socket's latest response, so `clientError` knows whether one is under way there.
+  const responses = new WeakMap<Duplex, ServerResponse>();
+  server.on('request', (_request: IncomingMessage, response: ServerResponse) => {
+    if (response.socket !== null) responses.set(response.socket, response);
+  });
+  server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => {
+    const response = responses.get(socket);
+    answerClientError(error, socket, response !== undefined && response.headersSent && !response.writableFinished);
+  });
   if (idle) server.once('close', () => idle.stop());
   return server;
 }
@@ -45,9 +50,8 @@ export const IDLE_GC_QUIET_MS = 30_000;
 /** Worth a collection: the heap grew this much since the last one. */
 const IDLE_GC_GROWTH_BYTES = 32 * 1024 * 1024;
 
-function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+function answerClientError(error: Error & { code?: string }, socket: Duplex, inProgress: boolean): void {
   // A response already under way on this socket cannot get another status line.
-  const inProgress = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
   if (error.code === 'ECONNRESET' || !socket.writable || inProgress) {
     socket.destroy();
     return;

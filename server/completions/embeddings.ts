@@ -1,13 +1,14 @@
-import type { Response } from 'express';
 import type { EmbeddingsRequest, EmbeddingsResponse } from '../../contract';
 import { invalidRequest } from '../errors/gateway-error';
 import type { CachedApiKey } from '../keys/key-cache';
 import { timeUpstream } from '../metrics/request-timing';
+import type { ClientConnection } from '../pipeline/reply';
+import type { RequestContext } from '../pipeline/request-context';
 import { CallAbort } from '../providers/call-signal';
 import { decodeFloat32Base64, float32Base64 } from '../providers/embedding-base64';
 import { callWithFallbacks } from '../providers/call-with-fallbacks';
 import { estimateEmbeddingTokens, quickEmbeddingTokens } from '../usage/count-tokens';
-import type { ChatDependencies } from './chat-completion';
+import type { ChatDependencies } from './chat-call';
 import { toGatewayError } from './to-gateway-error';
 import { Meter } from './meter';
 import { observedAttempt } from './observe-upstream';
@@ -16,20 +17,21 @@ import { attemptsFor, resolveModel, type Attempt } from './resolve-model';
 export interface EmbeddingsCall {
   body: EmbeddingsRequest;
   key: CachedApiKey;
-  requestId: string;
-  response: Response;
+  context: RequestContext;
+  /** The client: one that goes away cancels the upstream call. */
+  client: ClientConnection;
 }
 
 /** POST /v1/embeddings: single and batch input, float or base64, `dimensions` where allowed. */
 export async function createEmbeddings(dependencies: ChatDependencies, call: EmbeddingsCall): Promise<EmbeddingsResponse> {
-  const { body } = call;
+  const { body, context } = call;
   const receivedAt = dependencies.now();
   const model = resolveModel(dependencies.catalogue, body.model, 'embeddings');
   // Metrics and the access log name the requested model until another one answers.
-  call.response.locals.model = model.id;
-  call.response.locals.provider = model.provider;
+  context.model = model.id;
+  context.provider = model.provider;
   if (body.dimensions !== undefined) {
-    // decisions.md §5: a model's `dimensions` list is the set of values a request may ask for.
+    // docs/embeddings.md: a model's `dimensions` list is the set of values a request may ask for.
     if (!model.dimensions) throw invalidRequest('invalid_value', `The model "${model.id}" does not support the dimensions parameter.`, 'dimensions');
     if (!model.dimensions.includes(body.dimensions)) {
       throw invalidRequest('invalid_value', `The model "${model.id}" supports dimensions ${model.dimensions.join(', ')}.`, 'dimensions');
@@ -38,31 +40,31 @@ export async function createEmbeddings(dependencies: ChatDependencies, call: Emb
   const attempts = attemptsFor(dependencies.catalogue, model, dependencies.config, (name) => dependencies.providers.get(name));
   const meter = await Meter.open(dependencies, {
     key: call.key,
-    requestId: call.requestId,
+    requestId: context.requestId,
     receivedAt,
     stream: false,
     // Reserved on a quick estimate; the tokenizer runs only if the provider reports no usage.
     reserveTokens: quickEmbeddingTokens(body),
-    response: call.response,
+    context,
   });
 
   const controller = new CallAbort();
   const onClose = () => controller.abort();
-  call.response.once('close', onClose);
+  call.client.onClose(onClose);
   try {
-    const { value, attempt } = await timeUpstream(call.response, () =>
+    const { value, attempt } = await timeUpstream(context, () =>
       callWithFallbacks(
         attempts,
         observedAttempt(dependencies.metrics, false, (entry: Attempt) =>
-          entry.adapter.embeddings(body, entry.target, { signal: controller.signal, requestId: call.requestId }),
+          entry.adapter.embeddings(body, entry.target, { signal: controller.signal, requestId: context.requestId }),
         ),
         { maxRetries: dependencies.config.upstream.maxRetries, baseDelayMs: dependencies.config.upstream.retryBaseDelayMs, signal: controller.signal },
       ),
     );
     const promptTokens = value.usage?.promptTokens ?? estimateEmbeddingTokens(body);
     meter.finish({ model: attempt.model, promptTokens, completionTokens: 0, estimated: value.usage === null, status: 200, errorCode: null });
-    call.response.locals.model = attempt.model.id;
-    call.response.locals.provider = attempt.model.provider;
+    context.model = attempt.model.id;
+    context.provider = attempt.model.provider;
     const base64 = body.encoding_format === 'base64';
     return {
       object: 'list',
@@ -75,11 +77,11 @@ export async function createEmbeddings(dependencies: ChatDependencies, call: Emb
       usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
     };
   } catch (error) {
-    const gatewayError = toGatewayError(error, call.requestId, controller.signal.aborted);
+    const gatewayError = toGatewayError(error, context.requestId, controller.signal.aborted);
     meter.failed(model, gatewayError);
     throw gatewayError;
   } finally {
-    call.response.off('close', onClose);
+    call.client.offClose(onClose);
   }
 }
 

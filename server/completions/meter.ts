@@ -1,9 +1,8 @@
-import type { Response } from 'express';
 import type { Config, ModelConfig } from '../config/load-config';
 import { rateLimited, type GatewayError } from '../errors/gateway-error';
 import type { CachedApiKey } from '../keys/key-cache';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
-import type { UsageOutcome } from '../middleware/access-log';
+import type { RequestContext, UsageOutcome } from '../pipeline/request-context';
 import type { createKeyLimiter, Reservation } from '../rate-limit/key-limiter';
 import { costFemtoUsd } from '../usage/cost';
 import type { UsageSink } from '../usage/types';
@@ -43,9 +42,9 @@ export class Meter {
     private readonly receivedAt: number,
     private readonly stream: boolean,
     private readonly reservation: Reservation,
-    private readonly response: Response,
+    private readonly context: RequestContext,
   ) {
-    response.locals.usageOutcome = this.outcome;
+    context.usageOutcome = this.outcome;
   }
 
   private markRecorded(): void {
@@ -53,10 +52,10 @@ export class Meter {
     this.outcome.onSettled?.();
   }
 
-  /** Reserves capacity or throws the 429 with its headers; sets the rate-limit headers on success. */
+  /** Reserves capacity or throws the 429 with its headers; on success the rate-limit headers go to the context. */
   static async open(
     dependencies: MeterDependencies,
-    input: { key: CachedApiKey; requestId: string; receivedAt: number; stream: boolean; reserveTokens: number; response: Response },
+    input: { key: CachedApiKey; requestId: string; receivedAt: number; stream: boolean; reserveTokens: number; context: RequestContext },
   ): Promise<Meter> {
     const limits = {
       rpm: input.key.rpm ?? dependencies.limits.defaultRpm,
@@ -64,7 +63,7 @@ export class Meter {
     };
     const reservation = await dependencies.limiter.reserve(input.key.id, limits, input.reserveTokens);
     if (!reservation.allowed) {
-      input.response.locals.rateLimitExceeded = reservation.exceeded ?? 'requests';
+      input.context.rateLimitExceeded = reservation.exceeded ?? 'requests';
       if (reservation.tooLarge) {
         throw rateLimited(
           `Request too large: it may use up to ${input.reserveTokens} tokens (prompt + max_tokens), more than this key's ` +
@@ -75,9 +74,9 @@ export class Meter {
       const which = reservation.exceeded === 'tokens' ? `tokens per minute (${limits.tpm})` : `requests per minute (${limits.rpm})`;
       throw rateLimited(`Rate limit exceeded: ${which} for this API key. Retry after the time in retry-after.`, reservation.headers);
     }
-    const { headers } = reservation;
-    for (const name in headers) input.response.setHeader(name, headers[name] as string);
-    return new Meter(dependencies, input.key, input.requestId, input.receivedAt, input.stream, reservation, input.response);
+    // docs/rate-limits.md: on every reply to the request from here on, errors included.
+    input.context.addHeaders(reservation.headers);
+    return new Meter(dependencies, input.key, input.requestId, input.receivedAt, input.stream, reservation, input.context);
   }
 
   /** Records the usage event and settles the reservation. Only the first call counts. */
@@ -108,8 +107,8 @@ export class Meter {
     const { tokens } = this.dependencies.metrics;
     if (outcome.promptTokens > 0) tokens.inc({ model: model.id, provider: model.provider, type: 'prompt' }, outcome.promptTokens);
     if (outcome.completionTokens > 0) tokens.inc({ model: model.id, provider: model.provider, type: 'completion' }, outcome.completionTokens);
-    this.response.locals.promptTokens = outcome.promptTokens;
-    this.response.locals.completionTokens = outcome.completionTokens;
+    this.context.promptTokens = outcome.promptTokens;
+    this.context.completionTokens = outcome.completionTokens;
     this.markRecorded();
   }
 

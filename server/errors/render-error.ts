@@ -1,25 +1,28 @@
 import type { Response } from 'express';
-import { toMessagesErrorBody } from './anthropic-error-body';
+import { openAiErrorFormat, type ErrorFormat } from '../pipeline/error-formats';
+import { OVERHEAD_HEADER } from '../pipeline/reply';
 import { GatewayError } from './gateway-error';
 
-/** The error body's shape: the gateway's envelope, or Anthropic's on the /v1/messages routes (docs/errors.md). */
-export type ErrorFormat = 'gateway' | 'anthropic';
-
 /**
- * The only code that writes error JSON (style.md: one error renderer). Every error on every
- * route leaves through here with the envelope of decisions.md §1.
+ * Every error on the routes Express serves leaves through here with the envelope of
+ * docs/errors.md (the model routes render theirs in pipeline/model-pipeline.ts, with the
+ * route's error format).
  */
-export function sendError(response: Response, error: GatewayError, format: ErrorFormat = 'gateway'): void {
+export function sendError(response: Response, error: GatewayError, format: ErrorFormat = openAiErrorFormat): void {
   if (response.headersSent) {
     // Too late for a status line: end the response so the client is not left waiting.
     response.end();
     return;
   }
-  for (const [name, value] of Object.entries(error.headers)) response.setHeader(name, value);
-  // openai-node retries on 429/5xx by itself; tell it not to where a retry cannot help.
-  if (error.status >= 500 && error.status !== 502 && error.status !== 503 && error.status !== 504) response.setHeader('x-should-retry', 'false');
-  response.status(error.status).type('application/json').send(format === 'anthropic' ? JSON.stringify(toMessagesErrorBody(error)) : errorJson(error));
+  for (const name in error.headers) response.setHeader(name, error.headers[name] as string);
+  if (!shouldClientRetry(error.status)) response.setHeader('x-should-retry', 'false');
+  const context = response.locals.context;
+  if (context) response.setHeader(OVERHEAD_HEADER, context.markHeaders().toFixed(2));
+  response.status(error.status).type('application/json').send(JSON.stringify(format(error)));
 }
+
+/** openai-node and the Anthropic SDK retry on 429/5xx by themselves; `x-should-retry: false` where a retry cannot help. */
+export const shouldClientRetry = (status: number): boolean => status < 500 || status === 502 || status === 503 || status === 504;
 
 export function errorJson(error: GatewayError): string {
   return JSON.stringify(error.toBody());

@@ -41,6 +41,11 @@ export function fromZodError(error: ZodError, prefix: ReadonlyArray<string | num
  */
 function deepestIssue(issue: ZodIssue | undefined): ZodIssue | undefined {
   if (!issue || issue.code !== 'invalid_union') return issue;
+  // Absent, every alternative says "Required": a missing field, like any other (e.g. embeddings' `input`).
+  const absent = issue.unionErrors.map((unionError) => unionError.issues[0]);
+  if (absent.every((candidate) => candidate?.code === 'invalid_type' && candidate.received === 'undefined' && candidate.path.length === issue.path.length)) {
+    return absent[0];
+  }
   let best: ZodIssue | undefined;
   for (const unionError of issue.unionErrors) {
     for (const candidate of unionError.issues) {

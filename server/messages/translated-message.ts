@@ -1,96 +1,47 @@
-import type { ChatCompletionChunk, ChatCompletionRequest } from '../../contract';
-import type { Attempt } from '../completions/resolve-model';
-import { toGatewayError } from '../completions/to-gateway-error';
+import { runChatCall, type ChatChunkStream } from '../completions/chat-call';
 import { toMessagesErrorBody } from '../errors/anthropic-error-body';
-import { isAbortError } from '../providers/http-client';
-import type { ChatStream } from '../providers/types';
+import { GatewayError } from '../errors/gateway-error';
 import { sendSse } from '../streaming/send-sse';
-import { countTextTokens, promptTokenCounter, quickPromptTokens } from '../usage/count-tokens';
+import { quickPromptTokens } from '../usage/count-tokens';
 import { chatToMessage } from './chat-to-message';
-import type { MessageCallContext, MessageReply } from './create-message';
+import type { MessagesCall, MessagesDependencies } from './create-message';
 import { MessageStreamTranslator, event } from './message-stream-events';
+import { messagesToChat } from './messages-to-chat';
 
 /**
  * POST /v1/messages to a model whose upstream does not speak Messages: the request translated
- * to the chat core's (messages-to-chat.ts), the reply or chunks translated back
- * (chat-to-message.ts, message-stream-events.ts). Usage as the upstream reported it, else the
- * gateway's count (flagged estimated), as on the chat route.
+ * to a chat request (messages-to-chat.ts) and run as the chat route's call (chat-call.ts:
+ * limits, fallbacks, stream slots, usage once), the reply or chunks translated back
+ * (chat-to-message.ts, message-stream-events.ts).
  */
-export async function translatedMessage(context: MessageCallContext, chat: ChatCompletionRequest, attempts: readonly Attempt[]): Promise<MessageReply> {
-  const { call, meter, dependencies } = context;
-  const promptEstimate = promptTokenCounter(chat);
-  const options = { signal: context.controller.signal, requestId: call.requestId };
+export async function translatedMessage(dependencies: MessagesDependencies, call: MessagesCall): Promise<object | null> {
+  const stream = call.body.stream === true;
+  const chat = messagesToChat(call.body, stream);
+  const result = await runChatCall(dependencies, { body: chat, key: call.key, context: call.context, client: call.reply });
   const id = `msg_${dependencies.generateId()}`;
-
-  if (!context.stream) {
-    const { value, attempt } = await context.callUpstream(attempts, (entry) => entry.adapter.chat(chat, entry.target, options));
-    const completion = value.completion;
-    const usage = value.usage ?? {
-      promptTokens: promptEstimate(),
-      completionTokens: completion.choices.reduce((sum, choice) => sum + countTextTokens(choice.message.content ?? ''), 0),
-    };
-    completion.model = attempt.model.id;
-    meter.finish({ model: attempt.model, ...usage, estimated: value.usage === null, status: 200, errorCode: null });
-    return { json: JSON.stringify(chatToMessage(completion, usage, id)) };
+  if (!result.stream) {
+    const { usage } = result.completion;
+    return chatToMessage(result.completion, { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens }, id);
   }
-
-  const { value: stream, attempt } = await context.callUpstream(attempts, (entry) => entry.adapter.chatStream(chat, entry.target, options));
-  const translator = new MessageStreamTranslator({ id, model: attempt.model.id, inputTokens: quickPromptTokens(chat) });
-  sendSse(call.response, streamEvents(context, stream, attempt, translator, promptEstimate), () => context.controller.abort());
+  const translator = new MessageStreamTranslator({ id, model: result.chunks.model.id, inputTokens: quickPromptTokens(chat) });
+  sendSse(call.reply, streamEvents(result.chunks, translator), () => result.chunks.abort());
   return null;
 }
 
-async function* streamEvents(
-  context: MessageCallContext,
-  stream: ChatStream,
-  attempt: Attempt,
-  translator: MessageStreamTranslator,
-  promptEstimate: () => number,
-): AsyncGenerator<string> {
-  let text = '';
-  let status = 200;
-  let errorCode: string | null = null;
-  let ended = false;
-  const eventsOf = (chunk: ChatCompletionChunk): string => {
-    for (const choice of chunk.choices) {
-      if (choice.delta.content) text += choice.delta.content;
-      for (const call of choice.delta.tool_calls ?? []) text += call.function?.arguments ?? '';
-    }
-    return translator.push(chunk);
-  };
-  const billed = () => translator.reportedUsage ?? { promptTokens: promptEstimate(), completionTokens: countTextTokens(text) };
+/** The events of a translated stream; the usage in message_delta is the one billed. */
+async function* streamEvents(chunks: ChatChunkStream, translator: MessageStreamTranslator): AsyncGenerator<string> {
   try {
     yield translator.start();
-    if (stream.batches) {
-      for await (const batch of stream.batches) {
-        let events = '';
-        for (const chunk of batch) events += eventsOf(chunk);
-        if (events !== '') yield events;
-      }
-    } else {
-      for await (const chunk of stream.chunks) {
-        const events = eventsOf(chunk);
-        if (events !== '') yield events;
-      }
+    for await (const batch of chunks.batches) {
+      let events = '';
+      for (const chunk of batch) events += translator.push(chunk);
+      if (events !== '') yield events;
     }
-    ended = true;
-    yield translator.finish(billed());
   } catch (error) {
-    ended = true;
-    if (isAbortError(error)) {
-      status = 499;
-      errorCode = 'client_closed_request';
-      return;
-    }
-    const gatewayError = toGatewayError(error, context.call.requestId, false);
-    status = gatewayError.status;
-    errorCode = gatewayError.code;
-    yield event(toMessagesErrorBody(gatewayError));
-  } finally {
-    if (!ended && status === 200) {
-      status = 499;
-      errorCode = 'client_closed_request';
-    }
-    context.meter.finish({ model: attempt.model, ...billed(), estimated: translator.reportedUsage === null, status, errorCode });
+    if (!(error instanceof GatewayError)) throw error;
+    yield event(toMessagesErrorBody(error));
+    return;
   }
+  const { promptTokens, completionTokens } = chunks.usage();
+  yield translator.finish({ promptTokens, completionTokens });
 }

@@ -83,12 +83,12 @@ export function authenticate(options: AuthenticateOptions) {
   return function authenticateMiddleware(request: AuthenticatedRequest, response: Response, next: NextFunction): void {
     const auth = routeAuth(request);
     if (auth === 'none') {
-      response.locals.principal = { kind: 'none' } satisfies Principal;
+      response.locals.context.principal = { kind: 'none' } satisfies Principal;
       return next();
     }
     const done = (result: Principal | GatewayError): void => {
       if ('kind' in result) {
-        response.locals.principal = result;
+        response.locals.context.principal = result;
         next();
       } else {
         next(result);
@@ -118,25 +118,26 @@ export function authenticate(options: AuthenticateOptions) {
             if (refusal) throw refusal;
             return { kind: 'admin' };
           },
-          () => void (response.locals.rateLimitExceeded = 'secret_attempts'),
+          () => void (response.locals.context.rateLimitExceeded = 'secret_attempts'),
         ).then(done, next);
     }
   };
 }
 
 /**
- * The `api-key` case of `authenticate` as a promise, for the model routes served outside
- * ts-rest (routes/model-routes.ts): the same checks and the same errors (rejected with).
+ * The `api-key` case of `authenticate` for the model pipeline (pipeline/model-pipeline.ts),
+ * given the token its route reads (`bearerToken`, or `x-api-key` where the route accepts
+ * it): the same checks and the same errors (rejected with).
  */
-export async function authenticateApiKey(keys: KeyCache, authorization: string | undefined): Promise<ApiKeyPrincipal> {
-  const token = bearerToken(authorization);
+export async function authenticateApiKey(keys: KeyCache, token: string | null): Promise<ApiKeyPrincipal> {
   if (token === null) throw missingApiKey();
   const result = await checkApiKey(keys, token);
   if (result instanceof GatewayError) throw result;
   return result;
 }
 
-function bearerToken(header: string | undefined): string | null {
+/** The token of `Authorization: Bearer <token>`, or null. */
+export function bearerToken(header: string | undefined): string | null {
   if (!header) return null;
   const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
   return match?.[1] ?? null;

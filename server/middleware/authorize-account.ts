@@ -24,7 +24,7 @@ export function accountScope(principal: Principal | undefined): string | null {
  */
 export function authorizeAccount(options: { store: Store }) {
   return function authorizeAccountMiddleware(request: ScopedRequest, response: Response, next: NextFunction): void {
-    const accountId = accountScope(response.locals.principal as Principal | undefined);
+    const accountId = accountScope(response.locals.context.principal);
     if (accountId === null || routeAuth(request) !== 'admin') return next();
     const scope = (request.tsRestRoute?.metadata as { scope?: AdminScope } | undefined)?.scope;
     switch (scope) {

@@ -1,10 +1,11 @@
 import type { NextFunction, Request, Response } from 'express';
 import { RequestValidationError } from '@ts-rest/express';
 import type { Logger } from 'pino';
-import { isDatabaseUnavailable, isUnstorableText } from '../db/database-errors';
-import { GatewayError, internalError } from '../errors/gateway-error';
-import { sendError, type ErrorFormat } from '../errors/render-error';
+import { classifyError } from '../errors/classify-error';
+import { GatewayError } from '../errors/gateway-error';
+import { sendError } from '../errors/render-error';
 import { fromZodError } from '../errors/validation-error';
+import { errorFormatForPath } from '../pipeline/error-formats';
 
 /** ts-rest's `requestValidationErrorHandler`: validation failures in our envelope. */
 export function toValidationError(error: RequestValidationError): GatewayError {
@@ -15,30 +16,12 @@ export function toValidationError(error: RequestValidationError): GatewayError {
   return new GatewayError(400, 'invalid_request_error', 'invalid_value', 'The request is invalid.');
 }
 
-/**
- * The final Express error handler: anything unexpected is a logged 500 with the request id.
- * `formatFor` picks the body's shape by path, so that errors raised before a route's handler
- * (body parsing, unknown methods) have that route's shape too.
- */
-export function errorHandler(logger: Logger, formatFor: (path: string) => ErrorFormat = () => 'gateway') {
+/** The final Express error handler: anything unexpected is a logged 500 with the request id. */
+export function errorHandler(logger: Logger) {
   return function errorHandlerMiddleware(error: unknown, request: Request, response: Response, _next: NextFunction): void {
-    const requestId = String(response.locals.requestId ?? 'unknown');
-    let gatewayError: GatewayError;
-    if (error instanceof GatewayError) gatewayError = error;
-    else if (error instanceof RequestValidationError) gatewayError = toValidationError(error);
-    else if (error instanceof URIError) {
-      // Express could not decode a path parameter (`/v1/admin/keys/%ZZ`): the client's URL.
-      gatewayError = new GatewayError(400, 'invalid_request_error', 'invalid_value', 'The request URL is not valid percent-encoding.');
-    } else if (isUnstorableText(error)) {
-      gatewayError = new GatewayError(400, 'invalid_request_error', 'invalid_value', 'The request contains characters that cannot be stored (e.g. NUL).');
-    } else if (isDatabaseUnavailable(error)) {
-      // A key seen before still works from the cache; what needs the database waits for it.
-      logger.warn({ requestId, err: error }, 'database unavailable');
-      gatewayError = new GatewayError(503, 'server_error', 'database_unavailable', 'The gateway cannot reach its database right now; please retry shortly.');
-    } else {
-      logger.error({ requestId, err: error }, 'unhandled error');
-      gatewayError = internalError(requestId);
-    }
-    sendError(response, gatewayError, formatFor(request.path));
+    const context = response.locals.context;
+    const requestId = context?.requestId || 'unknown';
+    const gatewayError = error instanceof RequestValidationError ? toValidationError(error) : classifyError(error, requestId, logger);
+    sendError(response, gatewayError, errorFormatForPath(request.path));
   };
 }

@@ -33,7 +33,7 @@ export function adminRouter(dependencies: AdminRouterDependencies) {
 
   return s.router(contract.admin, {
     listAccounts: async ({ res }) => {
-      const only = accountScope(res.locals.principal as Principal | undefined);
+      const only = accountScope(res.locals.context.principal);
       const accounts = await listAccounts(operations);
       return { status: 200, body: { object: 'list' as const, data: only === null ? accounts : accounts.filter((account) => account.id === only) } };
     },

@@ -17,7 +17,7 @@ export interface SessionRouterDependencies {
 }
 
 function sessionOf(response: Response): ResolvedSession {
-  const principal = response.locals.principal as Principal | undefined;
+  const principal = response.locals.context.principal;
   if (principal?.kind !== 'session') throw new Error('session route reached without a session');
   return principal.session;
 }
@@ -30,7 +30,7 @@ export function sessionRouter(dependencies: SessionRouterDependencies) {
         dependencies.secretAttempts,
         req.ip,
         () => signIn(dependencies, body.token),
-        () => void (res.locals.rateLimitExceeded = 'secret_attempts'),
+        () => void (res.locals.context.rateLimitExceeded = 'secret_attempts'),
       );
       setSessionCookie(res, token, row.expiresAt, req.secure);
       res.setHeader('cache-control', 'no-store');

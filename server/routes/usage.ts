@@ -18,15 +18,15 @@ export interface UsageRouterDependencies {
 export function usageRouter(dependencies: UsageRouterDependencies) {
   return s.router(contract.usage, {
     keys: async ({ query, req, res }) => {
-      const principal = res.locals.principal as Principal;
-      if (principal.kind !== 'usage-key') throw new Error('usage route reached without a usage key');
+      const principal = res.locals.context.principal;
+      if (principal?.kind !== 'usage-key') throw new Error('usage route reached without a usage key');
       // service-spec.md "Limits": 30/min per usage query key and 120/min per client IP.
       const check = await dependencies.limiter.checkUsage(principal.key.id, req.ip ?? 'unknown', {
         perKey: dependencies.limits.usageKeyRpm,
         perIp: dependencies.limits.usageIpRpm,
       });
       if (!check.allowed) {
-        res.locals.rateLimitExceeded = check.which === 'ip' ? 'usage_ip' : 'usage_key';
+        res.locals.context.rateLimitExceeded = check.which === 'ip' ? 'usage_ip' : 'usage_key';
         const which = check.which === 'ip' ? 'per client IP' : 'per usage query key';
         throw rateLimited(`Rate limit of the usage report exceeded (${which}); retry after the time in retry-after.`, check.headers);
       }

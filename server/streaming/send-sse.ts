@@ -1,4 +1,4 @@
-import type { Response } from 'express';
+import type { Reply } from '../pipeline/reply';
 import { SSE_HEADERS } from './encode-sse';
 
 /**
@@ -10,10 +10,9 @@ import { SSE_HEADERS } from './encode-sse';
  * socket's buffer pauses it until `drain`. When the client goes away first, `onClientGone`
  * runs (to abort the upstream call) and the generator is closed so its `finally` blocks run.
  */
-export function sendSse(response: Response, events: AsyncGenerator<string>, onClientGone: () => void): void {
-  for (const name in SSE_HEADERS) response.setHeader(name, SSE_HEADERS[name] as string);
-  response.statusCode = 200;
-  new SsePump(response, events, onClientGone).start();
+export function sendSse(reply: Reply, events: AsyncGenerator<string>, onClientGone: () => void): void {
+  reply.startStream(SSE_HEADERS);
+  new SsePump(reply, events, onClientGone).start();
 }
 
 /**
@@ -34,11 +33,11 @@ class SsePump {
   private readonly flushLater = () => this.flush();
 
   constructor(
-    private readonly response: Response,
+    private readonly response: Reply,
     private readonly events: AsyncGenerator<string>,
     private readonly onClientGone: () => void,
   ) {
-    response.once('close', () => {
+    response.onClose(() => {
       this.closed = true;
       if (this.finished) return;
       this.onClientGone();
@@ -50,7 +49,7 @@ class SsePump {
   start(): void {
     setImmediate(() => {
       this.flush();
-      if (!this.response.headersSent && !this.closed) this.response.flushHeaders();
+      if (!this.closed) this.response.flushHeaders();
     });
     void this.pull();
   }
@@ -90,7 +89,7 @@ class SsePump {
     if (this.response.write(chunk)) return;
     // The socket's buffer is full: stop pulling until the client has read.
     this.waitingForDrain = true;
-    this.response.once('drain', () => {
+    this.response.onDrain(() => {
       this.waitingForDrain = false;
       if (!this.pulling && !this.closed && !this.finished) void this.pull();
     });

@@ -1,7 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ChatCompletionRequestSchema, contract, EmbeddingsRequestSchema } from '../../contract';
-import { isPlainChatRequest, isPlainEmbeddingsRequest, validateChatRequest, validateEmbeddingsRequest } from '../../server/routes/fast-body-checks';
+import { compileBodySchema, compileFastAccept } from '../../server/pipeline/compiled-schema';
+
+const isPlainChatRequest = compileFastAccept(ChatCompletionRequestSchema);
+const isPlainEmbeddingsRequest = compileFastAccept(EmbeddingsRequestSchema);
+const validateChatRequest = compileBodySchema(ChatCompletionRequestSchema);
+const validateEmbeddingsRequest = compileBodySchema(EmbeddingsRequestSchema);
 
 /** Odd values for any field: wrong types, out-of-range numbers, fractions, empty strings, NaN. */
 const odd = fc.oneof(
@@ -76,7 +81,7 @@ const embeddingsRequest = fields(
   ['model', 'input'],
 );
 
-describe('hand-written checks of the hot request bodies', () => {
+describe('the contract schemas compiled for the hot request bodies', () => {
   const cases = [
     { name: 'chat', check: isPlainChatRequest, schema: ChatCompletionRequestSchema, values: chatRequest },
     { name: 'embeddings', check: isPlainEmbeddingsRequest, schema: EmbeddingsRequestSchema, values: embeddingsRequest },

@@ -1,0 +1,241 @@
+import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest } from '../../contract';
+import type { Config, ModelConfig } from '../config/load-config';
+import { rateLimited } from '../errors/gateway-error';
+import type { CachedApiKey } from '../keys/key-cache';
+import { timeUpstream } from '../metrics/request-timing';
+import type { ClientConnection } from '../pipeline/reply';
+import type { RequestContext } from '../pipeline/request-context';
+import { CallAbort } from '../providers/call-signal';
+import { callWithFallbacks } from '../providers/call-with-fallbacks';
+import { isAbortError } from '../providers/http-client';
+import type { ProviderRegistry } from '../providers/registry';
+import type { ChatStream } from '../providers/types';
+import type { StreamLimiter } from '../rate-limit/stream-limiter';
+import { countTextTokens, promptTokenCounter, quickPromptTokens } from '../usage/count-tokens';
+import { Meter, type MeterDependencies } from './meter';
+import { observedAttempt } from './observe-upstream';
+import { attemptsFor, checkChatCapabilities, checkN, resolveModel, type Attempt, type Catalogue } from './resolve-model';
+import { toGatewayError } from './to-gateway-error';
+
+export interface ChatDependencies extends MeterDependencies {
+  config: Config;
+  catalogue: Catalogue;
+  providers: ProviderRegistry;
+  streams: StreamLimiter;
+}
+
+/** One chat call, in OpenAI's request format whatever the route's own wire format. */
+export interface ChatCall {
+  body: ChatCompletionRequest;
+  key: CachedApiKey;
+  context: RequestContext;
+  /** The client: a client that goes away before the reply starts cancels the upstream call. */
+  client: ClientConnection;
+}
+
+export type ChatResult = { stream: false; completion: ChatCompletion; model: ModelConfig } | { stream: true; chunks: ChatChunkStream };
+
+/** A streamed reply under way, its usage metered however it ends. */
+export interface ChatChunkStream {
+  /**
+   * The chunks of one upstream read at a time, named with the catalogue's model id; the
+   * provider's usage chunk included when it sent one. Throws a GatewayError when the upstream
+   * fails after the start. Closed early (`return()`), the call counts as cut short by the client.
+   */
+  batches: AsyncGenerator<ChatCompletionChunk[], void, undefined>;
+  /** Usage so far: the provider's when it reported it, else the gateway's count (the one billed). */
+  usage(): { promptTokens: number; completionTokens: number; reported: boolean };
+  /** Cancels the upstream call (the client went away). */
+  abort(): void;
+  model: ModelConfig;
+}
+
+/** Reserved for the reply when the request sets no max_tokens (docs/rate-limits.md). */
+const DEFAULT_COMPLETION_RESERVE = 4096;
+
+/**
+ * The chat call every chat-like route runs (docs/architecture.md, "Request path"): resolves
+ * the model, reserves the limits and opens the meter, calls the provider with fallbacks and
+ * retries, and returns the completion or the chunk stream, with usage recorded exactly once.
+ * Rendering (OpenAI's JSON and SSE, or another route's format) is the caller's.
+ */
+export async function runChatCall(dependencies: ChatDependencies, call: ChatCall): Promise<ChatResult> {
+  const { body, context, client } = call;
+  const receivedAt = dependencies.now();
+  const model = resolveModel(dependencies.catalogue, body.model, 'chat');
+  // Metrics and the access log name the requested model until another one answers.
+  context.model = model.id;
+  context.provider = model.provider;
+  context.stream = body.stream === true;
+  checkChatCapabilities(model, body);
+  const attempts = attemptsFor(dependencies.catalogue, model, dependencies.config, (name) => dependencies.providers.get(name));
+  checkN(attempts[0]?.providerType ?? 'unknown', model, body.n);
+
+  // Reserved on a quick estimate; the tokenizer runs only if the provider reports no usage.
+  const promptEstimate = promptTokenCounter(body);
+  const completionReserve = body.max_completion_tokens ?? body.max_tokens ?? Math.min(model.maxOutputTokens ?? DEFAULT_COMPLETION_RESERVE, DEFAULT_COMPLETION_RESERVE);
+  const meter = await Meter.open(dependencies, {
+    key: call.key,
+    requestId: context.requestId,
+    receivedAt,
+    stream: body.stream === true,
+    reserveTokens: quickPromptTokens(body) + completionReserve,
+    context,
+  });
+  if (body.stream === true) holdStreamSlot(dependencies.streams, meter, call);
+
+  const controller = new CallAbort();
+  const retry = {
+    maxRetries: dependencies.config.upstream.maxRetries,
+    baseDelayMs: dependencies.config.upstream.retryBaseDelayMs,
+    signal: controller.signal,
+  };
+  // Until the reply starts, a client that goes away cancels the upstream work too.
+  const onEarlyClose = () => controller.abort();
+  client.onClose(onEarlyClose);
+  const options = { signal: controller.signal, requestId: context.requestId };
+
+  if (body.stream !== true) {
+    try {
+      const { value, attempt } = await timeUpstream(context, () =>
+        callWithFallbacks(attempts, observedAttempt(dependencies.metrics, false, (entry: Attempt) => entry.adapter.chat(body, entry.target, options)), retry),
+      );
+      const completion = value.completion;
+      const usage = value.usage ?? {
+        promptTokens: promptEstimate(),
+        completionTokens: completion.choices.reduce((sum, choice) => sum + countTextTokens(choice.message.content ?? ''), 0),
+      };
+      completion.model = attempt.model.id;
+      completion.usage = {
+        prompt_tokens: usage.promptTokens,
+        completion_tokens: usage.completionTokens,
+        total_tokens: usage.promptTokens + usage.completionTokens,
+      };
+      meter.finish({ model: attempt.model, ...usage, estimated: value.usage === null, status: 200, errorCode: null });
+      context.model = attempt.model.id;
+      context.provider = attempt.model.provider;
+      return { stream: false, completion, model: attempt.model };
+    } catch (error) {
+      const gatewayError = toGatewayError(error, context.requestId, controller.signal.aborted);
+      meter.failed(model, gatewayError);
+      throw gatewayError;
+    } finally {
+      client.offClose(onEarlyClose);
+    }
+  }
+
+  let started;
+  try {
+    started = await timeUpstream(context, () =>
+      callWithFallbacks(attempts, observedAttempt(dependencies.metrics, true, (entry: Attempt) => entry.adapter.chatStream(body, entry.target, options)), retry),
+    );
+  } catch (error) {
+    client.offClose(onEarlyClose);
+    const gatewayError = toGatewayError(error, context.requestId, controller.signal.aborted);
+    meter.failed(model, gatewayError);
+    throw gatewayError;
+  }
+  client.offClose(onEarlyClose);
+  context.model = started.attempt.model.id;
+  context.provider = started.attempt.model.provider;
+  return { stream: true, chunks: new MeteredChunks(started.value, started.attempt, meter, promptEstimate, context.requestId, controller) };
+}
+
+/**
+ * `limits.max_streams_per_key`: a slot for the life of the response (released on close,
+ * which every response reaches exactly once, however it ends), or 429 with `retry-after: 1`.
+ */
+export function holdStreamSlot(streams: StreamLimiter, meter: Meter, call: Pick<ChatCall, 'key' | 'context' | 'client'>): void {
+  const release = streams.acquire(call.key.id);
+  if (release === null) {
+    meter.cancel();
+    call.context.rateLimitExceeded = 'streams';
+    throw rateLimited(
+      `Too many concurrent streams for this API key (at most ${streams.maxPerKey} at once); wait for one to finish, or retry after the time in retry-after.`,
+      { 'retry-after': '1' },
+    );
+  }
+  call.client.onClose(release);
+}
+
+/** The chunk stream of one call: text and usage tallied as the chunks pass, metered once at the end. */
+class MeteredChunks implements ChatChunkStream {
+  readonly batches: AsyncGenerator<ChatCompletionChunk[], void, undefined>;
+  readonly model: ModelConfig;
+  private text = '';
+  private reported: { promptTokens: number; completionTokens: number } | null = null;
+
+  constructor(
+    stream: ChatStream,
+    attempt: Attempt,
+    private readonly meter: Meter,
+    private readonly promptEstimate: () => number,
+    requestId: string,
+    private readonly controller: CallAbort,
+  ) {
+    this.model = attempt.model;
+    this.batches = this.read(stream, requestId);
+  }
+
+  usage(): { promptTokens: number; completionTokens: number; reported: boolean } {
+    const reported = this.reported;
+    if (reported !== null) return { ...reported, reported: true };
+    return { promptTokens: this.promptEstimate(), completionTokens: countTextTokens(this.text), reported: false };
+  }
+
+  abort(): void {
+    this.controller.abort();
+  }
+
+  private tally(batch: ChatCompletionChunk[]): void {
+    const modelId = this.model.id;
+    for (const chunk of batch) {
+      chunk.model = modelId;
+      if (chunk.usage) this.reported = { promptTokens: chunk.usage.prompt_tokens, completionTokens: chunk.usage.completion_tokens };
+      for (const choice of chunk.choices) {
+        if (choice.delta.content) this.text += choice.delta.content;
+        for (const toolCall of choice.delta.tool_calls ?? []) this.text += toolCall.function?.arguments ?? '';
+      }
+    }
+  }
+
+  private async *read(stream: ChatStream, requestId: string): AsyncGenerator<ChatCompletionChunk[], void, undefined> {
+    let status = 200;
+    let errorCode: string | null = null;
+    let completed = false;
+    try {
+      if (stream.batches) {
+        for await (const batch of stream.batches) {
+          this.tally(batch);
+          yield batch;
+        }
+      } else {
+        for await (const chunk of stream.chunks) {
+          const batch = [chunk];
+          this.tally(batch);
+          yield batch;
+        }
+      }
+      completed = true;
+    } catch (error) {
+      if (isAbortError(error)) {
+        status = 499;
+        errorCode = 'client_closed_request';
+        return;
+      }
+      const gatewayError = toGatewayError(error, requestId, false);
+      status = gatewayError.status;
+      errorCode = gatewayError.code;
+      completed = true;
+      throw gatewayError;
+    } finally {
+      // Reached on normal end, on error, and when the reader stopped early (closed at a yield).
+      if (!completed && status === 200) {
+        status = 499;
+        errorCode = 'client_closed_request';
+      }
+      const usage = this.usage();
+      this.meter.finish({ model: this.model, promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, estimated: !usage.reported, status, errorCode });
+    }
+  }
+}

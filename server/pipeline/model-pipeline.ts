@@ -1,0 +1,174 @@
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+import { classifyError } from '../errors/classify-error';
+import type { GatewayError } from '../errors/gateway-error';
+import { shouldClientRetry } from '../errors/render-error';
+import { fromZodError } from '../errors/validation-error';
+import type { CachedApiKey, KeyCache } from '../keys/key-cache';
+import { authenticateApiKey, bearerToken } from '../middleware/authenticate';
+import { chooseRequestId } from '../middleware/request-id';
+import type { AccessReport } from './access-report';
+import { compileBodySchema, type BodyValidator } from './compiled-schema';
+import type { ErrorFormat } from './error-formats';
+import { createBodyParser, readJsonBody, type BodyParser } from './read-body';
+import { ServerReply, type Reply } from './reply';
+import { RequestContext } from './request-context';
+
+/** What a model route's handler gets: the validated body, the caller's key, the context, the reply. */
+export interface ModelCall<Body> {
+  body: Body;
+  key: CachedApiKey;
+  context: RequestContext;
+  reply: Reply;
+  /** The request's headers, for what a route passes on (the Messages routes' `anthropic-beta`). */
+  headers: IncomingHttpHeaders;
+}
+
+/** A contract entry of a model route: a POST with a zod body schema. */
+export interface ModelRouteContract<Schema extends z.ZodTypeAny> {
+  method: 'POST';
+  path: string;
+  body: Schema;
+}
+
+/**
+ * One model route (docs/architecture.md, "Request path"): its contract entry (path, body
+ * schema), its handler, its error format. The handler returns the JSON body of a 200, or
+ * null when it answered itself (a stream).
+ */
+export interface ModelRoute<Schema extends z.ZodTypeAny = z.ZodTypeAny> {
+  contract: ModelRouteContract<Schema>;
+  handle: (call: ModelCall<z.output<Schema>>) => Promise<object | null>;
+  errorFormat: ErrorFormat;
+  /** The API key may also come in `x-api-key` (what Anthropic's clients send); `Authorization: Bearer` wins. */
+  acceptsXApiKey?: boolean;
+}
+
+/** A table entry with its types checked against its own schema (the table itself holds routes of any schema). */
+export function modelRoute<Schema extends z.ZodTypeAny>(route: ModelRoute<Schema>): ModelRoute {
+  return route as unknown as ModelRoute;
+}
+
+export interface ModelPipelineOptions {
+  routes: readonly ModelRoute[];
+  keys: KeyCache;
+  bodyLimitBytes: number;
+  generateId: () => string;
+  report: AccessReport;
+  logger: Logger;
+  /** The client's address for the access log (the proxy settings apply). */
+  clientIp: (request: IncomingMessage) => string | undefined;
+}
+
+/** A route with what is prepared once, at start: its compiled body validator. */
+export interface PreparedRoute {
+  path: string;
+  route: ModelRoute;
+  validate: BodyValidator<unknown>;
+}
+
+/**
+ * The model routes' pipeline. Every model route runs these stages, in this order:
+ *   1. request id   the client's `x-request-id` when sane, else a new one; on every reply
+ *   2. body         read with the size limit, JSON content type, parsed (read-body.ts)
+ *   3. auth         an `sk-` key from `Authorization: Bearer` (or `x-api-key` where the route says)
+ *   4. validation   the contract's zod schema for the route, compiled (compiled-schema.ts)
+ *   5. limits       reserved by the call's meter once the model is known (completions/meter.ts)
+ *   6. handler      the route's own (e.g. completions/chat-completion.ts)
+ *   7. metering     the meter records usage exactly once, however the call ends
+ *   8. access log   one line and the request metrics when the response closes (access-report.ts)
+ * Any failure is answered in the route's error format, with the context's headers.
+ */
+export class ModelPipeline {
+  private readonly byPath = new Map<string, PreparedRoute>();
+  private readonly bodyParser: BodyParser;
+
+  constructor(private readonly options: ModelPipelineOptions) {
+    for (const route of options.routes) {
+      const { path } = route.contract;
+      this.byPath.set(path, { path, route, validate: compileBodySchema(route.contract.body) });
+    }
+    this.bodyParser = createBodyParser(options.bodyLimitBytes);
+  }
+
+  /** The paths served here (POST only). */
+  get paths(): string[] {
+    return [...this.byPath.keys()];
+  }
+
+  /** The route a POST to `pathname` goes to, if any. */
+  routeFor(pathname: string): PreparedRoute | undefined {
+    return this.byPath.get(pathname);
+  }
+
+  handle(prepared: PreparedRoute, request: IncomingMessage, response: ServerResponse): void {
+    // Stage 1: request id. The context and reply exist before anything can fail.
+    const context = new RequestContext();
+    context.route = prepared.path;
+    context.requestId = chooseRequestId(request.headers['x-request-id'], this.options.generateId);
+    response.setHeader('x-request-id', context.requestId);
+    const reply = new ServerReply(response, context);
+    // Stage 8 (registered first, runs last): the access log and metrics, once the response closed.
+    response.once('close', () => this.closed(context, request, response));
+    this.run(prepared, request, response, context, reply).catch((error: unknown) => this.fail(prepared.route, context, reply, error));
+  }
+
+  private async run(prepared: PreparedRoute, request: IncomingMessage, response: ServerResponse, context: RequestContext, reply: Reply): Promise<void> {
+    const { route } = prepared;
+    // Stage 2: body.
+    const read = await readJsonBody(request, response, this.options.bodyLimitBytes, this.bodyParser);
+    if (!read.ok) throw read.error;
+    // Stage 3: auth.
+    const principal = await authenticateApiKey(this.options.keys, apiKeyOf(route, request));
+    context.principal = principal;
+    // Stage 4: validation.
+    const parsed = prepared.validate(read.body);
+    if (!parsed.success) throw fromZodError(parsed.error);
+    // Stages 5 to 7: the handler, which opens the meter (limits) and records usage through it.
+    const result = await route.handle({ body: parsed.data, key: principal.key, context, reply, headers: request.headers });
+    if (result !== null) reply.sendJson(200, JSON.stringify(result));
+  }
+
+  private fail(route: ModelRoute, context: RequestContext, reply: Reply, error: unknown): void {
+    try {
+      const gatewayError = classifyError(error, context.requestId, this.options.logger);
+      if (reply.headersSent) {
+        // Too late for a status line: end the response so the client is not left waiting.
+        reply.end();
+        return;
+      }
+      reply.sendJson(gatewayError.status, JSON.stringify(route.errorFormat(gatewayError)), errorHeaders(gatewayError));
+    } catch {
+      // Rendering the error failed too: the connection is all that is left to close.
+      reply.destroy();
+    }
+  }
+
+  private closed(context: RequestContext, request: IncomingMessage, response: ServerResponse): void {
+    const url = request.url ?? '';
+    const query = url.indexOf('?');
+    this.options.report.closed(context, {
+      method: request.method ?? 'POST',
+      path: query === -1 ? url : url.slice(0, query),
+      route: context.route ?? 'unmatched',
+      status: response.statusCode,
+      ip: this.options.clientIp(request),
+      aborted: !response.writableFinished,
+    });
+  }
+}
+
+/** The key the route reads: `Authorization: Bearer`, else `x-api-key` where the route accepts it. */
+function apiKeyOf(route: ModelRoute, request: IncomingMessage): string | null {
+  const bearer = bearerToken(request.headers.authorization);
+  if (bearer !== null || route.acceptsXApiKey !== true) return bearer;
+  const header = request.headers['x-api-key'];
+  return typeof header === 'string' && header.length > 0 ? header.trim() : null;
+}
+
+/** An error's own headers, and `x-should-retry: false` where a retry cannot help. */
+function errorHeaders(error: GatewayError): Record<string, string> {
+  if (shouldClientRetry(error.status)) return error.headers;
+  return { ...error.headers, 'x-should-retry': 'false' };
+}

@@ -1,0 +1,50 @@
+import type { Principal } from '../middleware/authenticate';
+import { monotonicNow } from '../metrics/request-timing';
+
+/** Set by the meter of a model call: `settled` once its usage (tokens) is known. */
+export interface UsageOutcome {
+  settled: boolean;
+  /** Called when it settles, if that happens after the response closed. */
+  onSettled: (() => void) | null;
+}
+
+/**
+ * What one request's stages, handler and access log hand each other (docs/architecture.md,
+ * "Request path"). Every field exists from the start, so every context shares one hidden
+ * class and its fields are read through monomorphic property loads.
+ */
+export class RequestContext {
+  /** `x-request-id`: the client's when sane, else generated (docs/errors.md). */
+  requestId = '';
+  /** Monotonic ms when the request reached the gateway. */
+  readonly startedAt = monotonicNow();
+  /** Time inside upstream calls (retries and their backoff included). */
+  upstreamMs = 0;
+  /** The gateway's own time until the response headers (`x-gateway-overhead-ms`), once known. */
+  overheadMs: number | null = null;
+  /** The metrics' `route` label when the route is known up front (model routes). */
+  route: string | null = null;
+  principal: Principal | undefined = undefined;
+  /** The model and provider named in metrics and the access log (the requested one until another answers). */
+  model: string | undefined = undefined;
+  provider: string | undefined = undefined;
+  stream = false;
+  usageOutcome: UsageOutcome | undefined = undefined;
+  promptTokens: number | undefined = undefined;
+  completionTokens: number | undefined = undefined;
+  /** Which limit refused the request (the metrics' `limit` label of a 429). */
+  rateLimitExceeded: string | undefined = undefined;
+  /** Headers every reply to this request carries, errors included (the rate-limit headers). */
+  responseHeaders: Record<string, string> | null = null;
+
+  addHeaders(headers: Readonly<Record<string, string>>): void {
+    if (this.responseHeaders === null) this.responseHeaders = {};
+    for (const name in headers) this.responseHeaders[name] = headers[name] as string;
+  }
+
+  /** Records the overhead when the headers go out: the time so far minus the upstream's. */
+  markHeaders(): number {
+    if (this.overheadMs === null) this.overheadMs = Math.max(0, monotonicNow() - this.startedAt - this.upstreamMs);
+    return this.overheadMs;
+  }
+}
