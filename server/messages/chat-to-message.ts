@@ -21,17 +21,28 @@ export function toStopReason(finishReason: FinishReason | null | undefined): Mes
 }
 
 /**
- * The usage of a translated reply. A chat upstream reports no cache breakdown, so all input is
- * `input_tokens` and the cache counts are 0 (Anthropic's usage counts cached input apart from
- * `input_tokens`: https://platform.claude.com/docs/en/build-with-claude/prompt-caching).
+ * The cache breakdown a usage may carry: the provider usage's exact-cost fields (cached
+ * reads, 5-minute and 1-hour cache writes, all part of `promptTokens`).
  */
-export function toMessagesUsage(usage: TokenUsage): MessagesUsage {
-  return {
-    input_tokens: usage.promptTokens,
+export type UsageWithCache = TokenUsage & { cachedTokens?: number; cacheWriteTokens?: number; cacheWrite1hTokens?: number };
+
+/**
+ * The gateway's usage in Anthropic's terms, where `input_tokens` counts only the input neither
+ * read from nor written to the cache (https://platform.claude.com/docs/en/build-with-claude/prompt-caching).
+ * Without a breakdown (a chat upstream reports none) all input is `input_tokens`, the cache counts 0.
+ */
+export function toMessagesUsage(usage: UsageWithCache): MessagesUsage {
+  const read = usage.cachedTokens ?? 0;
+  const write5m = usage.cacheWriteTokens ?? 0;
+  const write1h = usage.cacheWrite1hTokens ?? 0;
+  const result: MessagesUsage = {
+    input_tokens: Math.max(0, usage.promptTokens - read - write5m - write1h),
     output_tokens: usage.completionTokens,
-    cache_creation_input_tokens: 0,
-    cache_read_input_tokens: 0,
+    cache_creation_input_tokens: write5m + write1h,
+    cache_read_input_tokens: read,
   };
+  if (write5m + write1h > 0) result.cache_creation = { ephemeral_5m_input_tokens: write5m, ephemeral_1h_input_tokens: write1h };
+  return result;
 }
 
 /** Tool arguments as the `input` object; arguments that are not a JSON object are kept as a string under `arguments`. */

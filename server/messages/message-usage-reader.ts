@@ -73,5 +73,7 @@ export class MessageUsageReader {
       const value = usage[key];
       if (value != null) this.usage[key] = value;
     }
+    // The 5-minute / 1-hour split of the cache writes, read by the exact-cost pricing.
+    if (usage.cache_creation != null) this.usage.cache_creation = usage.cache_creation;
   }
 }

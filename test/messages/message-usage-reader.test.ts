@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MessageUsageReader } from '../../server/messages/message-usage-reader';
-import { chatToMessage, toolInput } from '../../server/messages/chat-to-message';
+import { chatToMessage, toMessagesUsage, toolInput } from '../../server/messages/chat-to-message';
 import { toMessagesErrorBody } from '../../server/errors/anthropic-error-body';
 import { GatewayError, invalidRequest, rateLimited } from '../../server/errors/gateway-error';
 import { SseDecoder } from '../../server/streaming/parse-sse';
@@ -58,6 +58,19 @@ describe('chatToMessage', () => {
       'msg_x',
     );
     expect(message).toMatchObject({ id: 'msg_x', model: 'cat', content: [], stop_reason: 'end_turn' });
+  });
+});
+
+describe('toMessagesUsage', () => {
+  it('counts cached and cache-written input apart from input_tokens', () => {
+    expect(toMessagesUsage({ promptTokens: 10, completionTokens: 2 })).toEqual({ input_tokens: 10, output_tokens: 2, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 });
+    expect(toMessagesUsage({ promptTokens: 100, completionTokens: 5, cachedTokens: 60, cacheWriteTokens: 20, cacheWrite1hTokens: 10 })).toEqual({
+      input_tokens: 10,
+      output_tokens: 5,
+      cache_creation_input_tokens: 30,
+      cache_read_input_tokens: 60,
+      cache_creation: { ephemeral_5m_input_tokens: 20, ephemeral_1h_input_tokens: 10 },
+    });
   });
 });
 
