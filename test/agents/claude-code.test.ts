@@ -5,7 +5,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MOCK_MODEL, startMockAnthropicUpstream, textStream, type MockAnthropicUpstream } from '../helpers/mock-anthropic-upstream';
 import { startMockOpenAiUpstream, type MockOpenAiUpstream } from '../helpers/mock-openai-upstream';
-import { startE2e, upstreamSection, type E2e } from '../e2e/helpers';
+import { startTestGateway, type TestGateway } from '../helpers/test-gateway';
+import { upstreamSection } from '../e2e/helpers';
 
 /**
  * The real Claude Code CLI (`claude -p`, pinned in test/agents/claude-code/package.json, which
@@ -47,27 +48,47 @@ const chunk = (delta: Record<string, unknown>, finishReason: string | null = nul
 describe.skipIf(!installed)('Claude Code through the gateway', () => {
   let anthropic: MockAnthropicUpstream;
   let openai: MockOpenAiUpstream;
-  let e2e: E2e;
+  let gateway: TestGateway;
+  let usageKey: string;
   let home: string;
+  /** One gateway key per test, so that each one's requests are counted apart in the report. */
+  const apiKeys = new Map<string, string>();
   beforeAll(async () => {
     anthropic = await startMockAnthropicUpstream();
     openai = await startMockOpenAiUpstream();
-    e2e = await startE2e({ configYaml: CONFIG(anthropic, openai), env: { AGENT_ANTHROPIC_KEY: 'sk-ant-agent-test-key-0123456789', AGENT_OPENAI_KEY: 'sk-openai-agent-test-0123456789' } });
+    // The real usage recorder and database: the test reads the usage report.
+    gateway = await startTestGateway({ configYaml: CONFIG(anthropic, openai), env: { AGENT_ANTHROPIC_KEY: 'sk-ant-agent-test-key-0123456789', AGENT_OPENAI_KEY: 'sk-openai-agent-test-0123456789' } });
+    const accountId = await gateway.createAccount();
+    for (const name of ['pass-through', 'translated']) apiKeys.set(name, (await gateway.createKey(accountId, { name })).key);
+    usageKey = await gateway.createUsageKey(accountId);
     home = mkdtempSync(path.join(tmpdir(), 'claude-home-'));
   });
   afterAll(async () => {
-    await e2e?.close();
+    await gateway?.close();
     await anthropic?.close();
     await openai?.close();
     if (home) rmSync(home, { recursive: true, force: true });
   });
 
-  function runClaude(model: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  /** The key's requests and tokens in GET /v1/usage/keys, once the recorder has written them. */
+  async function reportedUsage(keyName: string): Promise<{ requests: number; prompt_tokens: number; completion_tokens: number }> {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const response = await gateway.http.get('/v1/usage/keys').set('authorization', `Bearer ${usageKey}`);
+      const entry = (response.body as { keys: { name: string; total: { requests: number; prompt_tokens: number; completion_tokens: number } }[] }).keys.find((key) => key.name === keyName);
+      if (entry && entry.total.requests > 0) return entry.total;
+      if (Date.now() > deadline) throw new Error(`Timed out waiting for the usage of ${keyName}: ${JSON.stringify(response.body)}`);
+      // Well under the usage route's 30 requests per minute per usage key.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+
+  function runClaude(model: string, keyName: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
     const env: Record<string, string> = {
       PATH: process.env.PATH ?? '',
       HOME: home,
-      ANTHROPIC_BASE_URL: e2e.gateway.baseUrl,
-      ANTHROPIC_AUTH_TOKEN: e2e.apiKey,
+      ANTHROPIC_BASE_URL: gateway.baseUrl,
+      ANTHROPIC_AUTH_TOKEN: apiKeys.get(keyName) ?? '',
       DISABLE_AUTOUPDATER: '1',
       DISABLE_TELEMETRY: '1',
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
@@ -88,21 +109,22 @@ describe.skipIf(!installed)('Claude Code through the gateway', () => {
   }
 
   it('works with an anthropic-type model (pass-through)', async () => {
-    const before = e2e.usage.events.length;
     // Whatever it asks (the answer, and any side request), the mock answers with the same reply.
     for (let index = 0; index < 8; index++) {
       anthropic.reply({ type: 'sse', events: textStream(['Hello from ', 'the pass-through mock.']) });
     }
-    const result = await runClaude('claude-passthrough');
+    const result = await runClaude('claude-passthrough', 'pass-through');
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('Hello from the pass-through mock.');
     const request = anthropic.requests.find((entry) => entry.path === '/v1/messages');
     expect(request?.body).toMatchObject({ model: MOCK_MODEL, stream: true });
-    expect(e2e.usage.events.slice(before).some((event) => event.model === 'claude-passthrough' && event.status === 200)).toBe(true);
+    // textStream's usage: 25 input and 15 output tokens per request.
+    const usage = await reportedUsage('pass-through');
+    expect(usage.requests).toBe(anthropic.requests.length);
+    expect(usage).toMatchObject({ prompt_tokens: 25 * usage.requests, completion_tokens: 15 * usage.requests });
   }, 120_000);
 
   it('works with an openai-type model (translated)', async () => {
-    const before = e2e.usage.events.length;
     openai.setDefault({
       type: 'sse',
       events: [
@@ -112,10 +134,12 @@ describe.skipIf(!installed)('Claude Code through the gateway', () => {
         { data: { ...chunk({}), choices: [], usage: { prompt_tokens: 30, completion_tokens: 6, total_tokens: 36 } } },
       ],
     });
-    const result = await runClaude('gpt-translated');
+    const result = await runClaude('gpt-translated', 'translated');
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('Hello from the translated mock.');
     expect(openai.requests.length).toBeGreaterThan(0);
-    expect(e2e.usage.events.slice(before).some((event) => event.model === 'gpt-translated' && event.status === 200)).toBe(true);
+    const usage = await reportedUsage('translated');
+    expect(usage.requests).toBe(openai.requests.length);
+    expect(usage).toMatchObject({ prompt_tokens: 30 * usage.requests, completion_tokens: 6 * usage.requests });
   }, 120_000);
 });
