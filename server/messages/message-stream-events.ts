@@ -15,7 +15,7 @@ import { toMessagesUsage, toStopReason } from './chat-to-message';
  * | delta.tool_calls[i] with id/name            | content_block_stop of the open block, content_block_start tool_use |
  * | delta.tool_calls[i].function.arguments      | content_block_delta input_json_delta on tool i's block    |
  * | finish_reason                               | (remembered)                                              |
- * | choices: [] with usage                      | (remembered)                                              |
+ * | choices: [] with usage                      | nothing (the caller's metered usage goes in message_delta) |
  * | (end)                                       | content_block_stop, message_delta {stop_reason, usage}, message_stop |
  *
  * Blocks are numbered in the order they open; a text block after a tool call opens a new one.
@@ -34,7 +34,6 @@ export class MessageStreamTranslator {
   private open: { index: number; kind: 'text' } | { index: number; kind: 'tool'; toolIndex: number } | null = null;
   private readonly toolBlocks = new Map<number, number>();
   private finishReason: FinishReason | null = null;
-  private reported: TokenUsage | null = null;
 
   constructor(private readonly context: MessageStreamContext) {}
 
@@ -57,9 +56,8 @@ export class MessageStreamTranslator {
     );
   }
 
-  /** The events of one chunk ('' when it only carries state). */
+  /** The events of one chunk ('' when it only carries state: a finish reason, the usage chunk). */
   push(chunk: ChatCompletionChunk): string {
-    if (chunk.usage) this.reported = { promptTokens: chunk.usage.prompt_tokens, completionTokens: chunk.usage.completion_tokens };
     let events = '';
     const choice = chunk.choices[0];
     if (!choice) return events;
@@ -83,11 +81,6 @@ export class MessageStreamTranslator {
     }
     if (choice.finish_reason) this.finishReason = choice.finish_reason;
     return events;
-  }
-
-  /** The usage the upstream reported in the stream, if it did. */
-  get reportedUsage(): TokenUsage | null {
-    return this.reported;
   }
 
   /** The closing events, with the usage billed (the reported one, or the gateway's count). */

@@ -77,6 +77,21 @@ describe('e2e: /v1/messages passed through to an anthropic-type upstream', () =>
     expect(usage).toMatchObject({ promptTokens: 25, completionTokens: 15, stream: true, status: 200 });
   });
 
+  it('runs a tool-use round trip, the tool blocks passed as sent', async () => {
+    const weather: Anthropic.Tool = { name: 'get_weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } }, cache_control: { type: 'ephemeral' } };
+    upstream.reply(
+      { type: 'json', body: messageBody([{ type: 'tool_use', id: 'toolu_01', name: 'get_weather', input: { city: 'Oslo' } }], 'tool_use') },
+      { type: 'json', body: messageBody([{ type: 'text', text: 'Cold.' }], 'end_turn') },
+    );
+    const question: Anthropic.MessageParam = { role: 'user', content: 'Oslo?' };
+    const first = await client.messages.create({ model: 'claude-haiku', max_tokens: 64, tools: [weather], messages: [question] });
+    expect(first.stop_reason).toBe('tool_use');
+    const result: Anthropic.MessageParam = { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01', content: '-3°C', is_error: false }] };
+    const second = await client.messages.create({ model: 'claude-haiku', max_tokens: 64, tools: [weather], messages: [question, { role: 'assistant', content: first.content }, result] });
+    expect(second.content).toEqual([{ type: 'text', text: 'Cold.' }]);
+    expect(upstream.requests[1]?.body).toMatchObject({ tools: [weather], messages: [question, { role: 'assistant', content: first.content }, result] });
+  });
+
   it('accepts ?beta=true and Authorization: Bearer, as Claude Code sends them', async () => {
     upstream.reply({ type: 'sse', events: textStream(['ok']) });
     const response = await rawPost(e2e, '/v1/messages?beta=true', { model: 'claude-haiku', max_tokens: 8, stream: true, messages: [{ role: 'user', content: 'x' }] });

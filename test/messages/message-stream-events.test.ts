@@ -49,12 +49,11 @@ describe('MessageStreamTranslator', () => {
     });
   });
 
-  it('remembers the usage chunk and maps finish reasons', () => {
+  it('sends nothing for the usage chunk and maps finish reasons', () => {
     const translator = new MessageStreamTranslator({ id: 'msg_2', model: 'm', inputTokens: 1 });
     translator.start();
     translator.push(chunk({ content: 'x' }, 'length'));
-    translator.push({ ...chunk({}), choices: [], usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } });
-    expect(translator.reportedUsage).toEqual({ promptTokens: 3, completionTokens: 1 });
+    expect(translator.push({ ...chunk({}), choices: [], usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } })).toBe('');
     const end = decode(translator.finish({ promptTokens: 3, completionTokens: 1 }));
     expect(end.find((event) => event.event === 'message_delta')?.data.delta).toEqual({ stop_reason: 'max_tokens', stop_sequence: null });
   });
