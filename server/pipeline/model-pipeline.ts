@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { classifyError } from '../errors/classify-error';
-import type { GatewayError } from '../errors/gateway-error';
+import { authenticationError, type GatewayError } from '../errors/gateway-error';
 import { shouldClientRetry } from '../errors/render-error';
 import { fromZodError } from '../errors/validation-error';
 import type { CachedApiKey, KeyCache } from '../keys/key-cache';
@@ -120,7 +120,9 @@ export class ModelPipeline {
     const read = await readJsonBody(request, response, this.options.bodyLimitBytes, this.bodyParser);
     if (!read.ok) throw read.error;
     // Stage 3: auth.
-    const principal = await authenticateApiKey(this.options.keys, apiKeyOf(route, request));
+    const token = apiKeyOf(route, request);
+    if (token === null && route.acceptsXApiKey === true) throw MISSING_KEY_EITHER_HEADER();
+    const principal = await authenticateApiKey(this.options.keys, token);
     context.principal = principal;
     // Stage 4: validation.
     const parsed = prepared.validate(read.body);
@@ -158,6 +160,9 @@ export class ModelPipeline {
     });
   }
 }
+
+const MISSING_KEY_EITHER_HEADER = (): GatewayError =>
+  authenticationError('missing_api_key', 'Missing API key: send it as "x-api-key: <key>" or "Authorization: Bearer <key>".');
 
 /** The key the route reads: `Authorization: Bearer`, else `x-api-key` where the route accepts it. */
 function apiKeyOf(route: ModelRoute, request: IncomingMessage): string | null {

@@ -48,7 +48,7 @@ export function readJsonBody(request: IncomingMessage, response: ServerResponse,
 export type BodyParser = (request: IncomingMessage, response: ServerResponse, next: (error?: unknown) => void) => void;
 
 export function createBodyParser(limitBytes: number): BodyParser {
-  return express.json({ limit: limitBytes, strict: false, type: () => true }) as unknown as BodyParser;
+  return express.json({ limit: limitBytes, strict: false, type: () => true });
 }
 
 const NO_BODY: BodyResult = { ok: true, body: undefined };
