@@ -68,6 +68,10 @@ providers:
     type: openai
     base_url: ${upstream}/delay-${setup.holdDelayMs}/v1
     api_key_env: BENCH_UPSTREAM_KEY
+  bench-anthropic:
+    type: anthropic
+    base_url: ${upstream}
+    api_key_env: BENCH_UPSTREAM_KEY
 models:
   - id: bench-chat
     provider: bench
@@ -83,6 +87,11 @@ models:
     provider: bench-hold
     capabilities: [chat]
     context_window: 128000
+    pricing: ${pricing}
+  - id: bench-claude
+    provider: bench-anthropic
+    capabilities: [chat, function_calling]
+    context_window: 200000
     pricing: ${pricing}
   - id: bench-embed
     provider: bench

@@ -26,6 +26,9 @@ const CREATED = 1_767_225_600;
 const WORDS = ['Load', 'tests', 'show', 'where', 'time', 'goes', 'when', 'nothing', 'else', 'waits'];
 
 interface Replies {
+  /** The Anthropic Messages API's stream and Message (https://platform.claude.com/docs/en/build-with-claude/streaming). */
+  messageEvents: Buffer;
+  message: Buffer;
   completion: Buffer;
   streamEvents: Buffer[];
   usageEvent: Buffer;
@@ -57,7 +60,21 @@ function buildReplies(options: MockUpstreamOptions): Replies {
   const vector = Array.from({ length: options.embeddingDimensions }, (_, index) => Math.fround(Math.sin(index + 1) / 10));
   const floats = Buffer.alloc(vector.length * 4);
   vector.forEach((value, index) => floats.writeFloatLE(value, index * 4));
+  const anthropicUsage = { input_tokens: 42, output_tokens: options.chunks, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+  const message = { id: 'msg_bench', type: 'message', role: 'assistant', model: 'bench-upstream', content: [], stop_reason: null, stop_sequence: null, usage: anthropicUsage };
+  const event = (payload: { type: string } & Record<string, unknown>) => `event: ${payload.type}\ndata: ${JSON.stringify(payload)}\n\n`;
+  const messageEvents = [
+    event({ type: 'message_start', message: { ...message, usage: { ...anthropicUsage, output_tokens: 1 } } }),
+    event({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
+    event({ type: 'ping' }),
+    ...words.map((word) => event({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: word } })),
+    event({ type: 'content_block_stop', index: 0 }),
+    event({ type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: options.chunks } }),
+    event({ type: 'message_stop' }),
+  ].join('');
   return {
+    messageEvents: Buffer.from(messageEvents),
+    message: Buffer.from(JSON.stringify({ ...message, content: [{ type: 'text', text: words.join('') }], stop_reason: 'end_turn' })),
     completion: Buffer.from(JSON.stringify(completion)),
     streamEvents,
     usageEvent: chunk([], { usage }),
@@ -78,7 +95,7 @@ export function createMockUpstream(options: MockUpstreamOptions = DEFAULT_MOCK_O
 }
 
 function answer(request: IncomingMessage, response: ServerResponse, text: string, replies: Replies): void {
-  const match = /^(?:\/delay-(\d+))?(\/v1\/(?:chat\/completions|embeddings))$/.exec(request.url ?? '');
+  const match = /^(?:\/delay-(\d+))?(\/v1\/(?:chat\/completions|embeddings|messages))$/.exec(request.url ?? '');
   let body: Record<string, unknown>;
   try {
     body = JSON.parse(text) as Record<string, unknown>;
@@ -88,6 +105,12 @@ function answer(request: IncomingMessage, response: ServerResponse, text: string
   if (request.method !== 'POST' || !match) return json(response, 404, Buffer.from('{"error":{"message":"not found","type":"invalid_request_error"}}'));
   const delayMs = Number(match[1] ?? 0);
   if (match[2] === '/v1/embeddings') return embeddings(response, body, replies);
+  if (match[2] === '/v1/messages') {
+    if (body.stream !== true) return json(response, 200, replies.message);
+    response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    response.end(replies.messageEvents);
+    return;
+  }
   if (body.stream !== true) return json(response, 200, replies.completion);
 
   response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });

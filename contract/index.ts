@@ -3,6 +3,7 @@ import { adminContract } from './admin';
 import { chatCompletionsContract } from './chat-completions';
 import { embeddingsContract } from './embeddings';
 import { healthContract } from './health';
+import { messagesContract } from './messages';
 import { modelsContract } from './models';
 import { responsesContract } from './responses';
 import { sessionContract } from './session';
@@ -15,6 +16,7 @@ export const contract = c.router({
   chat: chatCompletionsContract,
   embeddings: embeddingsContract,
   responses: responsesContract,
+  messages: messagesContract,
   models: modelsContract,
   usage: usageContract,
   admin: adminContract,
@@ -35,6 +37,7 @@ export * from './chat-completions';
 export * from './embeddings';
 export * from './errors';
 export * from './health';
+export * from './messages';
 export * from './models';
 export * from './responses';
 export * from './session';

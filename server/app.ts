@@ -90,7 +90,7 @@ export function createApp(dependencies: AppDependencies): GatewayListener {
     perMinute: config.limits.adminAuthFailuresPerMinute,
   };
   // The model routes are the pipeline's; ts-rest serves the rest of the contract.
-  const { chat: _chat, embeddings: _embeddings, responses: _responses, ...restOfContract } = contract;
+  const { chat: _chat, embeddings: _embeddings, responses: _responses, messages: _messages, ...restOfContract } = contract;
   const router = s.router(restOfContract, {
     models: modelsRouter(config.models),
     usage: usageRouter({ limiter: dependencies.limiter, limits: config.limits, usageReport }),

@@ -145,7 +145,7 @@ export async function runChatCall(dependencies: ChatDependencies, call: ChatCall
  * `limits.max_streams_per_key`: a slot for the life of the response (released on close,
  * which every response reaches exactly once, however it ends), or 429 with `retry-after: 1`.
  */
-export function holdStreamSlot(streams: StreamLimiter, meter: Meter, call: ChatCall): void {
+export function holdStreamSlot(streams: StreamLimiter, meter: Meter, call: Pick<ChatCall, 'key' | 'context' | 'client'>): void {
   const release = streams.acquire(call.key.id);
   if (release === null) {
     meter.cancel();

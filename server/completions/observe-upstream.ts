@@ -16,11 +16,11 @@ export function upstreamOutcome(error: unknown): string {
  * fallbacks each count) lands in `gateway_upstream_duration_seconds` under the catalogue
  * model and provider that were actually called.
  */
-export function observedAttempt<T>(
+export function observedAttempt<T, A extends Attempt = Attempt>(
   metrics: GatewayMetrics,
   stream: boolean,
-  run: (attempt: Attempt) => Promise<T>,
-): (attempt: Attempt) => Promise<T> {
+  run: (attempt: A) => Promise<T>,
+): (attempt: A) => Promise<T> {
   return async (attempt) => {
     const startedAt = monotonicNow();
     let outcome = 'ok';

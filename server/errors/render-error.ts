@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import { openAiErrorFormat, type ErrorFormat } from '../pipeline/error-formats';
 import { OVERHEAD_HEADER } from '../pipeline/reply';
 import { GatewayError } from './gateway-error';
 
@@ -7,7 +8,7 @@ import { GatewayError } from './gateway-error';
  * docs/errors.md (the model routes render theirs in pipeline/model-pipeline.ts, with the
  * route's error format).
  */
-export function sendError(response: Response, error: GatewayError): void {
+export function sendError(response: Response, error: GatewayError, format: ErrorFormat = openAiErrorFormat): void {
   if (response.headersSent) {
     // Too late for a status line: end the response so the client is not left waiting.
     response.end();
@@ -17,7 +18,7 @@ export function sendError(response: Response, error: GatewayError): void {
   if (!shouldClientRetry(error.status)) response.setHeader('x-should-retry', 'false');
   const context = response.locals.context;
   if (context) response.setHeader(OVERHEAD_HEADER, context.markHeaders().toFixed(2));
-  response.status(error.status).type('application/json').send(errorJson(error));
+  response.status(error.status).type('application/json').send(JSON.stringify(format(error)));
 }
 
 /** openai-node and the Anthropic SDK retry on 429/5xx by themselves; `x-should-retry: false` where a retry cannot help. */

@@ -5,6 +5,7 @@ import { classifyError } from '../errors/classify-error';
 import { GatewayError } from '../errors/gateway-error';
 import { sendError } from '../errors/render-error';
 import { fromZodError } from '../errors/validation-error';
+import { errorFormatForPath } from '../pipeline/error-formats';
 
 /** ts-rest's `requestValidationErrorHandler`: validation failures in our envelope. */
 export function toValidationError(error: RequestValidationError): GatewayError {
@@ -17,10 +18,10 @@ export function toValidationError(error: RequestValidationError): GatewayError {
 
 /** The final Express error handler: anything unexpected is a logged 500 with the request id. */
 export function errorHandler(logger: Logger) {
-  return function errorHandlerMiddleware(error: unknown, _request: Request, response: Response, _next: NextFunction): void {
+  return function errorHandlerMiddleware(error: unknown, request: Request, response: Response, _next: NextFunction): void {
     const context = response.locals.context;
     const requestId = context?.requestId || 'unknown';
     const gatewayError = error instanceof RequestValidationError ? toValidationError(error) : classifyError(error, requestId, logger);
-    sendError(response, gatewayError);
+    sendError(response, gatewayError, errorFormatForPath(request.path));
   };
 }

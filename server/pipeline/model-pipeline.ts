@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { classifyError } from '../errors/classify-error';
@@ -21,6 +21,8 @@ export interface ModelCall<Body> {
   key: CachedApiKey;
   context: RequestContext;
   reply: Reply;
+  /** The request's headers, for what a route passes on (the Messages routes' `anthropic-beta`). */
+  headers: IncomingHttpHeaders;
 }
 
 /** A contract entry of a model route: a POST with a zod body schema. */
@@ -126,7 +128,7 @@ export class ModelPipeline {
     const parsed = prepared.validate(read.body);
     if (!parsed.success) throw fromZodError(parsed.error);
     // Stages 5 to 7: the handler, which opens the meter (limits) and records usage through it.
-    const result = await route.handle({ body: parsed.data, key: principal.key, context, reply });
+    const result = await route.handle({ body: parsed.data, key: principal.key, context, reply, headers: request.headers });
     if (result !== null) reply.sendJson(200, JSON.stringify(result));
   }
 

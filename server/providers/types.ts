@@ -86,6 +86,25 @@ export interface ProviderAdapter {
    * back as it is; rejects with an UpstreamError otherwise. Only the `openai` type has it.
    */
   responses?(body: Record<string, unknown>, target: ModelTarget, options: CallOptions & { stream: boolean }): Promise<HttpResponse>;
+  /** Present on adapters whose upstream speaks the Anthropic Messages API: the pass-through of /v1/messages. */
+  messages?: NativeMessagesApi;
+}
+
+/**
+ * The Anthropic Messages API as the upstream serves it (docs/anthropic-messages.md): the
+ * client's body with only `model` replaced, its `anthropic-beta` header passed on.
+ */
+export interface NativeMessagesApi {
+  /** POST /v1/messages; resolves with the 2xx response unread, rejects with an UpstreamError otherwise. */
+  create(body: Record<string, unknown>, target: ModelTarget, options: CallOptions & NativeMessagesHeaders): Promise<HttpResponse>;
+  /** POST /v1/messages/count_tokens: the upstream's `input_tokens`. */
+  countTokens(body: Record<string, unknown>, target: ModelTarget, options: CallOptions & NativeMessagesHeaders): Promise<number>;
+}
+
+export interface NativeMessagesHeaders {
+  /** The client's `anthropic-version` and `anthropic-beta` headers, when it sent them. */
+  anthropicVersion: string | null;
+  anthropicBeta: string | null;
 }
 
 /** The HTTP client adapters use; `createHttpClient` (http-client.ts) is the pooled undici one. */

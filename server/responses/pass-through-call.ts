@@ -51,7 +51,7 @@ export async function runPassThrough(dependencies: ChatDependencies, call: PassT
     reserveTokens: quickPromptTokens(estimate) + completionReserve,
     context,
   });
-  if (stream) holdStreamSlot(dependencies.streams, meter, { body: estimate, key: call.key, context, client: reply });
+  if (stream) holdStreamSlot(dependencies.streams, meter, { key: call.key, context, client: reply });
 
   const controller = new CallAbort();
   const retry = { maxRetries: dependencies.config.upstream.maxRetries, baseDelayMs: dependencies.config.upstream.retryBaseDelayMs, signal: controller.signal };

@@ -38,7 +38,7 @@ interface FuzzRoute {
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'];
 /** Routes a fuzzed request reaches with success now and then (the others need a session cookie or do not exist). */
-const REACHABLE = new Set(['POST /v1/chat/completions', 'POST /v1/embeddings', 'POST /v1/responses', 'GET /v1/usage/keys', 'POST /v1/admin/accounts', 'POST /v1/admin/accounts/:accountId/keys', 'PATCH /v1/admin/keys/:keyId']);
+const REACHABLE = new Set(['POST /v1/chat/completions', 'POST /v1/embeddings', 'POST /v1/responses', 'POST /v1/messages', 'POST /v1/messages/count_tokens', 'GET /v1/usage/keys', 'POST /v1/admin/accounts', 'POST /v1/admin/accounts/:accountId/keys', 'PATCH /v1/admin/keys/:keyId']);
 
 /** A valid body per route, the seed of the mutations (reaching past validation matters). */
 function validBody(route: FuzzRoute): Record<string, unknown> {
@@ -52,6 +52,10 @@ function validBody(route: FuzzRoute): Record<string, unknown> {
       max_output_tokens: 5,
     };
   }
+  if (route.path === '/v1/messages') {
+    return { model: 'mock-chat', max_tokens: 5, system: [{ type: 'text', text: 'Be brief.' }], messages: [{ role: 'user', content: [{ type: 'text', text: 'hello' }] }] };
+  }
+  if (route.path === '/v1/messages/count_tokens') return { model: 'mock-chat', messages: [{ role: 'user', content: 'hello' }] };
   if (route.path === '/v1/embeddings') return { model: 'mock-embed', input: ['a', 'b'], dimensions: 256 };
   if (route.path.endsWith('/keys') && route.method === 'POST') return { name: 'fuzz', rpm: 10, tpm: 1000 };
   if (route.path === '/v1/admin/keys/:keyId') return { name: 'renamed', rpm: 20 };
@@ -259,6 +263,11 @@ describe('hostile input on every route', () => {
       if (response.statusCode >= 400 && sent.method !== 'HEAD' && !(route.path === '/readyz' && response.statusCode === 503)) {
         expect(String(response.headers['content-type']), where).toMatch(/^application\/json/);
         const body = JSON.parse(text) as { error?: Record<string, unknown> };
+        if (sent.path.startsWith('/v1/messages')) {
+          // docs/anthropic-messages.md: Anthropic's error shape on these routes.
+          expect(body, where).toEqual({ type: 'error', error: { type: expect.any(String), message: expect.any(String) } });
+          return;
+        }
         expect(Object.keys(body), where).toEqual(['error']);
         expect(body.error, where).toEqual({
           message: expect.any(String),

@@ -7,6 +7,7 @@ import type { HttpResponse, ModelTarget, ProviderAdapter, ProviderFactoryOptions
 import { badResponse, parseJson, parseRetryAfterMs } from '../upstream-errors';
 import { anthropicStatusError } from './anthropic-error';
 import { AnthropicMessageSchema } from './anthropic-schemas';
+import { createNativeMessages } from './anthropic-native-messages';
 import { translateAnthropicStream } from './anthropic-stream';
 import { buildAnthropicRequest } from './build-anthropic-request';
 import { mapAnthropicResponse, type ReplyContext } from './map-anthropic-response';
@@ -88,6 +89,8 @@ export function createAnthropicProvider(options: ProviderFactoryOptions): Provid
       });
       return { chunks: abortWhenAbandoned(chunks, release) };
     },
+
+    messages: createNativeMessages(options, root, ANTHROPIC_VERSION),
 
     async embeddings() {
       throw invalidRequest('unsupported_capability', `The provider "${provider}" (Anthropic) has no embeddings API.`, 'model');

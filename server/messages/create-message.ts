@@ -1,0 +1,135 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { CountTokensRequest, MessagesRequest } from '../../contract';
+import { holdStreamSlot, type ChatDependencies } from '../completions/chat-call';
+import { Meter } from '../completions/meter';
+import { attemptsFor, resolveModel, type Attempt } from '../completions/resolve-model';
+import { toGatewayError } from '../completions/to-gateway-error';
+import { UpstreamError } from '../errors/gateway-error';
+import type { CachedApiKey } from '../keys/key-cache';
+import type { Reply } from '../pipeline/reply';
+import type { RequestContext } from '../pipeline/request-context';
+import { CallAbort } from '../providers/call-signal';
+import { callWithFallbacks } from '../providers/call-with-fallbacks';
+import type { NativeMessagesApi, NativeMessagesHeaders } from '../providers/types';
+import { estimatePromptTokens } from '../usage/count-tokens';
+import { messagesToChat } from './messages-to-chat';
+import { passThroughMessage } from './pass-through-message';
+import { translatedMessage } from './translated-message';
+
+export interface MessagesDependencies extends ChatDependencies {
+  generateId: () => string;
+}
+
+/** One call of a Messages route, as the pipeline hands it over (pipeline/model-pipeline.ts). */
+export interface MessagesCall<Body = MessagesRequest> {
+  /** The validated body: every object of the schema passes unknown keys, so it is also the body as sent. */
+  body: Body;
+  key: CachedApiKey;
+  context: RequestContext;
+  reply: Reply;
+  headers: IncomingHttpHeaders;
+}
+
+/** An Anthropic-type attempt, with its Messages API (the pass-through's targets). */
+export type NativeAttempt = Attempt & { native: NativeMessagesApi };
+
+/**
+ * POST /v1/messages (docs/anthropic-messages.md): to an Anthropic-type model the request goes
+ * as it came (pass-through), to any other it is translated to a chat call (the chat route's
+ * core: limits, fallbacks, metering) and the reply back. Returns the JSON reply to send, or
+ * null when the reply is already under way.
+ */
+export async function createMessage(dependencies: MessagesDependencies, call: MessagesCall): Promise<object | null> {
+  const model = resolveModel(dependencies.catalogue, call.body.model, 'chat');
+  const attempts = attemptsFor(dependencies.catalogue, model, dependencies.config, (name) => dependencies.providers.get(name));
+  if (!speaksMessages(attempts)) return translatedMessage(dependencies, call);
+
+  const stream = call.body.stream === true;
+  call.context.model = model.id;
+  call.context.provider = model.provider;
+  call.context.stream = stream;
+  const meter = await Meter.open(dependencies, {
+    key: call.key,
+    requestId: call.context.requestId,
+    receivedAt: dependencies.now(),
+    stream,
+    reserveTokens: passThroughReserve(call.body),
+    context: call.context,
+  });
+  if (stream) holdStreamSlot(dependencies.streams, meter, { key: call.key, context: call.context, client: call.reply });
+  // Anthropic-type first choice: pass-through, over the Anthropic-type models of its fallbacks.
+  await passThroughMessage(dependencies, call, { model, meter, attempts: nativeAttempts(attempts), headers: anthropicHeaders(call.headers) });
+  return null;
+}
+
+/**
+ * The rate-limit reservation of a passed-through request: a token per 4 characters of its
+ * prompt (system, messages, tools: the JSON text, as an upper bound) plus `max_tokens`,
+ * reconciled with the upstream's usage afterwards (docs/rate-limits.md).
+ */
+function passThroughReserve(body: MessagesRequest): number {
+  const promptCharacters = JSON.stringify(body.messages).length + JSON.stringify(body.system ?? '').length + JSON.stringify(body.tools ?? []).length;
+  return Math.ceil(promptCharacters / 4) + body.max_tokens;
+}
+
+function speaksMessages(attempts: readonly Attempt[]): boolean {
+  return attempts[0]?.adapter.messages !== undefined;
+}
+
+function nativeAttempts(attempts: readonly Attempt[]): NativeAttempt[] {
+  return attempts.flatMap((attempt) => (attempt.adapter.messages ? [{ ...attempt, native: attempt.adapter.messages }] : []));
+}
+
+/** The client's `anthropic-version` and `anthropic-beta`, passed on to an Anthropic-type upstream. */
+function anthropicHeaders(headers: IncomingHttpHeaders): NativeMessagesHeaders {
+  const header = (name: string): string | null => {
+    const value = headers[name];
+    if (Array.isArray(value)) return value.length > 0 ? value.join(',') : null;
+    return typeof value === 'string' && value.length > 0 ? value : null;
+  };
+  return { anthropicVersion: header('anthropic-version'), anthropicBeta: header('anthropic-beta') };
+}
+
+/**
+ * POST /v1/messages/count_tokens: the upstream's count for Anthropic-type models, the gateway's
+ * tokenizer (o200k, system and tools included) otherwise, and also when an Anthropic-compatible
+ * upstream has no count endpoint (404). It counts as a request against the key's requests per
+ * minute, reserves no tokens and records no usage (no model ran).
+ */
+export async function countMessageTokens(dependencies: MessagesDependencies, call: MessagesCall<CountTokensRequest>): Promise<{ input_tokens: number }> {
+  const model = resolveModel(dependencies.catalogue, call.body.model, 'chat');
+  call.context.model = model.id;
+  call.context.provider = model.provider;
+  const meter = await Meter.open(dependencies, {
+    key: call.key,
+    requestId: call.context.requestId,
+    receivedAt: dependencies.now(),
+    stream: false,
+    reserveTokens: 0,
+    context: call.context,
+  });
+  meter.cancel();
+  const attempts = attemptsFor(dependencies.catalogue, model, dependencies.config, (name) => dependencies.providers.get(name));
+  if (!speaksMessages(attempts)) return { input_tokens: tokenizerCount(call.body) };
+  const controller = new CallAbort();
+  const onEarlyClose = () => controller.abort();
+  call.reply.onClose(onEarlyClose);
+  const options = { signal: controller.signal, requestId: call.context.requestId, ...anthropicHeaders(call.headers) };
+  try {
+    const { value } = await callWithFallbacks(nativeAttempts(attempts), (attempt) => attempt.native.countTokens(call.body, attempt.target, options), {
+      maxRetries: dependencies.config.upstream.maxRetries,
+      baseDelayMs: dependencies.config.upstream.retryBaseDelayMs,
+      signal: controller.signal,
+    });
+    return { input_tokens: value };
+  } catch (error) {
+    if (error instanceof UpstreamError && error.upstreamStatus === 404) return { input_tokens: tokenizerCount(call.body) };
+    throw toGatewayError(error, call.context.requestId, controller.signal.aborted);
+  } finally {
+    call.reply.offClose(onEarlyClose);
+  }
+}
+
+function tokenizerCount(body: CountTokensRequest): number {
+  return estimatePromptTokens(messagesToChat({ ...body, max_tokens: 1 }, false));
+}

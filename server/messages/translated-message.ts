@@ -1,0 +1,47 @@
+import { runChatCall, type ChatChunkStream } from '../completions/chat-call';
+import { toMessagesErrorBody } from '../errors/anthropic-error-body';
+import { GatewayError } from '../errors/gateway-error';
+import { sendSse } from '../streaming/send-sse';
+import { quickPromptTokens } from '../usage/count-tokens';
+import { chatToMessage } from './chat-to-message';
+import type { MessagesCall, MessagesDependencies } from './create-message';
+import { MessageStreamTranslator, event } from './message-stream-events';
+import { messagesToChat } from './messages-to-chat';
+
+/**
+ * POST /v1/messages to a model whose upstream does not speak Messages: the request translated
+ * to a chat request (messages-to-chat.ts) and run as the chat route's call (chat-call.ts:
+ * limits, fallbacks, stream slots, usage once), the reply or chunks translated back
+ * (chat-to-message.ts, message-stream-events.ts).
+ */
+export async function translatedMessage(dependencies: MessagesDependencies, call: MessagesCall): Promise<object | null> {
+  const stream = call.body.stream === true;
+  const chat = messagesToChat(call.body, stream);
+  const result = await runChatCall(dependencies, { body: chat, key: call.key, context: call.context, client: call.reply });
+  const id = `msg_${dependencies.generateId()}`;
+  if (!result.stream) {
+    const { usage } = result.completion;
+    return chatToMessage(result.completion, { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens }, id);
+  }
+  const translator = new MessageStreamTranslator({ id, model: result.chunks.model.id, inputTokens: quickPromptTokens(chat) });
+  sendSse(call.reply, streamEvents(result.chunks, translator), () => result.chunks.abort());
+  return null;
+}
+
+/** The events of a translated stream; the usage in message_delta is the one billed. */
+async function* streamEvents(chunks: ChatChunkStream, translator: MessageStreamTranslator): AsyncGenerator<string> {
+  try {
+    yield translator.start();
+    for await (const batch of chunks.batches) {
+      let events = '';
+      for (const chunk of batch) events += translator.push(chunk);
+      if (events !== '') yield events;
+    }
+  } catch (error) {
+    if (!(error instanceof GatewayError)) throw error;
+    yield event(toMessagesErrorBody(error));
+    return;
+  }
+  const { promptTokens, completionTokens } = chunks.usage();
+  yield translator.finish({ promptTokens, completionTokens });
+}

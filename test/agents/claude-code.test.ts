@@ -1,0 +1,145 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MOCK_MODEL, startMockAnthropicUpstream, textStream, type MockAnthropicUpstream } from '../helpers/mock-anthropic-upstream';
+import { startMockOpenAiUpstream, type MockOpenAiUpstream } from '../helpers/mock-openai-upstream';
+import { startTestGateway, type TestGateway } from '../helpers/test-gateway';
+import { upstreamSection } from '../e2e/helpers';
+
+/**
+ * The real Claude Code CLI (`claude -p`, pinned in test/agents/claude-code/package.json, which
+ * .ci/run installs) against the gateway, with an anthropic-type mock (pass-through) and an
+ * openai-type mock (translated) behind it: it prints the mock's reply, exits 0, and its
+ * requests show in the usage report.
+ */
+const CLAUDE = path.join(__dirname, 'claude-code', 'node_modules', '.bin', 'claude');
+const installed = existsSync(CLAUDE);
+if (!installed) console.warn(`Skipping the Claude Code tests: ${CLAUDE} is missing (run npm ci in test/agents/claude-code).`);
+
+const CONFIG = (anthropic: MockAnthropicUpstream, openai: MockOpenAiUpstream) => `${upstreamSection(20_000)}
+providers:
+  claude: { type: anthropic, base_url: ${anthropic.baseUrl}, api_key_env: AGENT_ANTHROPIC_KEY }
+  oai: { type: openai, base_url: ${openai.baseUrl}, api_key_env: AGENT_OPENAI_KEY }
+models:
+  - id: claude-passthrough
+    provider: claude
+    upstream_model: ${MOCK_MODEL}
+    capabilities: [chat, vision, function_calling, json_mode]
+    context_window: 200000
+    pricing: { input_per_million: 0.8, output_per_million: 4 }
+  - id: gpt-translated
+    provider: oai
+    upstream_model: gpt-4o-mini
+    capabilities: [chat, vision, function_calling, json_mode]
+    context_window: 128000
+    pricing: { input_per_million: 0.15, output_per_million: 0.6 }
+`;
+
+const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
+  id: 'chatcmpl-agent',
+  object: 'chat.completion.chunk',
+  created: 1_767_225_600,
+  model: 'gpt-4o-mini',
+  choices: [{ index: 0, delta, finish_reason: finishReason }],
+});
+
+describe.skipIf(!installed)('Claude Code through the gateway', () => {
+  let anthropic: MockAnthropicUpstream;
+  let openai: MockOpenAiUpstream;
+  let gateway: TestGateway;
+  let usageKey: string;
+  let home: string;
+  /** One gateway key per test, so that each one's requests are counted apart in the report. */
+  const apiKeys = new Map<string, string>();
+  beforeAll(async () => {
+    anthropic = await startMockAnthropicUpstream();
+    openai = await startMockOpenAiUpstream();
+    // The real usage recorder and database: the test reads the usage report.
+    gateway = await startTestGateway({ configYaml: CONFIG(anthropic, openai), env: { AGENT_ANTHROPIC_KEY: 'sk-ant-agent-test-key-0123456789', AGENT_OPENAI_KEY: 'sk-openai-agent-test-0123456789' } });
+    const accountId = await gateway.createAccount();
+    for (const name of ['pass-through', 'translated']) apiKeys.set(name, (await gateway.createKey(accountId, { name })).key);
+    usageKey = await gateway.createUsageKey(accountId);
+    home = mkdtempSync(path.join(tmpdir(), 'claude-home-'));
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await anthropic?.close();
+    await openai?.close();
+    if (home) rmSync(home, { recursive: true, force: true });
+  });
+
+  /** The key's requests and tokens in GET /v1/usage/keys, once the recorder has written them. */
+  async function reportedUsage(keyName: string): Promise<{ requests: number; prompt_tokens: number; completion_tokens: number }> {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const response = await gateway.http.get('/v1/usage/keys').set('authorization', `Bearer ${usageKey}`);
+      const entry = (response.body as { keys: { name: string; total: { requests: number; prompt_tokens: number; completion_tokens: number } }[] }).keys.find((key) => key.name === keyName);
+      if (entry && entry.total.requests > 0) return entry.total;
+      if (Date.now() > deadline) throw new Error(`Timed out waiting for the usage of ${keyName}: ${JSON.stringify(response.body)}`);
+      // Well under the usage route's 30 requests per minute per usage key.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+
+  function runClaude(model: string, keyName: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    const env: Record<string, string> = {
+      PATH: process.env.PATH ?? '',
+      HOME: home,
+      ANTHROPIC_BASE_URL: gateway.baseUrl,
+      ANTHROPIC_AUTH_TOKEN: apiKeys.get(keyName) ?? '',
+      DISABLE_AUTOUPDATER: '1',
+      DISABLE_TELEMETRY: '1',
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    };
+    return new Promise((resolve, reject) => {
+      const child = spawn(CLAUDE, ['-p', 'say hi', '--model', model], { env, cwd: home, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (data: Buffer) => (stdout += data.toString()));
+      child.stderr.on('data', (data: Buffer) => (stderr += data.toString()));
+      const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
+      child.on('error', reject);
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        resolve({ code, stdout, stderr });
+      });
+    });
+  }
+
+  it('works with an anthropic-type model (pass-through)', async () => {
+    // Whatever it asks (the answer, and any side request), the mock answers with the same reply.
+    for (let index = 0; index < 8; index++) {
+      anthropic.reply({ type: 'sse', events: textStream(['Hello from ', 'the pass-through mock.']) });
+    }
+    const result = await runClaude('claude-passthrough', 'pass-through');
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('Hello from the pass-through mock.');
+    const request = anthropic.requests.find((entry) => entry.path === '/v1/messages');
+    expect(request?.body).toMatchObject({ model: MOCK_MODEL, stream: true });
+    // textStream's usage: 25 input and 15 output tokens per request.
+    const usage = await reportedUsage('pass-through');
+    expect(usage.requests).toBe(anthropic.requests.length);
+    expect(usage).toMatchObject({ prompt_tokens: 25 * usage.requests, completion_tokens: 15 * usage.requests });
+  }, 120_000);
+
+  it('works with an openai-type model (translated)', async () => {
+    openai.setDefault({
+      type: 'sse',
+      events: [
+        { data: chunk({ role: 'assistant', content: 'Hello from ' }) },
+        { data: chunk({ content: 'the translated mock.' }) },
+        { data: chunk({}, 'stop') },
+        { data: { ...chunk({}), choices: [], usage: { prompt_tokens: 30, completion_tokens: 6, total_tokens: 36 } } },
+      ],
+    });
+    const result = await runClaude('gpt-translated', 'translated');
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('Hello from the translated mock.');
+    expect(openai.requests.length).toBeGreaterThan(0);
+    const usage = await reportedUsage('translated');
+    expect(usage.requests).toBe(openai.requests.length);
+    expect(usage).toMatchObject({ prompt_tokens: 30 * usage.requests, completion_tokens: 6 * usage.requests });
+  }, 120_000);
+});
