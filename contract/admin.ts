@@ -1,7 +1,7 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { UsageQuerySchema, UsageReportSchema } from './usage';
-import { errorResponses } from './errors';
+import { UsageQuerySchema, UsageReportSchema } from './usage.js';
+import { errorResponses } from './errors.js';
 
 const c = initContract();
 

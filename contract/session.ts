@@ -1,7 +1,7 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { AccountSchema } from './admin';
-import { errorResponses } from './errors';
+import { AccountSchema } from './admin.js';
+import { errorResponses } from './errors.js';
 
 const c = initContract();
 
