@@ -20,7 +20,7 @@ import { createMemoryRateLimitStore } from './rate-limit/memory-store';
 import type { StreamLimiter } from './rate-limit/stream-limiter';
 import { adminRouter } from './routes/admin';
 import { dashboardFiles } from './routes/dashboard-files';
-import { docsPage } from './routes/docs-page';
+import { API_REFERENCE_SCRIPT_PATH, apiReferenceScript, docsPage } from './routes/docs-page';
 import { modelRoutes } from './routes/model-routes';
 import { healthRouter, type ReadinessCheck } from './routes/health';
 import { METRICS_PATH, metricsEndpoint } from './routes/metrics';
@@ -104,10 +104,11 @@ export function createApp(dependencies: AppDependencies): Express {
     requestValidationErrorHandler: (error, _request, _response, next) => next(toValidationError(error)),
   });
 
-  app.get('/docs', docsPage(dependencies.openapiDocument));
+  app.get('/docs', docsPage());
+  app.get(API_REFERENCE_SCRIPT_PATH, apiReferenceScript());
   app.use('/dashboard', dashboardFiles(dependencies.dashboardDirectory));
   app.get(METRICS_PATH, metricsEndpoint(dependencies.metrics, config.metricsToken));
-  app.use(routeNotFound([...listRoutes(contract), { method: 'GET', path: '/docs' }, { method: 'GET', path: METRICS_PATH }, { method: 'GET', path: '/dashboard' }]));
+  app.use(routeNotFound([...listRoutes(contract), { method: 'GET', path: '/docs' }, { method: 'GET', path: API_REFERENCE_SCRIPT_PATH }, { method: 'GET', path: METRICS_PATH }, { method: 'GET', path: '/dashboard' }]));
   const onError = errorHandler(logger);
   app.use(onError);
   // The hot path: the model routes, reached without Express's router (same middleware, same handlers).
