@@ -36,12 +36,14 @@ describe.skipIf(!chromiumAvailable)('/docs in a browser', () => {
     }
     await screenshot(page, 'docs-reference');
 
-    // Try it: the catalogue needs no key. The request the page sends must reach the server and get its reply.
-    const operation = page.locator('[id*="models"]').filter({ hasText: 'List the model catalogue' }).first();
-    await operation.scrollIntoViewIfNeeded();
+    // Try it: the catalogue needs no key. Scalar renders operations as they scroll into view;
+    // its address for one opens it. The request the page sends must reach the server and get its reply.
+    await page.goto(`${gw.baseUrl}/docs#tag/models/GET/v1/models`);
+    const tryIt = page.getByRole('button', { name: /test request\s*\(get \/v1\/models\)/i }).first();
+    await tryIt.waitFor({ state: 'visible', timeout: 30_000 });
+    await tryIt.click();
     const sent = page.waitForResponse((reply) => reply.url() === `${gw.baseUrl}/v1/models` && reply.request().method() === 'GET', { timeout: 30_000 });
-    await operation.getByRole('button', { name: /test request/i }).first().click();
-    await page.getByRole('button', { name: /^send/i }).first().click();
+    await page.getByRole('button', { name: /send get request/i }).first().click();
     const reply = await sent;
     expect(reply.status()).toBe(200);
     expect(((await reply.json()) as { data: { id: string }[] }).data.map((model) => model.id)).toContain('mock-chat');
