@@ -42,6 +42,8 @@ export type CreatedApiKey = z.infer<typeof CreatedApiKeySchema>;
 
 const LimitSchema = z.number().int().min(1).max(1_000_000_000);
 
+export const CreateAccountBodySchema = z.object({ name: z.string().trim().min(1).max(100).describe('Shown in the dashboard and the CLI; 1 to 100 characters.') });
+
 export const CreateKeyBodySchema = z.object({
   name: z.string().trim().min(1).max(100),
   rpm: LimitSchema.optional(),
@@ -90,7 +92,7 @@ export const adminContract = c.router(
       method: 'POST',
       path: '/v1/admin/accounts',
       summary: 'Create an account',
-      body: z.object({ name: z.string().trim().min(1).max(100) }),
+      body: CreateAccountBodySchema,
       responses: { 201: AccountSchema, ...errorResponses },
       metadata: adminMetadata('operator'),
     },

@@ -24,6 +24,8 @@ export interface Config {
   databaseUrl: string;
   redisUrl: string | null;
   adminToken: string | null;
+  /** GATEWAY_PUBLIC_URL: the address users reach the gateway at (login links); null = http://localhost:PORT. */
+  publicUrl: string | null;
   /** GATEWAY_METRICS_TOKEN: when set, GET /metrics needs it as a bearer token; open otherwise. */
   metricsToken: string | null;
   logLevel: LogLevel;
@@ -234,6 +236,7 @@ interface Settings {
   databaseUrl: string;
   redisUrl: string | null;
   adminToken: string | null;
+  publicUrl: string | null;
   metricsToken: string | null;
   logLevel: LogLevel;
 }
@@ -253,6 +256,11 @@ function readEnvironment(env: Environment, problems: ConfigProblem[]): Settings 
   const redisUrl = nonEmpty(env.REDIS_URL) ?? null;
   if (redisUrl !== null && !/^rediss?:\/\//.test(redisUrl)) fail('REDIS_URL', 'must start with redis:// or rediss://');
 
+  const publicUrl = nonEmpty(env.GATEWAY_PUBLIC_URL)?.replace(/\/+$/, '') ?? null;
+  if (publicUrl !== null && !/^https?:\/\/[^\s/]+(\/\S*)?$/.test(publicUrl)) {
+    fail('GATEWAY_PUBLIC_URL', 'must be an http:// or https:// address, e.g. https://gateway.example.com');
+  }
+
   const logLevelText = nonEmpty(env.LOG_LEVEL) ?? 'info';
   const logLevel = LOG_LEVELS.find((level) => level === logLevelText.toLowerCase());
   if (!logLevel) fail('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${logLevelText}"`);
@@ -263,6 +271,7 @@ function readEnvironment(env: Environment, problems: ConfigProblem[]): Settings 
     databaseUrl,
     redisUrl,
     adminToken: nonEmpty(env.GATEWAY_ADMIN_TOKEN) ?? null,
+    publicUrl,
     metricsToken: nonEmpty(env.GATEWAY_METRICS_TOKEN) ?? null,
     logLevel: logLevel ?? 'info',
   };
@@ -316,6 +325,7 @@ function buildConfig(source: string, file: ConfigFile, prices: ExactPrice[], set
     databaseUrl: settings.databaseUrl,
     redisUrl: settings.redisUrl,
     adminToken: settings.adminToken,
+    publicUrl: settings.publicUrl,
     metricsToken: settings.metricsToken,
     logLevel: settings.logLevel,
     upstream: {
