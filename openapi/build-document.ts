@@ -54,9 +54,11 @@ interface RouteMetadata {
  * `ChatCompletion`), written once and referred to by `$ref`.
  */
 function namedSchemas(): Record<string, ZodTypeAny> {
+  // Query and path parameter objects are written as parameters, not as schemas.
+  const parameterObjects = new Set<unknown>(listRoutes(contract).flatMap((route) => [route.query, route.pathParams]));
   const named: Record<string, ZodTypeAny> = {};
   for (const [exportName, value] of Object.entries(schemas)) {
-    if (exportName.endsWith('Schema') && isZodType(value)) named[exportName.slice(0, -'Schema'.length)] = value as ZodTypeAny;
+    if (exportName.endsWith('Schema') && isZodType(value) && !parameterObjects.has(value)) named[exportName.slice(0, -'Schema'.length)] = value as ZodTypeAny;
   }
   return named;
 }

@@ -36,6 +36,7 @@ export class JsonSchemaWriter {
       },
     }) as JsonSchema;
     delete output.$schema;
+    describeConstants(output);
     return output;
   }
 
@@ -48,4 +49,16 @@ export class JsonSchemaWriter {
   writeComponents(): Record<string, JsonSchema> {
     return Object.fromEntries(Object.entries(this.components).map(([name, schema]) => [name, this.write(schema, true)]));
   }
+}
+
+/** A field with one possible value says so, so every field of the document has a description. */
+function describeConstants(schema: unknown): void {
+  if (Array.isArray(schema)) {
+    for (const item of schema) describeConstants(item);
+    return;
+  }
+  if (typeof schema !== 'object' || schema === null) return;
+  const record = schema as JsonSchema;
+  if ('const' in record && record.description === undefined) record.description = `Always ${JSON.stringify(record.const)}.`;
+  for (const value of Object.values(record)) describeConstants(value);
 }
