@@ -103,15 +103,38 @@ export async function demo(): Promise<string> {
 void gateway.admin.createKey({ params: { accountId: 'acc' }, body: { name: 'ci', rpm: '60' } });
 `,
   );
+  // The README's example, as written there.
+  writeFileSync(path.join(scratch, 'readme-example.ts'), README_EXAMPLE);
   const base = { strict: true, exactOptionalPropertyTypes: true, noEmit: true, target: 'ES2022', lib: ['ES2022', 'DOM'], types: [] };
+  writeFileSync(path.join(scratch, 'environment.d.ts'), 'declare const process: { env: Record<string, string | undefined>; stdout: { write(text: string): void } };\n');
   const configs = {
     // The package's own declarations are checked once (skipLibCheck off), under NodeNext.
     'tsconfig.nodenext.json': { ...base, module: 'NodeNext', moduleResolution: 'NodeNext', skipLibCheck: false },
     'tsconfig.bundler.json': { ...base, module: 'ESNext', moduleResolution: 'Bundler', skipLibCheck: true },
   };
   for (const [file, compilerOptions] of Object.entries(configs)) {
-    writeFileSync(path.join(scratch, file), JSON.stringify({ compilerOptions, files: ['consumer.ts'] }));
+    writeFileSync(path.join(scratch, file), JSON.stringify({ compilerOptions, files: ['environment.d.ts', 'consumer.ts', 'readme-example.ts'] }));
     const result = await run('node', [tsc, '-p', file], { cwd: scratch }).catch((error: { stdout: string }) => ({ stdout: error.stdout, failed: true }));
     expect(result.stdout, file).toBe('');
   }
 }, 120_000);
+
+const README_EXAMPLE = `import { createGatewayClient } from '@model-gateway/client';
+
+const gateway = createGatewayClient({ baseUrl: 'http://localhost:8080', apiKey: process.env.GATEWAY_API_KEY });
+
+const reply = await gateway.chat.create({ body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hello' }] } });
+if (reply.status === 200) console.log(reply.body.choices[0]?.message.content);
+else console.error('The gateway answered', reply.status, reply.body);
+
+for await (const chunk of gateway.streamChatCompletion({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hello' }] })) {
+  process.stdout.write(chunk.choices[0]?.delta.content ?? '');
+}
+
+const admin = createGatewayClient({ baseUrl: 'http://localhost:8080', apiKey: process.env.GATEWAY_ADMIN_TOKEN });
+const account = await admin.admin.createAccount({ body: { name: 'Acme' } });
+if (account.status === 201) {
+  const key = await admin.admin.createKey({ params: { accountId: account.body.id }, body: { name: 'prod', rpm: 100 } });
+  if (key.status === 201) console.log(key.body.key);
+}
+`;
