@@ -1,13 +1,13 @@
 import { initContract } from '@ts-rest/core';
-import { adminContract } from './admin';
-import { chatCompletionsContract } from './chat-completions';
-import { embeddingsContract } from './embeddings';
-import { healthContract } from './health';
-import { messagesContract } from './messages';
-import { modelsContract } from './models';
-import { responsesContract } from './responses';
-import { sessionContract } from './session';
-import { usageContract } from './usage';
+import { adminContract } from './admin.js';
+import { chatCompletionsContract } from './chat-completions.js';
+import { embeddingsContract } from './embeddings.js';
+import { healthContract } from './health.js';
+import { messagesContract } from './messages.js';
+import { modelsContract } from './models.js';
+import { responsesContract } from './responses.js';
+import { sessionContract } from './session.js';
+import { usageContract } from './usage.js';
 
 const c = initContract();
 
@@ -32,13 +32,13 @@ export type Contract = typeof contract;
  */
 export type RouteAuth = 'api-key' | 'usage-key' | 'admin' | 'session' | 'none';
 
-export * from './admin';
-export * from './chat-completions';
-export * from './embeddings';
-export * from './errors';
-export * from './health';
-export * from './messages';
-export * from './models';
-export * from './responses';
-export * from './session';
-export * from './usage';
+export * from './admin.js';
+export * from './chat-completions.js';
+export * from './embeddings.js';
+export * from './errors.js';
+export * from './health.js';
+export * from './messages.js';
+export * from './models.js';
+export * from './responses.js';
+export * from './session.js';
+export * from './usage.js';

@@ -1,24 +1,33 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { errorResponses } from './errors';
+import { errorResponses } from './errors.js';
 
 const c = initContract();
 
-export const CapabilitySchema = z.enum(['chat', 'code', 'vision', 'function_calling', 'json_mode', 'embeddings']);
+export const CapabilitySchema = z
+  .enum(['chat', 'code', 'vision', 'function_calling', 'json_mode', 'embeddings'])
+  .describe('What a model can do; a request needing a capability the model lacks is a 400.');
 export type Capability = z.infer<typeof CapabilitySchema>;
 
 export const ModelEntrySchema = z.object({
-  id: z.string(),
+  id: z.string().describe('The id to send as `model`.'),
   object: z.literal('model'),
-  owned_by: z.string(),
-  capabilities: z.array(CapabilitySchema),
-  context_window: z.number().int(),
-  pricing: z.object({ input_per_million: z.number(), output_per_million: z.number() }),
-  dimensions: z.array(z.number().int()).optional(),
-});
+  owned_by: z.string().describe('Who makes the model.'),
+  capabilities: z.array(CapabilitySchema).describe('What the model can do.'),
+  context_window: z.number().int().describe('Most tokens of request and reply together.'),
+  pricing: z
+    .object({
+      input_per_million: z.number().describe('USD per million prompt tokens.'),
+      output_per_million: z.number().describe('USD per million completion tokens.'),
+    })
+    .describe('What the gateway bills (docs/pricing.md).'),
+  dimensions: z.array(z.number().int()).optional().describe('Embeddings models: the vector lengths `dimensions` may ask for.'),
+}).describe('A model of the catalogue.');
 export type ModelEntry = z.infer<typeof ModelEntrySchema>;
 
-export const ModelListSchema = z.object({ object: z.literal('list'), data: z.array(ModelEntrySchema) });
+export const ModelListSchema = z
+  .object({ object: z.literal('list'), data: z.array(ModelEntrySchema).describe('Every configured model.') })
+  .describe('The model catalogue.');
 export type ModelList = z.infer<typeof ModelListSchema>;
 
 export const modelsContract = c.router({
@@ -28,6 +37,23 @@ export const modelsContract = c.router({
     summary: 'List the model catalogue',
     description: 'No authentication. Capabilities, context window and pricing of every configured model.',
     responses: { 200: ModelListSchema, ...errorResponses },
-    metadata: { auth: 'none' } as const,
+    metadata: {
+      auth: 'none',
+      examples: {
+        response: {
+          object: 'list',
+          data: [
+            {
+              id: 'mock-chat',
+              object: 'model',
+              owned_by: 'mock',
+              capabilities: ['chat', 'function_calling', 'json_mode'],
+              context_window: 32000,
+              pricing: { input_per_million: 1.5, output_per_million: 2.25 },
+            },
+          ],
+        },
+      },
+    } as const,
   },
 });

@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { errorResponses } from './errors';
+import { errorResponses } from './errors.js';
 
 const c = initContract();
 

@@ -1,7 +1,7 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { AccountSchema } from './admin';
-import { errorResponses } from './errors';
+import { AccountSchema } from './admin.js';
+import { errorResponses } from './errors.js';
 
 const c = initContract();
 
@@ -29,8 +29,8 @@ export const DashboardSessionSchema = z.object({
   role: z.enum(['operator', 'account']).describe('`operator`: every account; `account`: only `account`.'),
   account: AccountSchema.nullable().describe('The account an owner signed in to; null for the operator.'),
   csrf_token: z.string().describe(`Send it as \`${CSRF_HEADER}\` on every POST, PATCH and DELETE authenticated by the cookie.`),
-  expires_at: z.string(),
-});
+  expires_at: z.string().describe('ISO 8601 time when the session ends.'),
+}).describe('A dashboard session.');
 export type DashboardSession = z.infer<typeof DashboardSessionSchema>;
 
 export const sessionContract = c.router(

@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { errorResponses } from './errors';
+import { errorResponses } from './errors.js';
 
 const c = initContract();
 
@@ -12,33 +12,35 @@ export const UsageQuerySchema = z.object({
 export type UsageQuery = z.infer<typeof UsageQuerySchema>;
 
 const SpendCountsShape = {
-  spend_usd: z.number(),
-  requests: z.number().int(),
-  prompt_tokens: z.number().int(),
-  completion_tokens: z.number().int(),
+  spend_usd: z.number().describe('Cost in USD at the configured prices.'),
+  requests: z.number().int().describe('Successful calls.'),
+  prompt_tokens: z.number().int().describe('Prompt tokens of those calls.'),
+  completion_tokens: z.number().int().describe('Completion tokens of those calls.'),
 };
 
-export const UsageDailyRowSchema = z.object({ date: z.string(), ...SpendCountsShape });
+export const UsageDailyRowSchema = z
+  .object({ date: z.string().describe('The Asia/Shanghai day, YYYY-MM-DD.'), ...SpendCountsShape })
+  .describe('One day of one key.');
 export type UsageDailyRow = z.infer<typeof UsageDailyRowSchema>;
 
 export const UsageKeyEntrySchema = z.object({
-  name: z.string(),
-  hint: z.string(),
-  status: z.enum(['ACTIVE', 'REVOKED']),
-  blocked: z.boolean(),
-  created_at: z.string(),
-  total: z.object(SpendCountsShape),
-  daily: z.array(UsageDailyRowSchema),
-});
+  name: z.string().describe('The key\'s name.'),
+  hint: z.string().describe('The key\'s first and last characters, to recognise it.'),
+  status: z.enum(['ACTIVE', 'REVOKED']).describe('A revoked key is refused for good.'),
+  blocked: z.boolean().describe('A blocked key is refused (403) until unblocked.'),
+  created_at: z.string().describe('ISO 8601 time.'),
+  total: z.object(SpendCountsShape).describe('The sums over the range.'),
+  daily: z.array(UsageDailyRowSchema).describe('Every day of the range, oldest first, zeros included.'),
+}).describe('One API key of the account and its usage.');
 export type UsageKeyEntry = z.infer<typeof UsageKeyEntrySchema>;
 
 export const UsageReportSchema = z.object({
   object: z.literal('usage.keys'),
-  start: z.string(),
-  end: z.string(),
-  timezone: z.literal('Asia/Shanghai'),
-  keys: z.array(UsageKeyEntrySchema),
-});
+  start: z.string().describe('First day of the range, YYYY-MM-DD.'),
+  end: z.string().describe('Last day of the range, YYYY-MM-DD.'),
+  timezone: z.literal('Asia/Shanghai').describe('The days are Asia/Shanghai calendar days.'),
+  keys: z.array(UsageKeyEntrySchema).describe('Every API key of the account, revoked ones included.'),
+}).describe('The per-key usage of an account (docs/usage-report.md).');
 export type UsageReport = z.infer<typeof UsageReportSchema>;
 
 export const usageContract = c.router({
@@ -51,6 +53,30 @@ export const usageContract = c.router({
       'At most 92 days; 30 requests per minute per key and 120 per minute per client IP.',
     query: UsageQuerySchema,
     responses: { 200: UsageReportSchema, ...errorResponses },
-    metadata: { auth: 'usage-key' } as const,
+    metadata: {
+      auth: 'usage-key',
+      examples: {
+        response: {
+          object: 'usage.keys',
+          start: '2026-01-01',
+          end: '2026-01-02',
+          timezone: 'Asia/Shanghai',
+          keys: [
+            {
+              name: 'production',
+              hint: 'sk-Ab…9xYz',
+              status: 'ACTIVE',
+              blocked: false,
+              created_at: '2025-12-30T08:00:00.000Z',
+              total: { spend_usd: 0.0042, requests: 3, prompt_tokens: 1200, completion_tokens: 900 },
+              daily: [
+                { date: '2026-01-01', spend_usd: 0.0042, requests: 3, prompt_tokens: 1200, completion_tokens: 900 },
+                { date: '2026-01-02', spend_usd: 0, requests: 0, prompt_tokens: 0, completion_tokens: 0 },
+              ],
+            },
+          ],
+        },
+      },
+    } as const,
   },
 });

@@ -1,8 +1,9 @@
-import { generateOpenApi } from '@ts-rest/open-api';
-import type { AppRoute } from '@ts-rest/core';
-import { generateSchema } from '@anatine/zod-openapi';
-import type { ZodTypeAny } from 'zod';
-import { contract, SESSION_COOKIE_NAME, type RouteAuth } from '../contract';
+import { isZodType, type AppRoute } from '@ts-rest/core';
+import { z, type ZodTypeAny } from 'zod';
+import * as schemas from '../contract';
+import { contract, SESSION_COOKIE_NAME, CSRF_HEADER, type RouteAuth } from '../contract';
+import { listRoutes } from '../contract/list-routes';
+import { JsonSchemaWriter, type JsonSchema } from './json-schema';
 
 /** Bearer schemes of docs/keys-and-accounts.md and the operator's admin token. */
 const SECURITY_SCHEMES = {
@@ -14,8 +15,8 @@ const SECURITY_SCHEMES = {
     in: 'cookie',
     name: SESSION_COOKIE_NAME,
     description:
-      'The dashboard session (POST /v1/admin/session): the operator\'s, or an account owner\'s, which reaches only its own account. ' +
-      'POST, PATCH and DELETE requests authenticated by it must also send the session\'s `x-csrf-token`.',
+      "The dashboard session (POST /v1/admin/session): the operator's, or an account owner's, which reaches only its own account. " +
+      `POST, PATCH and DELETE requests authenticated by it must also send the session's \`${CSRF_HEADER}\`.`,
   },
 } as const;
 
@@ -28,50 +29,164 @@ const SCHEMES_BY_AUTH: Record<RouteAuth, string[]> = {
   none: [],
 };
 
+/** The tag of each route group (the contract's top-level keys). */
+const TAGS: Record<string, { name: string; description: string }> = {
+  chat: { name: 'Chat', description: 'OpenAI-compatible chat completions, streamed or not (docs/chat-and-streaming.md).' },
+  embeddings: { name: 'Embeddings', description: 'OpenAI-compatible embeddings (docs/embeddings.md).' },
+  models: { name: 'Models', description: 'The model catalogue.' },
+  usage: { name: 'Usage', description: 'The per-key usage report of an account (docs/usage-report.md).' },
+  admin: { name: 'Admin', description: 'Accounts, keys and usage for the operator and the dashboard (docs/keys-and-accounts.md).' },
+  session: { name: 'Dashboard session', description: "The dashboard's sign-in." },
+  health: { name: 'Health', description: 'Liveness, readiness and this document.' },
+};
+
+/** Route metadata the document reads (set in contract/*.ts). */
 interface RouteMetadata {
   auth?: RouteAuth;
+  /** The schema of one `data:` event when the reply is streamed. */
   streamChunk?: ZodTypeAny;
+  /** Example request body and success reply. */
+  examples?: { request?: unknown; response?: unknown };
 }
 
 /**
- * The OpenAPI 3 document, generated from the one contract. Route metadata adds what the
- * contract's zod schemas cannot say: the security scheme of each route, and the
- * text/event-stream form of streamed chat replies.
+ * Every exported `…Schema` of the contract is a named component (`ChatCompletionSchema` ->
+ * `ChatCompletion`), written once and referred to by `$ref`.
+ */
+function namedSchemas(): Record<string, ZodTypeAny> {
+  // Query and path parameter objects are written as parameters, not as schemas.
+  const parameterObjects = new Set<unknown>(listRoutes(contract).flatMap((route) => [route.query, route.pathParams]));
+  const named: Record<string, ZodTypeAny> = {};
+  for (const [exportName, value] of Object.entries(schemas)) {
+    if (exportName.endsWith('Schema') && isZodType(value) && !parameterObjects.has(value)) named[exportName.slice(0, -'Schema'.length)] = value as ZodTypeAny;
+  }
+  return named;
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  200: 'OK',
+  201: 'Created',
+  204: 'No content',
+  400: 'The request is invalid (`invalid_request_error`)',
+  401: 'Missing or unknown credentials (`authentication_error`)',
+  403: 'The credentials may not do this, or the key is blocked or revoked (`permission_error`)',
+  404: 'No such route, model, account or key (`not_found_error`)',
+  405: 'The route exists but not with this method',
+  413: 'The body is larger than the configured limit',
+  415: 'The body is not `application/json`',
+  429: 'A rate limit was reached (`rate_limit_error`); `retry-after` says when to try again',
+  500: 'An unexpected server error (`server_error`)',
+  501: 'The model or provider does not support this',
+  502: 'The upstream provider failed or is not configured (`upstream_error`)',
+  503: 'The gateway or a dependency is unavailable',
+  504: 'The upstream provider timed out',
+};
+
+const isNoBody = (value: unknown): boolean => typeof value === 'symbol';
+const toOpenApiPath = (path: string): string => path.replace(/:(\w+)/g, '{$1}');
+const operationId = (name: string): string => name.replace(/\.(\w)/g, (_match, letter: string) => letter.toUpperCase());
+
+function objectShape(schema: unknown): Record<string, ZodTypeAny> {
+  return schema instanceof z.ZodObject ? (schema.shape as Record<string, ZodTypeAny>) : {};
+}
+
+function parameters(route: AppRoute, writer: JsonSchemaWriter): JsonSchema[] {
+  const result: JsonSchema[] = [];
+  for (const [name, schema] of Object.entries(objectShape(route.pathParams))) {
+    result.push({ name, in: 'path', required: true, description: schema.description ?? `The ${name}.`, schema: writer.write(schema) });
+  }
+  for (const [name, schema] of Object.entries(objectShape(route.query))) {
+    const { description, ...rest } = writer.write(schema);
+    result.push({ name, in: 'query', required: !schema.isOptional(), description: description ?? name, schema: rest });
+  }
+  return result;
+}
+
+function responseEntry(status: number, schema: unknown, writer: JsonSchemaWriter, metadata: RouteMetadata): JsonSchema {
+  const description = STATUS_TEXT[status] ?? `HTTP ${status}`;
+  if (isNoBody(schema) || !isZodType(schema)) return { description };
+  const json: JsonSchema = { schema: writer.write(schema as ZodTypeAny) };
+  if (status < 300 && metadata.examples?.response !== undefined) json.example = metadata.examples.response;
+  const content: Record<string, JsonSchema> = { 'application/json': json };
+  if (status === 200 && metadata.streamChunk) content['text/event-stream'] = eventStream(metadata.streamChunk, writer);
+  return { description, content };
+}
+
+/**
+ * A streamed reply. OpenAPI 3.1 has no schema for the events of a stream: the body is
+ * described as text, and the schema of one event is named in the description and given as
+ * the media type's `x-event-schema`.
+ */
+function eventStream(chunk: ZodTypeAny, writer: JsonSchemaWriter): JsonSchema {
+  const name = writer.nameOf(chunk) ?? 'event';
+  return {
+    schema: {
+      type: 'string',
+      description:
+        `With \`stream: true\` in the body: server-sent events, each \`data: <JSON>\` holding one \`${name}\` ` +
+        '(components/schemas, and the `x-event-schema` of this media type), then `data: [DONE]`. ' +
+        'An error after the stream started arrives as one `data: {"error": {...}}` event before the end (docs/chat-and-streaming.md).',
+    },
+    'x-event-schema': writer.write(chunk),
+    example:
+      'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"mock-chat",' +
+      '"choices":[{"index":0,"delta":{"role":"assistant","content":"Hello"},"finish_reason":null}]}\n\ndata: [DONE]\n\n',
+  };
+}
+
+function operation(route: AppRoute & { name: string }, writer: JsonSchemaWriter): JsonSchema {
+  const metadata = (route.metadata ?? {}) as RouteMetadata;
+  const group = route.name.split('.')[0] ?? '';
+  const result: JsonSchema = {
+    operationId: operationId(route.name),
+    summary: route.summary ?? route.name,
+    description: route.description ?? route.summary ?? route.name,
+    tags: [TAGS[group]?.name ?? group],
+    security: SCHEMES_BY_AUTH[metadata.auth ?? 'none'].map((scheme) => ({ [scheme]: [] })),
+  };
+  const routeParameters = parameters(route, writer);
+  if (routeParameters.length > 0) result.parameters = routeParameters;
+  if (route.method !== 'GET' && 'body' in route && !isNoBody(route.body) && isZodType(route.body)) {
+    const json: JsonSchema = { schema: writer.write(route.body as ZodTypeAny) };
+    if (metadata.examples?.request !== undefined) json.example = metadata.examples.request;
+    result.requestBody = { required: true, content: { 'application/json': json } };
+  }
+  result.responses = Object.fromEntries(
+    Object.entries(route.responses).map(([status, schema]) => [status, responseEntry(Number(status), schema, writer, metadata)]),
+  );
+  return result;
+}
+
+/**
+ * The OpenAPI 3.1 document, generated from the one contract: operations from the routes
+ * (summary, description, examples and auth from their entries and metadata), schemas from
+ * the zod schemas (descriptions from `.describe()`), security schemes from the route's auth,
+ * and the text/event-stream form of streamed replies.
  */
 export function buildOpenApiDocument(version: string): Record<string, unknown> {
-  const document = generateOpenApi(
-    contract,
-    {
-      info: {
-        title: 'Model Gateway',
-        version,
-        description:
-          'One OpenAI-compatible API in front of many model providers: chat completions (with streaming), embeddings, ' +
-          'a model catalogue and a per-key usage report. Errors always have the body {"error": {"message", "type", "param", "code"}}.',
-        license: { name: 'MIT' },
-      },
-      components: { securitySchemes: SECURITY_SCHEMES },
+  const writer = new JsonSchemaWriter(namedSchemas());
+  const paths: Record<string, Record<string, JsonSchema>> = {};
+  for (const route of listRoutes(contract)) {
+    const path = toOpenApiPath(route.path);
+    paths[path] ??= {};
+    paths[path][route.method.toLowerCase()] = operation(route, writer);
+  }
+  return {
+    openapi: '3.1.0',
+    jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
+    info: {
+      title: 'Model Gateway',
+      version,
+      summary: 'One OpenAI-compatible API in front of many model providers.',
+      description:
+        'Chat completions (with streaming), embeddings, a model catalogue and a per-key usage report, behind API keys ' +
+        'with rate limits and exact usage accounting. Errors always have the body ' +
+        '`{"error": {"message", "type", "param", "code"}}` (docs/errors.md).',
+      license: { name: 'MIT', identifier: 'MIT' },
     },
-    {
-      setOperationId: 'concatenated-path',
-      operationMapper: (operation, route: AppRoute) => {
-        const metadata = (route.metadata ?? {}) as RouteMetadata;
-        const schemes = SCHEMES_BY_AUTH[metadata.auth ?? 'none'];
-        const mapped = { ...operation, security: schemes.map((scheme) => ({ [scheme]: [] })) };
-        if (metadata.streamChunk && mapped.responses?.['200']?.content) {
-          mapped.responses['200'].content['text/event-stream'] = {
-            schema: {
-              type: 'string',
-              description:
-                'With `stream: true`: server-sent events, each `data: <chat.completion.chunk JSON>` (schema in x-event-schema), ' +
-                'then `data: [DONE]`. An error after the start arrives as `data: {"error": {...}}`.',
-              'x-event-schema': generateSchema(metadata.streamChunk),
-            },
-          };
-        }
-        return mapped;
-      },
-    },
-  );
-  return document as unknown as Record<string, unknown>;
+    servers: [{ url: '/', description: 'The gateway serving this document.' }],
+    tags: Object.values(TAGS),
+    paths,
+    components: { schemas: writer.writeComponents(), securitySchemes: SECURITY_SCHEMES },
+  };
 }

@@ -20,7 +20,7 @@ import { createMemoryRateLimitStore } from './rate-limit/memory-store';
 import type { StreamLimiter } from './rate-limit/stream-limiter';
 import { adminRouter } from './routes/admin';
 import { dashboardFiles } from './routes/dashboard-files';
-import { docsPage } from './routes/docs-page';
+import { API_REFERENCE_SCRIPT_PATH, apiReferenceScript, docsPage } from './routes/docs-page';
 import { healthRouter, type ReadinessCheck } from './routes/health';
 import { METRICS_PATH, metricsEndpoint } from './routes/metrics';
 import { modelsRouter } from './routes/models';
@@ -107,10 +107,11 @@ export function createApp(dependencies: AppDependencies): GatewayListener {
     requestValidationErrorHandler: (error, _request, _response, next) => next(toValidationError(error)),
   });
 
-  app.get('/docs', docsPage(dependencies.openapiDocument));
+  app.get('/docs', docsPage());
+  app.get(API_REFERENCE_SCRIPT_PATH, apiReferenceScript());
   app.use('/dashboard', dashboardFiles(dependencies.dashboardDirectory));
   app.get(METRICS_PATH, metricsEndpoint(dependencies.metrics, config.metricsToken));
-  app.use(routeNotFound([...listRoutes(contract), { method: 'GET', path: '/docs' }, { method: 'GET', path: METRICS_PATH }, { method: 'GET', path: '/dashboard' }]));
+  app.use(routeNotFound([...listRoutes(contract), { method: 'GET', path: '/docs' }, { method: 'GET', path: API_REFERENCE_SCRIPT_PATH }, { method: 'GET', path: METRICS_PATH }, { method: 'GET', path: '/dashboard' }]));
   app.use(errorHandler(logger));
 
   const pipeline = new ModelPipeline({

@@ -1,11 +1,14 @@
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
+import type { z } from 'zod';
+import { CreateAccountBodySchema, CreateKeyBodySchema, UpdateKeyBodySchema } from '../../contract';
 import { createAccount, listAccounts } from '../accounts/account-operations';
 import { ConfigError, loadConfig } from '../config/load-config';
 import { createStore } from '../db/create-store';
 import { migrate } from '../db/migrate';
 import type { Store } from '../db/types';
 import { GatewayError } from '../errors/gateway-error';
+import { fromZodError } from '../errors/validation-error';
 import { KeyCache } from '../keys/key-cache';
 import { publishKeyEventOnce } from '../keys/key-events';
 import { changeApiKey, createApiKey, listApiKeys, rotateUsageKey } from '../keys/key-operations';
@@ -21,7 +24,8 @@ const USAGE = `Usage: model-gateway <command> [options]
   accounts create --name NAME                     -> {"id","name"}
   accounts list
   accounts login-link ID [--base-url URL]         -> {"url","expires_at"}: a one-time dashboard sign-in for
-                                                  the account's owner (URL default: http://localhost:PORT)
+                                                  the account's owner (URL default: GATEWAY_PUBLIC_URL,
+                                                  else http://localhost:PORT)
   keys create --account ID --name NAME [--rpm N] [--tpm N]
                                                   -> {"id","name","key","hint","status","blocked","created_at"}
   keys list --account ID
@@ -34,6 +38,23 @@ Every command reads GATEWAY_CONFIG, DATABASE_URL and REDIS_URL like serve does, 
 /** CLI failures: one line on stderr, exit code 1. */
 class CliError extends Error {}
 
+/** The flags each command takes; any other is refused (it would otherwise be ignored silently). */
+const COMMAND_FLAGS: Record<string, string[]> = {
+  serve: ['config', 'port', 'host', 'workers'],
+  migrate: ['config'],
+  'accounts create': ['config', 'name'],
+  'accounts list': ['config'],
+  'accounts login-link': ['config', 'base-url'],
+  'keys create': ['config', 'account', 'name', 'rpm', 'tpm'],
+  'keys list': ['config', 'account'],
+  'keys revoke': ['config'],
+  'keys block': ['config'],
+  'keys unblock': ['config'],
+  'keys limits': ['config', 'rpm', 'tpm'],
+  'usage-key create': ['config', 'account'],
+};
+const NUMBER_FLAGS = new Set(['--port', '--rpm', '--tpm', '--workers']);
+
 /** Runs one command; resolves to the process exit code. */
 export async function main(argv: string[], env: Record<string, string | undefined> = process.env): Promise<number> {
   try {
@@ -43,7 +64,7 @@ export async function main(argv: string[], env: Record<string, string | undefine
       return command ? 0 : 1;
     }
     const options = parseArgs({
-      args: withWorkersDefault(argv.slice(1)),
+      args: withNegativeValues(withWorkersDefault(argv.slice(1))),
       allowPositionals: true,
       strict: true,
       options: {
@@ -58,6 +79,12 @@ export async function main(argv: string[], env: Record<string, string | undefine
         workers: { type: 'string' },
       },
     });
+    const commandName = command === 'serve' || command === 'migrate' ? command : `${command} ${subcommand ?? ''}`.trim();
+    const allowed = COMMAND_FLAGS[commandName];
+    if (allowed) {
+      const extra = Object.keys(options.values).find((flag) => !allowed.includes(flag));
+      if (extra) fail(`${commandName} does not take --${extra}; run model-gateway --help`);
+    }
     const config = loadConfig({ path: options.values.config, env });
     if (command === 'serve') {
       if (options.values.port) config.server.port = integerOption('--port', options.values.port, 0);
@@ -79,14 +106,15 @@ export async function main(argv: string[], env: Record<string, string | undefine
       onError: (error) => process.stderr.write(`model-gateway: warning: running servers were not notified through Redis (${describe(error)}); they pick the change up within a second\n`),
     });
     try {
-      const values = { ...options.values, 'base-url': options.values['base-url'] ?? `http://localhost:${config.server.port}` };
+      const values = { ...options.values, 'base-url': options.values['base-url'] ?? config.publicUrl ?? `http://localhost:${config.server.port}` };
       print(await runStoreCommand(store, cache, command, subcommand, options.positionals.slice(1), values));
       return 0;
     } finally {
       await store.close();
     }
   } catch (error) {
-    process.stderr.write(`model-gateway: ${describe(error)}\n`);
+    // One line, whatever the error's text (some libraries' messages span several).
+    process.stderr.write(`model-gateway: ${describe(error).replace(/\s*\n\s*/g, ' ').trim()}\n`);
     return 1;
   }
 }
@@ -107,7 +135,7 @@ async function runStoreCommand(
 
   switch (`${command} ${subcommand ?? ''}`.trim()) {
     case 'accounts create': {
-      const account = await createAccount(dependencies, need('name'));
+      const account = await createAccount(dependencies, checked(CreateAccountBodySchema, { name: need('name') }).name);
       return { id: account.id, name: account.name };
     }
     case 'accounts list':
@@ -119,12 +147,13 @@ async function runStoreCommand(
       return createLoginLink(dependencies, accountId, baseUrl);
     }
     case 'keys create': {
-      const created = await createApiKey(dependencies, {
-        accountId: need('account'),
+      // The admin API's body schema (contract/admin.ts): the same limits on either database.
+      const body = checked(CreateKeyBodySchema, {
         name: need('name'),
-        rpm: values.rpm === undefined ? undefined : integerOption('--rpm', values.rpm, 1),
-        tpm: values.tpm === undefined ? undefined : integerOption('--tpm', values.tpm, 1),
+        rpm: values.rpm === undefined ? undefined : wholeNumber('--rpm', values.rpm),
+        tpm: values.tpm === undefined ? undefined : wholeNumber('--tpm', values.tpm),
       });
+      const created = await createApiKey(dependencies, { accountId: need('account'), name: body.name, rpm: body.rpm, tpm: body.tpm });
       const { id, name, key, hint, status, blocked, created_at } = created;
       return { id, name, key, hint, status, blocked, created_at };
     }
@@ -140,16 +169,52 @@ async function runStoreCommand(
       if (values.rpm === undefined && values.tpm === undefined) fail('keys limits needs --rpm and/or --tpm');
       const limit = (flag: string, text: string | undefined) => {
         if (text === undefined) return undefined;
-        const value = integerOption(flag, text, 0);
+        const value = wholeNumber(flag, text);
         return value === 0 ? null : value;
       };
-      return changeApiKey(dependencies, keyId(), { kind: 'update', rpm: limit('--rpm', values.rpm), tpm: limit('--tpm', values.tpm) });
+      const body = checked(UpdateKeyBodySchema, { rpm: limit('--rpm', values.rpm), tpm: limit('--tpm', values.tpm) });
+      return changeApiKey(dependencies, keyId(), { kind: 'update', rpm: body.rpm, tpm: body.tpm });
     }
     case 'usage-key create':
       return { key: (await rotateUsageKey(dependencies, need('account'))).key };
     default:
       return fail(`unknown command "${[command, subcommand].filter(Boolean).join(' ')}"; run model-gateway --help`);
   }
+}
+
+/**
+ * Input checked by the admin API's schema; its first problem as one line, naming the flag
+ * (`Invalid value for --tpm: Number must be less than or equal to 1000000000`).
+ */
+function checked<S extends z.ZodTypeAny>(schema: S, input: z.input<S>): z.output<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data as z.output<S>;
+  const error = fromZodError(result.error);
+  fail(error.param ? error.message.replace(` ${error.param}`, ` --${error.param}`) : error.message);
+}
+
+/** A flag's whole number (any sign: the schema says which are allowed). */
+function wholeNumber(flag: string, text: string): number {
+  const value = Number(text);
+  if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(value)) fail(`${flag} must be a whole number, got "${text}"`);
+  return value;
+}
+
+/**
+ * `--rpm -5`: parseArgs would take `-5` for a flag and fail with a message of three lines;
+ * written `--rpm=-5`, the value reaches the check that says what is allowed.
+ */
+function withNegativeValues(args: string[]): string[] {
+  const result: string[] = [];
+  for (let index = 0; index < args.length; index += 1) {
+    const arg = args[index] as string;
+    const next = args[index + 1];
+    if (NUMBER_FLAGS.has(arg) && next !== undefined && /^-\d/.test(next)) {
+      result.push(`${arg}=${next}`);
+      index += 1;
+    } else result.push(arg);
+  }
+  return result;
 }
 
 /** `--workers` alone (last, or before another flag) means one worker per core. */
@@ -179,6 +244,7 @@ function print(value: unknown): void {
 
 function describe(error: unknown): string {
   if (error instanceof ConfigError || error instanceof CliError || error instanceof GatewayError) return error.message;
-  if (error instanceof Error && 'code' in error && typeof error.code === 'string' && error.code.startsWith('ERR_PARSE_ARGS')) return error.message;
+  // parseArgs explains some errors over several lines: the first says what is wrong.
+  if (error instanceof Error && 'code' in error && typeof error.code === 'string' && error.code.startsWith('ERR_PARSE_ARGS')) return error.message.split('\n')[0] ?? error.message;
   return error instanceof Error ? error.message : String(error);
 }

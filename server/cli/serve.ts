@@ -39,6 +39,11 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     process.disconnect?.();
     return code;
   }
+  if (!config.adminToken) {
+    // Said once at start, by the process that owns the port: otherwise a 401 on /v1/admin or a
+    // dashboard that cannot sign in is the first sign (docs/configuration.md).
+    logger.warn('GATEWAY_ADMIN_TOKEN is not set: the admin API (/v1/admin) and the dashboard are off; manage accounts and keys with the model-gateway CLI');
+  }
   const workers = options.workers ?? 1;
   if (workers > 1) {
     // Workers drain requests, then usage; the margin covers their start and exit.

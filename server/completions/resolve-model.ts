@@ -2,7 +2,7 @@ import type { ChatCompletionRequest } from '../../contract';
 import type { Capability } from '../config/schema';
 import type { Config, ModelConfig } from '../config/load-config';
 import { invalidRequest, notFound, type GatewayError } from '../errors/gateway-error';
-import { missingKeyProvider } from '../providers/missing-key';
+import { missingKeyMessage, missingKeyProvider, type MissingKey } from '../providers/missing-key';
 import type { ModelTarget, ProviderAdapter } from '../providers/types';
 
 export interface Catalogue {
@@ -85,19 +85,24 @@ function buildAttempts(
   adapterFor: (providerName: string) => ProviderAdapter,
 ): Attempt[] {
   const models = [model, ...model.fallbacks.map((id) => catalogue.byId.get(id)).filter((entry): entry is ModelConfig => entry !== undefined)];
-  return models.map((entry) => {
+  const missingKeyOf = (entry: ModelConfig): MissingKey | null => {
+    const provider = config.providers[entry.provider];
+    return provider?.apiKeyEnv && provider.apiKey === '' ? { provider: provider.name, apiKeyEnv: provider.apiKeyEnv } : null;
+  };
+  const missing = models.map(missingKeyOf);
+  // Every model of the chain lacks its key: whichever fails last names all of them.
+  const everyKeyMissing = missing.every((entry) => entry !== null);
+  const chainMessage = everyKeyMissing ? missingKeyMessage(missing.filter((entry): entry is MissingKey => entry !== null)) : null;
+  return models.map((entry, index) => {
     const target: ModelTarget = {
       id: entry.id,
       upstreamModel: entry.upstreamModel,
       defaultMaxTokens: entry.maxOutputTokens ?? 4096,
     };
     if (entry.dimensions) target.dimensions = entry.dimensions;
-    const provider = config.providers[entry.provider];
-    const providerType = provider?.type ?? 'unknown';
-    const adapter =
-      provider?.apiKeyEnv && provider.apiKey === ''
-        ? missingKeyProvider(provider.name, providerType, provider.apiKeyEnv)
-        : adapterFor(entry.provider);
+    const providerType = config.providers[entry.provider]?.type ?? 'unknown';
+    const missingKey = missing[index];
+    const adapter = missingKey ? missingKeyProvider(providerType, chainMessage ?? missingKeyMessage([missingKey])) : adapterFor(entry.provider);
     return { model: entry, target, adapter, providerType };
   });
 }

@@ -36,6 +36,11 @@ export const EnvironmentSchema = z
       .refine((url) => url === undefined || /^rediss?:\/\//.test(url), 'must start with redis:// or rediss://')
       .transform((url) => url ?? null),
     GATEWAY_ADMIN_TOKEN: variable.transform((token) => token ?? null),
+    /** The address users reach the gateway at (login links); unset = http://localhost:PORT. */
+    GATEWAY_PUBLIC_URL: variable
+      .transform((url) => url?.replace(/\/+$/, ''))
+      .refine((url) => url === undefined || /^https?:\/\/[^\s/]+(\/\S*)?$/.test(url), 'must be an http:// or https:// address, e.g. https://gateway.example.com')
+      .transform((url) => url ?? null),
     /** When set, GET /metrics needs it as a bearer token; open otherwise. */
     GATEWAY_METRICS_TOKEN: variable.transform((token) => token ?? null),
     LOG_LEVEL: variable.transform((text = 'info', context): LogLevel => {

@@ -215,6 +215,7 @@ export const ConfigSchema = z
     databaseUrl: environment.DATABASE_URL,
     redisUrl: environment.REDIS_URL,
     adminToken: environment.GATEWAY_ADMIN_TOKEN,
+    publicUrl: environment.GATEWAY_PUBLIC_URL,
     metricsToken: environment.GATEWAY_METRICS_TOKEN,
     logLevel: environment.LOG_LEVEL,
   }));

@@ -10,8 +10,8 @@ import { errorFormatForPath } from '../pipeline/error-formats';
 /** ts-rest's `requestValidationErrorHandler`: validation failures in our envelope. */
 export function toValidationError(error: RequestValidationError): GatewayError {
   if (error.body) return fromZodError(error.body);
-  if (error.query) return fromZodError(error.query);
-  if (error.pathParams) return fromZodError(error.pathParams);
+  if (error.query) return fromZodError(error.query, [], 'query');
+  if (error.pathParams) return fromZodError(error.pathParams, [], 'path');
   if (error.headers) return fromZodError(error.headers);
   return new GatewayError(400, 'invalid_request_error', 'invalid_value', 'The request is invalid.');
 }

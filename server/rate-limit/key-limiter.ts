@@ -52,13 +52,13 @@ const requestsBucketId = (keyId: string, rpm: number): string => `key:${keyId}:r
 const tokensBucketId = (keyId: string, tpm: number): string => `key:${keyId}:tokens:${tpm}`;
 
 /** docs/rate-limits.md: whole seconds, at least 1, from when capacity really returns. */
-function retryAfterSeconds(buckets: BucketState[]): string {
+function retryAfterSeconds(buckets: Pick<BucketState, 'retryAfterMs'>[]): string {
   const longest = Math.max(0, ...buckets.map((bucket) => bucket.retryAfterMs));
   return String(Math.max(1, Math.ceil(longest / 1000)));
 }
 
 /** Index of the bucket that refused (largest retryAfterMs, first on a tie), or -1. */
-function bindingIndex(buckets: BucketState[]): number {
+function bindingIndex(buckets: Pick<BucketState, 'retryAfterMs'>[]): number {
   let found = -1;
   buckets.forEach((bucket, index) => {
     if (bucket.retryAfterMs > 0 && (found === -1 || bucket.retryAfterMs > (buckets[found]?.retryAfterMs ?? 0))) found = index;
@@ -135,16 +135,17 @@ export function createKeyLimiter(store: RateLimitStore): KeyLimiter {
     },
 
     async checkUsage(usageKeyId, ip, limits): Promise<UsageCheck> {
-      // docs/rate-limits.md: 30/min per usage query key and 120/min per client IP; both must pass.
-      const result = await store.take([
-        { id: `usage-key:${usageKeyId}`, capacity: limits.perKey, windowMs: RATE_LIMIT_WINDOW_MS, cost: 1 },
-        { id: `usage-ip:${ip}`, capacity: limits.perIp, windowMs: RATE_LIMIT_WINDOW_MS, cost: 1 },
+      // docs/rate-limits.md: at most 30 per usage query key and 120 per client IP in ANY 60
+      // seconds (sliding windows, not buckets that refill); both must pass.
+      const result = await store.hit([
+        { id: `usage-key:${usageKeyId}`, limit: limits.perKey, windowMs: RATE_LIMIT_WINDOW_MS },
+        { id: `usage-ip:${ip}`, limit: limits.perIp, windowMs: RATE_LIMIT_WINDOW_MS },
       ]);
       if (result.allowed) return { allowed: true, headers: {}, which: null };
       return {
         allowed: false,
-        headers: { 'retry-after': retryAfterSeconds(result.buckets) },
-        which: bindingIndex(result.buckets) === 1 ? 'ip' : 'key',
+        headers: { 'retry-after': retryAfterSeconds(result.windows) },
+        which: bindingIndex(result.windows) === 1 ? 'ip' : 'key',
       };
     },
 

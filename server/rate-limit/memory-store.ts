@@ -1,4 +1,5 @@
 import { bucketState, refilledLevel, validateDelta, validateRequests, type BucketShape, type StoredLevel } from './bucket-math';
+import { createMemoryWindows } from './memory-windows';
 import type { BucketRequest, BucketState, RateLimitStore, TakeResult } from './types';
 
 export interface MemoryRateLimitStoreOptions {
@@ -37,6 +38,7 @@ export function createMemoryRateLimitStore(options: MemoryRateLimitStoreOptions 
   const now = options.now ?? Date.now;
   const sweepPerCall = options.sweepPerCall ?? 4;
   const buckets = new Map<string, Entry>();
+  const windows = createMemoryWindows(now, sweepPerCall);
 
   let callsSinceSweep = 0;
   let lastSweepAt = Number.NEGATIVE_INFINITY;
@@ -110,10 +112,12 @@ export function createMemoryRateLimitStore(options: MemoryRateLimitStoreOptions 
   // Validation errors become rejections, like every other store failure.
   return {
     take: async (requests) => take(requests),
+    hit: async (requests) => windows.hit(requests),
     adjust: async (bucket, delta) => adjust(bucket, delta),
     close: async () => {
       buckets.clear();
+      windows.clear();
     },
-    size: () => buckets.size,
+    size: () => buckets.size + windows.size(),
   };
 }

@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { validateDelta, validateRequests } from './bucket-math';
-import type { BucketRequest, BucketState, RateLimitStore, TakeResult } from './types';
+import { validateWindows } from './memory-windows';
+import type { BucketRequest, BucketState, HitResult, RateLimitStore, TakeResult, WindowRequest } from './types';
 
 export interface RedisRateLimitStoreOptions {
   redis: Redis;
@@ -78,11 +80,51 @@ store(KEYS[1], level, capacity, window)
 return 1
 `;
 
+/*
+ * Sliding windows (docs/rate-limits.md): one sorted set per window, a hit's member unique
+ * (ARGV[1]) and scored by the Redis clock. In one script: drop the hits older than the
+ * window, count, and add the hit to every window only if every window has room; so at most
+ * `limit` hits land in any `windowMs`, across every instance.
+ * KEYS = windows; ARGV = member, then limit, windowMs per window.
+ * Reply: allowed, then remaining, retryAfterMs per window.
+ */
+const HIT_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local member = ARGV[1]
+local counts = {}
+local allowed = 1
+for i = 1, #KEYS do
+  local limit, window = tonumber(ARGV[2 * i]), tonumber(ARGV[2 * i + 1])
+  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now - window)
+  counts[i] = redis.call('ZCARD', KEYS[i])
+  if counts[i] >= limit then allowed = 0 end
+end
+local reply = { allowed }
+for i = 1, #KEYS do
+  local limit, window = tonumber(ARGV[2 * i]), tonumber(ARGV[2 * i + 1])
+  local retry = 0
+  if allowed == 1 then
+    redis.call('ZADD', KEYS[i], now, member)
+    redis.call('PEXPIRE', KEYS[i], window)
+    counts[i] = counts[i] + 1
+  elseif counts[i] >= limit then
+    local leaving = redis.call('ZRANGE', KEYS[i], counts[i] - limit, counts[i] - limit, 'WITHSCORES')
+    retry = math.max(1, tonumber(leaving[2]) + window - now)
+  end
+  reply[#reply + 1] = math.max(0, limit - counts[i])
+  reply[#reply + 1] = retry
+end
+return reply
+`;
+
+const HIT_COMMAND = 'modelGatewayRateLimitHit';
 const TAKE_COMMAND = 'modelGatewayRateLimitTake';
 const ADJUST_COMMAND = 'modelGatewayRateLimitAdjust';
 
 /** The commands `defineCommand` adds (sent as EVALSHA, falling back to EVAL after a script flush). */
 interface RateLimitCommands {
+  [HIT_COMMAND](numberOfKeys: number, ...keysAndArgs: Array<string | number>): Promise<unknown>;
   [TAKE_COMMAND](numberOfKeys: number, ...keysAndArgs: Array<string | number>): Promise<unknown>;
   [ADJUST_COMMAND](key: string, capacity: number, windowMs: number, delta: number): Promise<unknown>;
 }
@@ -101,6 +143,17 @@ function parseTakeReply(reply: unknown, requests: BucketRequest[]): TakeResult {
   return { allowed: numbers[0] === 1, buckets };
 }
 
+function parseHitReply(reply: unknown, windows: WindowRequest[]): HitResult {
+  if (!Array.isArray(reply) || reply.length !== 1 + 2 * windows.length || !reply.every((value) => typeof value === 'number')) {
+    throw new Error('rate limit: unexpected reply from the Redis window script');
+  }
+  const numbers: number[] = reply;
+  return {
+    allowed: numbers[0] === 1,
+    windows: windows.map((window, index) => ({ limit: window.limit, remaining: numbers[1 + 2 * index] ?? 0, retryAfterMs: numbers[2 + 2 * index] ?? 0 })),
+  };
+}
+
 /**
  * The shared store: ONE script call per `take` or `adjust`, no read-then-write in JS, so it
  * is exact under concurrency across instances. Assumes a single Redis (or a primary), not
@@ -111,6 +164,7 @@ function parseTakeReply(reply: unknown, requests: BucketRequest[]): TakeResult {
 export function createRedisRateLimitStore(options: RedisRateLimitStoreOptions): RateLimitStore {
   const { prefix } = options;
   options.redis.defineCommand(TAKE_COMMAND, { lua: TAKE_SCRIPT });
+  options.redis.defineCommand(HIT_COMMAND, { lua: HIT_SCRIPT });
   options.redis.defineCommand(ADJUST_COMMAND, { lua: ADJUST_SCRIPT, numberOfKeys: 1 });
   // defineCommand adds methods the ioredis types cannot know about.
   const redis = options.redis as Redis & RateLimitCommands;
@@ -122,6 +176,13 @@ export function createRedisRateLimitStore(options: RedisRateLimitStoreOptions): 
       const keys = requests.map((request) => prefix + request.id);
       const args = requests.flatMap((request) => [request.capacity, request.windowMs, request.cost]);
       return parseTakeReply(await redis[TAKE_COMMAND](requests.length, ...keys, ...args), requests);
+    },
+    async hit(windows) {
+      validateWindows(windows);
+      if (windows.length === 0) return { allowed: true, windows: [] };
+      const keys = windows.map((window) => `${prefix}window:${window.id}`);
+      const args = windows.flatMap((window) => [window.limit, window.windowMs]);
+      return parseHitReply(await redis[HIT_COMMAND](windows.length, ...keys, randomUUID(), ...args), windows);
     },
     async adjust(bucket, delta) {
       validateDelta(bucket, delta);

@@ -113,6 +113,7 @@ export function createResilientRateLimitStore(options: ResilientRateLimitStoreOp
 
   return {
     take: (requests) => run((store) => store.take(requests)),
+    hit: (windows) => run((store) => store.hit(windows)),
     adjust: (bucket, delta) => run((store) => store.adjust(bucket, delta)),
     status: () => state,
     async close() {

@@ -29,7 +29,27 @@ export interface BucketState {
 /** `buckets` is in the same order as the requests. */
 export interface TakeResult { allowed: boolean; buckets: BucketState[] }
 
+/**
+ * A sliding window: at most `limit` hits in any `windowMs` (docs/rate-limits.md: the usage
+ * route's limits). Unlike a bucket, it never lets a burst through twice in one window.
+ * `limit` and `windowMs` are positive safe integers.
+ */
+export interface WindowRequest { id: string; limit: number; windowMs: number }
+
+export interface WindowState {
+  limit: number;
+  /** Hits left in the window after this call. */
+  remaining: number;
+  /** ms until one more hit would fit; 0 when it fits now. */
+  retryAfterMs: number;
+}
+
+/** `windows` is in the same order as the requests. */
+export interface HitResult { allowed: boolean; windows: WindowState[] }
+
 export interface RateLimitStore {
+  /** Atomically records one hit in every window if every window has room; otherwise records nothing. */
+  hit(windows: WindowRequest[]): Promise<HitResult>;
   /** Atomically refills every bucket, and takes `cost` from all of them only if all have enough; otherwise takes nothing. */
   take(requests: BucketRequest[]): Promise<TakeResult>;
   /** Adds `delta` (positive = refund, capped at capacity; negative = charge more, may go below zero = debt) */

@@ -43,3 +43,52 @@ it('a provider whose key variable is unset answers 502 naming the variable, and 
     await gw.close();
   }
 });
+
+const chainConfig = `
+upstream: { connect_timeout_ms: 500, first_byte_timeout_ms: 500, idle_timeout_ms: 500, max_retries: 0, retry_base_delay_ms: 1 }
+providers:
+  first: { type: openai, base_url: "http://127.0.0.1:9/v1", api_key_env: GW_TEST_UNSET_FIRST }
+  second: { type: anthropic, base_url: "http://127.0.0.1:9/v1", api_key_env: GW_TEST_UNSET_SECOND }
+  third: { type: openai, base_url: "http://127.0.0.1:9/v1", api_key_env: GW_TEST_UNSET_FIRST }
+models:
+  - id: keyless-chain
+    provider: first
+    capabilities: [chat]
+    context_window: 1000
+    pricing: { input_per_million: 1, output_per_million: 1 }
+    fallbacks: [keyless-second, keyless-third]
+  - id: keyless-second
+    provider: second
+    capabilities: [chat]
+    context_window: 1000
+    pricing: { input_per_million: 1, output_per_million: 1 }
+  - id: keyless-third
+    provider: third
+    capabilities: [chat]
+    context_window: 1000
+    pricing: { input_per_million: 1, output_per_million: 1 }
+`;
+
+it('when a model and all its fallbacks lack their keys, the 502 names every missing variable in order, each once', async () => {
+  const gw = await startTestGateway({ configYaml: chainConfig });
+  try {
+    const { key } = await gw.createKey(await gw.createAccount());
+    for (const stream of [false, true]) {
+      const response = await gw.http
+        .post('/v1/chat/completions')
+        .set('authorization', `Bearer ${key}`)
+        .send({ model: 'keyless-chain', messages: [{ role: 'user', content: 'hi' }], stream });
+      expect(response.status).toBe(502);
+      expect(response.body.error).toEqual({
+        type: 'upstream_error',
+        code: 'upstream_unavailable',
+        param: null,
+        message:
+          'Neither the model nor any of its fallbacks has a provider API key configured: ' +
+          'set GW_TEST_UNSET_FIRST (provider "first"), GW_TEST_UNSET_SECOND (provider "second") on the gateway.',
+      });
+    }
+  } finally {
+    await gw.close();
+  }
+});

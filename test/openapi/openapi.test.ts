@@ -42,10 +42,17 @@ it('the server publishes the same document at /v1/openapi.json, with every route
   expect(document.paths['/v1/admin/session']?.get?.security).toEqual([{ sessionCookie: [] }]);
 });
 
-it('GET /docs is a self-contained API reference page', async () => {
+it('GET /docs is the Scalar API reference page, served with its renderer by the server (no CDN)', async () => {
   const response = await gw.http.get('/docs');
   expect(response.status).toBe(200);
   expect(response.headers['content-type']).toMatch(/text\/html/);
-  expect(response.text).toContain('/v1/chat/completions');
-  expect(response.text).not.toMatch(/<script|https?:\/\/(?!.*openapi)/i);
+  expect(response.headers['content-security-policy']).toContain("script-src 'self'");
+  expect(response.headers['content-security-policy']).toContain("connect-src 'self'");
+  expect(response.text).toContain('data-url="/v1/openapi.json"');
+  expect(response.text).toContain('<script src="/docs/api-reference.js"></script>');
+  expect(response.text).not.toMatch(/https?:\/\//);
+  const script = await gw.http.get('/docs/api-reference.js');
+  expect(script.status).toBe(200);
+  expect(script.headers['content-type']).toMatch(/javascript/);
+  expect(Number(script.headers['content-length'])).toBeGreaterThan(1_000_000);
 });

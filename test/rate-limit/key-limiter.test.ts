@@ -101,14 +101,15 @@ describe('key limiter', () => {
     expect((await limiter.reserve('key-2', limits, 1)).allowed).toBe(true);
   });
 
+  // Sliding windows (docs/rate-limits.md): room returns when the oldest hit leaves the window, a minute after it.
   it('checkUsage applies both the per-key and the per-IP limit', async () => {
     const { limiter } = setup();
     const usageLimits = { perKey: 2, perIp: 3 };
     expect(await limiter.checkUsage('uk-a', '10.0.0.1', usageLimits)).toEqual({ allowed: true, headers: {}, which: null });
     await limiter.checkUsage('uk-a', '10.0.0.1', usageLimits);
-    expect(await limiter.checkUsage('uk-a', '10.0.0.1', usageLimits)).toEqual({ allowed: false, headers: { 'retry-after': '30' }, which: 'key' });
+    expect(await limiter.checkUsage('uk-a', '10.0.0.1', usageLimits)).toEqual({ allowed: false, headers: { 'retry-after': '60' }, which: 'key' });
     expect((await limiter.checkUsage('uk-b', '10.0.0.1', usageLimits)).allowed).toBe(true);
-    expect(await limiter.checkUsage('uk-c', '10.0.0.1', usageLimits)).toEqual({ allowed: false, headers: { 'retry-after': '20' }, which: 'ip' });
+    expect(await limiter.checkUsage('uk-c', '10.0.0.1', usageLimits)).toEqual({ allowed: false, headers: { 'retry-after': '60' }, which: 'ip' });
     expect((await limiter.checkUsage('uk-c', '10.0.0.2', usageLimits)).allowed).toBe(true);
   });
 

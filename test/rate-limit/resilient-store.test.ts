@@ -23,6 +23,7 @@ function controllablePrimary() {
   };
   const store: RateLimitStore = {
     take: (requests) => gate(() => healthy.take(requests)),
+    hit: (windows) => gate(() => healthy.hit(windows)),
     adjust: (shape, delta) => gate(() => healthy.adjust(shape, delta)),
     close: () => healthy.close(),
   };
@@ -123,7 +124,7 @@ describe('resilient rate-limit store', () => {
       });
     const changes: RateLimitStoreStatus[] = [];
     const store = createResilientRateLimitStore({
-      primary: { take: (requests) => overSocket(() => memory.take(requests)), adjust: (shape, delta) => overSocket(() => memory.adjust(shape, delta)), close: async () => undefined },
+      primary: { take: (requests) => overSocket(() => memory.take(requests)), hit: (windows) => overSocket(() => memory.hit(windows)), adjust: (shape, delta) => overSocket(() => memory.adjust(shape, delta)), close: async () => undefined },
       policy: 'closed',
       timeoutMs: 50,
       onStateChange: (state) => changes.push(state),

@@ -1,0 +1,35 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import Ajv2020 from 'ajv/dist/2020';
+
+/** The committed document, and Ajv (strict, JSON Schema 2020-12) loaded with it. */
+export const documentPath = fileURLToPath(new URL('../../openapi/openapi.json', import.meta.url));
+
+export interface OpenApiDocument {
+  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema?: unknown }> }> }>>;
+  components: { schemas: Record<string, unknown> };
+}
+
+export function readDocument(): OpenApiDocument {
+  return JSON.parse(readFileSync(documentPath, 'utf8')) as OpenApiDocument;
+}
+
+/**
+ * Ajv in strict mode with the whole document added under the id `openapi.json`, so a schema's
+ * `#/components/schemas/…` references resolve. Union types (`type: ["string", "null"]`) are
+ * JSON Schema's way of writing a nullable scalar, so they are allowed.
+ */
+export function strictAjv(document: OpenApiDocument): Ajv2020 {
+  const ajv = new Ajv2020({ strict: true, allowUnionTypes: true, allErrors: true });
+  // The document's own top-level fields are not JSON Schema keywords.
+  for (const keyword of ['openapi', 'jsonSchemaDialect', 'info', 'servers', 'tags', 'paths', 'components']) ajv.addKeyword(keyword);
+  ajv.addSchema(document, 'openapi.json');
+  return ajv;
+}
+
+const pointer = (...parts: string[]): string => parts.map((part) => part.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
+
+/** A validator for the documented JSON body of `status` on `method path`. */
+export function responseValidator(ajv: Ajv2020, path: string, method: string, status: number) {
+  return ajv.compile({ $ref: `openapi.json#/${pointer('paths', path, method, 'responses', String(status), 'content', 'application/json', 'schema')}` });
+}
