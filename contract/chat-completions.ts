@@ -106,9 +106,19 @@ export const FinishReasonSchema = z.enum(['stop', 'length', 'tool_calls', 'conte
 export type FinishReason = z.infer<typeof FinishReasonSchema>;
 
 export const ChatUsageSchema = z.object({
-  prompt_tokens: z.number().int(),
-  completion_tokens: z.number().int(),
+  prompt_tokens: z.number().int().describe('Every input token: uncached, read from and written to the prompt cache.'),
+  completion_tokens: z.number().int().describe('Every output token, reasoning included.'),
   total_tokens: z.number().int(),
+  prompt_tokens_details: z
+    .object({ cached_tokens: z.number().int().nullish().describe('Of prompt_tokens, read from the prompt cache.') })
+    .nullish(),
+  completion_tokens_details: z
+    .object({ reasoning_tokens: z.number().int().nullish().describe('Of completion_tokens, reasoning tokens.') })
+    .nullish(),
+  cost_usd: z
+    .number()
+    .optional()
+    .describe("The request's cost in USD (docs/pricing.md); only in a stream's final usage chunk. Non-streamed replies give it in the x-gateway-cost-usd header."),
 });
 export type ChatUsage = z.infer<typeof ChatUsageSchema>;
 

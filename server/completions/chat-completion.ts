@@ -6,12 +6,13 @@ import { rateLimited } from '../errors/gateway-error';
 import { timeUpstream } from '../metrics/request-timing';
 import { CallAbort } from '../providers/call-signal';
 import { callWithFallbacks } from '../providers/call-with-fallbacks';
-import type { ChatStream } from '../providers/types';
+import type { ChatStream, TokenUsage } from '../providers/types';
+import { fromChatUsage, toChatUsage } from '../providers/token-usage';
 import { isAbortError } from '../providers/http-client';
 import { ChunkEventEncoder, encodeSseData, SSE_DONE } from '../streaming/encode-sse';
 import { sendSse } from '../streaming/send-sse';
 import { countTextTokens, promptTokenCounter, quickPromptTokens } from '../usage/count-tokens';
-import { Meter, type MeterDependencies } from './meter';
+import { costUsd, Meter, type MeterDependencies } from './meter';
 import { toGatewayError } from './to-gateway-error';
 import { attemptsFor, checkChatCapabilities, checkN, resolveModel, type Attempt, type Catalogue } from './resolve-model';
 import type { ProviderRegistry } from '../providers/registry';
@@ -86,11 +87,7 @@ export async function createChatCompletion(dependencies: ChatDependencies, call:
         completionTokens: completion.choices.reduce((sum, choice) => sum + countTextTokens(choice.message.content ?? ''), 0),
       };
       completion.model = attempt.model.id;
-      completion.usage = {
-        prompt_tokens: usage.promptTokens,
-        completion_tokens: usage.completionTokens,
-        total_tokens: usage.promptTokens + usage.completionTokens,
-      };
+      completion.usage = toChatUsage(usage);
       meter.finish({ model: attempt.model, ...usage, estimated: value.usage === null, status: 200, errorCode: null });
       response.locals.model = attempt.model.id;
       response.locals.provider = attempt.model.provider;
@@ -156,7 +153,7 @@ async function* streamEvents(
   requestId: string,
 ): AsyncGenerator<string> {
   let text = '';
-  let reported: { promptTokens: number; completionTokens: number } | null = null;
+  let reported: TokenUsage | null = null;
   let status = 200;
   let errorCode: string | null = null;
   let completed = false;
@@ -167,7 +164,8 @@ async function* streamEvents(
     chunk.model = attempt.model.id;
     last = chunk;
     if (chunk.usage) {
-      reported = { promptTokens: chunk.usage.prompt_tokens, completionTokens: chunk.usage.completion_tokens };
+      reported = stream.usage ?? fromChatUsage(chunk.usage);
+      if (includeUsage) chunk.usage.cost_usd = costUsd(attempt.model, reported);
       if (chunk.choices.length === 0) return includeUsage ? encoder.encode(chunk) : '';
       if (!includeUsage) chunk.usage = undefined;
     }
@@ -196,7 +194,7 @@ async function* streamEvents(
       // gateway's count (the one billed) when the provider reported none.
       const promptTokens = promptEstimate();
       const completionTokens = countTextTokens(text);
-      const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+      const usage = { ...toChatUsage({ promptTokens, completionTokens }), cost_usd: costUsd(attempt.model, { promptTokens, completionTokens }) };
       yield encodeSseData({ id: final.id, object: 'chat.completion.chunk', created: final.created, model: attempt.model.id, choices: [], usage });
     }
     completed = true;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import type { z } from 'zod';
-import { parseDecimalToNano } from './price';
+import { buildPricing, parseDecimalToNano, PRICE_KEYS, type ModelPricing, type PriceKey } from './price';
 import { ConfigFileSchema, findCatalogueProblems, type Capability, type ConfigFile, type ProviderType } from './schema';
 import { packagePath } from '../paths';
 
@@ -74,14 +74,8 @@ export interface ModelConfig {
   contextWindow: number;
   /** The provider's output ceiling; the default `max_tokens` where one is mandatory (Anthropic). */
   maxOutputTokens?: number;
-  pricing: {
-    /** As written, for display (`GET /v1/models`). */
-    inputPerMillion: number;
-    outputPerMillion: number;
-    /** Exact nano-dollars per million tokens, for accounting (decisions.md §3). */
-    inputNanoPerMillion: bigint;
-    outputNanoPerMillion: bigint;
-  };
+  /** As written, for display (`GET /v1/models`), and exact, for accounting (docs/pricing.md). */
+  pricing: ModelPricing;
   /** Model ids tried in order on upstream failure. */
   fallbacks: string[];
   /** Values a request's `dimensions` may take; absent = the parameter is refused. */
@@ -196,10 +190,8 @@ function describeIssue(issue: z.ZodIssueOptionalMessage, context: z.ErrorMapCtx)
   return { message: context.defaultError };
 }
 
-interface ExactPrice {
-  input: bigint;
-  output: bigint;
-}
+/** A model's exact prices by key, `long_context.` in front of the long-context ones; absent = 0. */
+type ExactPrice = Map<string, bigint>;
 
 /** Nano-dollar prices read from the YAML source text itself, not from the parsed floats. */
 function readExactPrices(
@@ -212,8 +204,8 @@ function readExactPrices(
   const models = typeof raw === 'object' && raw !== null && 'models' in raw ? raw.models : undefined;
   if (!Array.isArray(models)) return prices;
   models.forEach((_, index) => {
-    const read = (key: string): bigint => {
-      const path = ['models', index, 'pricing', key];
+    const read = (...keys: string[]): bigint => {
+      const path = ['models', index, 'pricing', ...keys];
       const node = resolve(document, document.getIn(path, true));
       // Non-numbers and out-of-range values are the schema's to report.
       const inRange = isScalar(node) && typeof node.value === 'number' && node.value >= 0 && node.value <= 1_000_000;
@@ -223,7 +215,12 @@ function readExactPrices(
       report(path, parsed.message);
       return 0n;
     };
-    prices.push({ input: read('input_per_million'), output: read('output_per_million') });
+    const exact: ExactPrice = new Map();
+    for (const key of PRICE_KEYS) {
+      exact.set(key, read(key));
+      exact.set(`long_context.${key}`, read('long_context', key));
+    }
+    prices.push(exact);
   });
   return prices;
 }
@@ -281,7 +278,7 @@ function buildConfig(source: string, file: ConfigFile, prices: ExactPrice[], set
     };
   }
   const models = file.models.map((entry, index): ModelConfig => {
-    const price = prices[index] ?? { input: 0n, output: 0n };
+    const price = (key: PriceKey, longContext: boolean): bigint => prices[index]?.get(longContext ? `long_context.${key}` : key) ?? 0n;
     return {
       id: entry.id,
       provider: entry.provider,
@@ -291,12 +288,7 @@ function buildConfig(source: string, file: ConfigFile, prices: ExactPrice[], set
       kind: entry.capabilities.includes('embeddings') ? 'embeddings' : 'chat',
       contextWindow: entry.context_window,
       ...(entry.max_output_tokens === undefined ? {} : { maxOutputTokens: entry.max_output_tokens }),
-      pricing: {
-        inputPerMillion: entry.pricing.input_per_million,
-        outputPerMillion: entry.pricing.output_per_million,
-        inputNanoPerMillion: price.input,
-        outputNanoPerMillion: price.output,
-      },
+      pricing: buildPricing(entry.pricing, price),
       fallbacks: entry.fallbacks ?? [],
       ...(entry.dimensions === undefined ? {} : { dimensions: entry.dimensions }),
     };

@@ -127,10 +127,29 @@ const priceSchema = z
     }
   });
 
+/** Prompt-cache prices (docs/pricing.md); one not given is the input price. */
+const cachePriceShape = {
+  cache_read_per_million: priceSchema.optional(),
+  cache_write_per_million: priceSchema.optional(),
+  cache_write_1h_per_million: priceSchema.optional(),
+};
+
+/** Rates of every token of a request whose whole prompt is over `threshold_tokens`. */
+export const LongContextPricingSchema = z
+  .object({
+    threshold_tokens: positiveInteger,
+    input_per_million: priceSchema,
+    output_per_million: priceSchema,
+    ...cachePriceShape,
+  })
+  .strict();
+
 export const PricingSchema = z
   .object({
     input_per_million: priceSchema,
     output_per_million: priceSchema,
+    ...cachePriceShape,
+    long_context: LongContextPricingSchema.optional(),
   })
   .strict();
 export type Pricing = z.infer<typeof PricingSchema>;

@@ -1,16 +1,55 @@
+import type { ModelPricing, Rates } from '../config/price';
+import type { TokenUsage } from '../providers/types';
+
 /**
- * decisions.md §3: spend = prompt_tokens x input_per_million / 1e6 + completion_tokens x
- * output_per_million / 1e6. With prices held as exact nano-dollars per million tokens, the
- * product tokens x nano-per-million is the cost in femto-dollars (1e-15 USD), exactly.
+ * The one price of a request (docs/pricing.md): uncached prompt tokens x input + cache reads x
+ * cache_read + 5-minute cache writes x cache_write + 1-hour cache writes x cache_write_1h +
+ * completion tokens (reasoning included) x output, every rate of the long-context set when the
+ * whole prompt is over its threshold. With prices held as exact nano-dollars per million tokens,
+ * each product tokens x nano-per-million is femto-dollars (1e-15 USD), exactly.
+ * The parts are taken in order from the prompt total, so a provider that reports more cached
+ * tokens than prompt tokens is never billed for a token twice.
  */
-export function costFemtoUsd(
-  pricing: { inputNanoPerMillion: bigint; outputNanoPerMillion: bigint },
-  promptTokens: number,
-  completionTokens: number,
-): bigint {
-  return BigInt(promptTokens) * pricing.inputNanoPerMillion + BigInt(completionTokens) * pricing.outputNanoPerMillion;
+export function requestCostFemtoUsd(pricing: ModelPricing, usage: TokenUsage): bigint {
+  const prompt = wholeTokens(usage.promptTokens);
+  const longContext = pricing.longContext;
+  const rates: Rates = longContext !== null && prompt > longContext.thresholdTokens ? longContext : pricing;
+  let rest = prompt;
+  const take = (tokens: number | undefined): number => {
+    const part = Math.min(wholeTokens(tokens), rest);
+    rest -= part;
+    return part;
+  };
+  const cached = take(usage.cachedTokens);
+  const written = take(usage.cacheWriteTokens);
+  const written1h = take(usage.cacheWrite1hTokens);
+  return (
+    BigInt(rest) * rates.inputNanoPerMillion +
+    BigInt(cached) * rates.cacheReadNanoPerMillion +
+    BigInt(written) * rates.cacheWriteNanoPerMillion +
+    BigInt(written1h) * rates.cacheWrite1hNanoPerMillion +
+    BigInt(wholeTokens(usage.completionTokens)) * rates.outputNanoPerMillion
+  );
 }
 
+/** A count as the cost needs it: a non-negative integer (a provider's garbage counts as 0). */
+function wholeTokens(value: number | undefined): number {
+  return value !== undefined && Number.isSafeInteger(value) && value > 0 ? value : 0;
+}
+
+/** Femto-dollars per dollar. */
+const FEMTO_DIGITS = 15;
+
+/**
+ * Femto-dollars as exact decimal dollars without trailing zeros ("0.000123", "0"): the text of
+ * the `x-gateway-cost-usd` header; `Number()` of it is the `cost_usd` of a stream's usage chunk.
+ */
+export function femtoToUsdText(femto: bigint): string {
+  const digits = femto.toString().padStart(FEMTO_DIGITS + 1, '0');
+  const whole = digits.slice(0, -FEMTO_DIGITS);
+  const fraction = digits.slice(-FEMTO_DIGITS).replace(/0+$/, '');
+  return fraction === '' ? whole : `${whole}.${fraction}`;
+}
 /** Half a nano-dollar in femto-dollars. */
 const HALF_NANO_FEMTO = 500_000;
 

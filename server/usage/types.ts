@@ -8,8 +8,18 @@ export interface UsageEvent {
   provider: string;
   /** When the gateway received the request (ms since epoch): the day it is billed on. */
   receivedAt: number;
+  /** Every input token; the next three are parts of it (docs/pricing.md). */
   promptTokens: number;
+  /** Every output token, reasoning included. */
   completionTokens: number;
+  /** Of promptTokens: read from the prompt cache. */
+  cachedTokens: number;
+  /** Of promptTokens: written to the prompt cache, 5-minute lifetime. */
+  cacheWriteTokens: number;
+  /** Of promptTokens: written to the prompt cache, 1-hour lifetime. */
+  cacheWrite1hTokens: number;
+  /** Of completionTokens: reasoning tokens. */
+  reasoningTokens: number;
   /** Exact cost in femto-dollars (1e-15 USD), priced at request time. */
   costFemtoUsd: bigint;
   /** Tokens counted by the gateway because the provider reported none. */
