@@ -46,6 +46,10 @@ export interface UsageDailyRecord {
   requests: number;
   promptTokens: bigint;
   completionTokens: bigint;
+  cachedTokens: bigint;
+  cacheWriteTokens: bigint;
+  cacheWrite1hTokens: bigint;
+  reasoningTokens: bigint;
   costNanoUsd: bigint;
   costFemtoRemainder: bigint;
 }

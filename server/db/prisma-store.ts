@@ -1,4 +1,5 @@
 import { dailyUsageThroughPrisma, type DailyUsageQuery } from './daily-usage';
+import { modelUsageThroughPrisma } from './model-usage';
 import type { GatewayDb } from './gateway-db';
 import { toAccountRow, toApiKeyRow, toDashboardSessionRow, toLoginTokenRow, toUsageKeyRow } from './rows';
 import type { Store } from './types';
@@ -144,6 +145,8 @@ export function createPrismaStore(db: GatewayDb, options: PrismaStoreOptions): S
     },
 
     dailyUsage,
+
+    modelUsage: (accountId, startDay, endDay) => modelUsageThroughPrisma(db, accountId, startDay, endDay),
 
     async countUsageEvents(filter = {}) {
       return db.usageEvent.count({
