@@ -67,13 +67,13 @@ export type PriceKey = (typeof PRICE_KEYS)[number];
 
 /** One set of rates (docs/pricing.md): as written, for display, and exact, for accounting. */
 export interface Rates {
-  /** USD per million tokens as written (`GET /v1/models`); a cache price not given is the input price. */
+  /** USD per million tokens as written, for `GET /v1/models`; a cache price not given is absent. */
   inputPerMillion: number;
   outputPerMillion: number;
-  cacheReadPerMillion: number;
-  cacheWritePerMillion: number;
-  cacheWrite1hPerMillion: number;
-  /** The same in exact nano-dollars per million tokens (decisions.md §3). */
+  cacheReadPerMillion?: number;
+  cacheWritePerMillion?: number;
+  cacheWrite1hPerMillion?: number;
+  /** Exact nano-dollars per million tokens (decisions.md §3); a cache price not given is the input price. */
   inputNanoPerMillion: bigint;
   outputNanoPerMillion: bigint;
   cacheReadNanoPerMillion: bigint;
@@ -111,9 +111,9 @@ function buildRates(written: WrittenRates, exact: (key: PriceKey) => bigint): Ra
   return {
     inputPerMillion: written.input_per_million,
     outputPerMillion: written.output_per_million,
-    cacheReadPerMillion: written.cache_read_per_million ?? written.input_per_million,
-    cacheWritePerMillion: written.cache_write_per_million ?? written.input_per_million,
-    cacheWrite1hPerMillion: written.cache_write_1h_per_million ?? written.input_per_million,
+    ...(written.cache_read_per_million === undefined ? {} : { cacheReadPerMillion: written.cache_read_per_million }),
+    ...(written.cache_write_per_million === undefined ? {} : { cacheWritePerMillion: written.cache_write_per_million }),
+    ...(written.cache_write_1h_per_million === undefined ? {} : { cacheWrite1hPerMillion: written.cache_write_1h_per_million }),
     inputNanoPerMillion: input,
     outputNanoPerMillion: exact('output_per_million'),
     cacheReadNanoPerMillion: cache('cache_read_per_million'),

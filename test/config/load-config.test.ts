@@ -109,9 +109,6 @@ describe('normalized runtime configuration', () => {
       pricing: {
         inputPerMillion: 1,
         outputPerMillion: 2,
-        cacheReadPerMillion: 1,
-        cacheWritePerMillion: 1,
-        cacheWrite1hPerMillion: 1,
         inputNanoPerMillion: 1_000_000_000n,
         outputNanoPerMillion: 2_000_000_000n,
         cacheReadNanoPerMillion: 1_000_000_000n,
