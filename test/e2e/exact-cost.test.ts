@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { events as anthropicEvents, messageBody, startMockAnthropicUpstream, type MockAnthropicUpstream, type MockUsage } from '../helpers/mock-anthropic-upstream';
 import { startMockGeminiUpstream, type MockGeminiUpstream } from '../helpers/mock-gemini-upstream';
 import { startMockOpenAiUpstream, type MockOpenAiUpstream } from '../helpers/mock-openai-upstream';
@@ -94,14 +94,15 @@ describe('exact cost of cached, cache-written, reasoning and long-context tokens
     [openai, anthropic, gemini] = await Promise.all([startMockOpenAiUpstream(), startMockAnthropicUpstream(), startMockGeminiUpstream()]);
   });
   beforeEach(async () => {
-    await e2e?.close();
     e2e = await startE2e({
       configYaml: configYaml(openai, anthropic, gemini),
       env: { COST_OPENAI_KEY: 'sk-proj-cost', COST_ANTHROPIC_KEY: 'sk-ant-cost', COST_GEMINI_KEY: 'AIza-cost' },
     });
   });
+  afterEach(async () => {
+    await e2e.close();
+  });
   afterAll(async () => {
-    await e2e?.close();
     await Promise.all([openai.close(), anthropic.close(), gemini.close()]);
   });
 
@@ -303,7 +304,6 @@ describe('exact cost of cached, cache-written, reasoning and long-context tokens
 
   it('the usage report: the admin API shows the breakdown and the per-model split; GET /v1/usage/keys keeps its fields', async () => {
     // A gateway that records to its database (the other tests keep events in memory).
-    await e2e.close();
     const gateway = await startTestGateway({
       configYaml: configYaml(openai, anthropic, gemini),
       env: { COST_OPENAI_KEY: 'sk-proj-cost', COST_ANTHROPIC_KEY: 'sk-ant-cost', COST_GEMINI_KEY: 'AIza-cost' },
