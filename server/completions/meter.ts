@@ -6,7 +6,7 @@ import type { GatewayMetrics } from '../metrics/gateway-metrics';
 import type { UsageOutcome } from '../middleware/access-log';
 import type { createKeyLimiter, Reservation } from '../rate-limit/key-limiter';
 import type { TokenUsage } from '../providers/types';
-import { femtoToUsdText, requestCostFemtoUsd } from '../usage/cost';
+import { billedUsage, femtoToUsdText, requestCostFemtoUsd } from '../usage/cost';
 import type { UsageSink } from '../usage/types';
 
 export interface MeterDependencies {
@@ -93,6 +93,7 @@ export class Meter {
     this.finished = true;
     const { model } = outcome;
     const cost = requestCostFemtoUsd(model.pricing, outcome);
+    const parts = billedUsage(outcome);
     // A non-streamed reply is not sent yet: its cost goes in a header (a stream's in its usage chunk).
     if (!this.stream && outcome.status === 200 && !this.response.headersSent) this.response.setHeader(COST_HEADER, femtoToUsdText(cost));
     this.dependencies.usage.record({
@@ -104,10 +105,10 @@ export class Meter {
       receivedAt: this.receivedAt,
       promptTokens: outcome.promptTokens,
       completionTokens: outcome.completionTokens,
-      cachedTokens: outcome.cachedTokens ?? 0,
-      cacheWriteTokens: outcome.cacheWriteTokens ?? 0,
-      cacheWrite1hTokens: outcome.cacheWrite1hTokens ?? 0,
-      reasoningTokens: outcome.reasoningTokens ?? 0,
+      cachedTokens: parts.cachedTokens,
+      cacheWriteTokens: parts.cacheWriteTokens,
+      cacheWrite1hTokens: parts.cacheWrite1hTokens,
+      reasoningTokens: parts.reasoningTokens,
       costFemtoUsd: cost,
       estimated: outcome.estimated,
       stream: this.stream,

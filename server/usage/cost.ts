@@ -7,29 +7,41 @@ import type { TokenUsage } from '../providers/types';
  * completion tokens (reasoning included) x output, every rate of the long-context set when the
  * whole prompt is over its threshold. With prices held as exact nano-dollars per million tokens,
  * each product tokens x nano-per-million is femto-dollars (1e-15 USD), exactly.
- * The parts are taken in order from the prompt total, so a provider that reports more cached
- * tokens than prompt tokens is never billed for a token twice.
  */
 export function requestCostFemtoUsd(pricing: ModelPricing, usage: TokenUsage): bigint {
-  const prompt = wholeTokens(usage.promptTokens);
+  const parts = billedUsage(usage);
   const longContext = pricing.longContext;
-  const rates: Rates = longContext !== null && prompt > longContext.thresholdTokens ? longContext : pricing;
-  let rest = prompt;
+  const rates: Rates = longContext !== null && parts.promptTokens > longContext.thresholdTokens ? longContext : pricing;
+  const uncached = parts.promptTokens - parts.cachedTokens - parts.cacheWriteTokens - parts.cacheWrite1hTokens;
+  return (
+    BigInt(uncached) * rates.inputNanoPerMillion +
+    BigInt(parts.cachedTokens) * rates.cacheReadNanoPerMillion +
+    BigInt(parts.cacheWriteTokens) * rates.cacheWriteNanoPerMillion +
+    BigInt(parts.cacheWrite1hTokens) * rates.cacheWrite1hNanoPerMillion +
+    BigInt(parts.completionTokens) * rates.outputNanoPerMillion
+  );
+}
+
+/**
+ * The usage as it is billed and stored: every count a non-negative integer (a provider's
+ * garbage counts as 0), and the parts taken in order (cached, 5-minute, 1-hour writes) from
+ * the prompt total and reasoning from the completion total, so that a provider reporting more
+ * cached tokens than prompt tokens is never billed for a token twice.
+ */
+export function billedUsage(usage: TokenUsage): Required<TokenUsage> {
+  const promptTokens = wholeTokens(usage.promptTokens);
+  const completionTokens = wholeTokens(usage.completionTokens);
+  let rest = promptTokens;
   const take = (tokens: number | undefined): number => {
     const part = Math.min(wholeTokens(tokens), rest);
     rest -= part;
     return part;
   };
-  const cached = take(usage.cachedTokens);
-  const written = take(usage.cacheWriteTokens);
-  const written1h = take(usage.cacheWrite1hTokens);
-  return (
-    BigInt(rest) * rates.inputNanoPerMillion +
-    BigInt(cached) * rates.cacheReadNanoPerMillion +
-    BigInt(written) * rates.cacheWriteNanoPerMillion +
-    BigInt(written1h) * rates.cacheWrite1hNanoPerMillion +
-    BigInt(wholeTokens(usage.completionTokens)) * rates.outputNanoPerMillion
-  );
+  const cachedTokens = take(usage.cachedTokens);
+  const cacheWriteTokens = take(usage.cacheWriteTokens);
+  const cacheWrite1hTokens = take(usage.cacheWrite1hTokens);
+  const reasoningTokens = Math.min(wholeTokens(usage.reasoningTokens), completionTokens);
+  return { promptTokens, completionTokens, cachedTokens, cacheWriteTokens, cacheWrite1hTokens, reasoningTokens };
 }
 
 /** A count as the cost needs it: a non-negative integer (a provider's garbage counts as 0). */

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildPricing } from '../../server/config/price';
-import { femtoToUsdText, NanoSum, nanoToUsd, requestCostFemtoUsd, roundedNanoUsd } from '../../server/usage/cost';
+import { billedUsage, femtoToUsdText, NanoSum, nanoToUsd, requestCostFemtoUsd, roundedNanoUsd } from '../../server/usage/cost';
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
@@ -88,6 +88,15 @@ describe('requestCostFemtoUsd (docs/pricing.md)', () => {
       8n * 300_000_000n + 2n * 3_750_000_000n,
     );
     expect(requestCostFemtoUsd(pricing, { promptTokens: 10, completionTokens: -3, cachedTokens: Number.NaN })).toBe(10n * 3_000_000_000n);
+    // What the usage event stores: the same parts.
+    expect(billedUsage({ promptTokens: 10, completionTokens: 4, cachedTokens: 8, cacheWriteTokens: 5, cacheWrite1hTokens: 5, reasoningTokens: 9 })).toEqual({
+      promptTokens: 10,
+      completionTokens: 4,
+      cachedTokens: 8,
+      cacheWriteTokens: 2,
+      cacheWrite1hTokens: 0,
+      reasoningTokens: 4,
+    });
   });
 
   it('femtoToUsdText gives the exact decimal without trailing zeros', () => {
