@@ -1,6 +1,7 @@
 import type { Store } from '../server/db/types';
 import { hashKey } from '../server/keys/key-text';
-import { costFemtoUsd } from '../server/usage/cost';
+import { buildPricing } from '../server/config/price';
+import { requestCostFemtoUsd } from '../server/usage/cost';
 import type { UsageEvent } from '../server/usage/types';
 
 /**
@@ -21,7 +22,7 @@ export interface PopulationOptions {
 
 const DAY_MS = 86_400_000;
 /** mock-text's prices (0.0375 / 0.15 USD per million), prices floats drift on. */
-const PRICING = { inputNanoPerMillion: 37_500_000n, outputNanoPerMillion: 150_000_000n };
+const PRICING = buildPricing({ input_per_million: 0.0375, output_per_million: 0.15 }, (key) => (key === 'input_per_million' ? 37_500_000n : 150_000_000n));
 
 export async function createPopulation(store: Store, options: PopulationOptions, createdAt: Date): Promise<Population> {
   const accounts: Population['accounts'] = [];
@@ -138,7 +139,11 @@ export function* traffic(population: Population, options: TrafficOptions): Gener
       receivedAt: Math.floor(options.firstInstant + index * spacing),
       promptTokens,
       completionTokens,
-      costFemtoUsd: costFemtoUsd(PRICING, promptTokens, completionTokens),
+      cachedTokens: 0,
+      cacheWriteTokens: 0,
+      cacheWrite1hTokens: 0,
+      reasoningTokens: 0,
+      costFemtoUsd: requestCostFemtoUsd(PRICING, { promptTokens, completionTokens }),
       estimated: false,
       stream: (index & 3) === 0,
       status: 200,

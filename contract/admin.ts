@@ -1,6 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { UsageQuerySchema, UsageReportSchema } from './usage.js';
+import { DetailedUsageReportSchema, UsageQuerySchema } from './usage.js';
 import { errorResponses } from './errors.js';
 
 const c = initContract();
@@ -226,8 +226,8 @@ export const adminContract = c.router(
       path: '/v1/admin/accounts/:accountId/usage',
       pathParams: AccountParams,
       query: UsageQuerySchema,
-      summary: "The account's usage report (same shape as GET /v1/usage/keys)",
-      responses: { 200: UsageReportSchema, ...errorResponses },
+      summary: "The account's usage report: GET /v1/usage/keys's, with the token breakdown and a per-model split per key",
+      responses: { 200: DetailedUsageReportSchema, ...errorResponses },
       metadata: adminMetadata('account'),
     },
   },

@@ -134,13 +134,21 @@ export const FinishReasonSchema = z
   .describe('Why the reply ended: a natural stop or a stop sequence, the token limit, tool calls, or a content filter.');
 export type FinishReason = z.infer<typeof FinishReasonSchema>;
 
-export const ChatUsageSchema = z
-  .object({
-    prompt_tokens: z.number().int().describe('Tokens of the request, as the provider counted them.'),
-    completion_tokens: z.number().int().describe('Tokens of the reply.'),
-    total_tokens: z.number().int().describe('Their sum.'),
-  })
-  .describe('The tokens billed for the call (docs/usage-report.md).');
+export const ChatUsageSchema = z.object({
+  prompt_tokens: z.number().int().describe('Every input token: uncached, read from and written to the prompt cache.'),
+  completion_tokens: z.number().int().describe('Every output token, reasoning included.'),
+  total_tokens: z.number().int().describe('Their sum.'),
+  prompt_tokens_details: z
+    .object({ cached_tokens: z.number().int().nullish().describe('Of prompt_tokens, read from the prompt cache.') })
+    .nullish(),
+  completion_tokens_details: z
+    .object({ reasoning_tokens: z.number().int().nullish().describe('Of completion_tokens, reasoning tokens.') })
+    .nullish(),
+  cost_usd: z
+    .number()
+    .optional()
+    .describe("The request's cost in USD (docs/pricing.md); only in a stream's final usage chunk. Non-streamed replies give it in the x-gateway-cost-usd header."),
+}).describe('The tokens billed for the call (docs/pricing.md).');
 export type ChatUsage = z.infer<typeof ChatUsageSchema>;
 
 export const ChatCompletionSchema = z.object({

@@ -9,18 +9,31 @@ export const CapabilitySchema = z
   .describe('What a model can do; a request needing a capability the model lacks is a 400.');
 export type Capability = z.infer<typeof CapabilitySchema>;
 
+/** USD per million tokens (docs/pricing.md); a cache price not listed is the input price. */
+const RatesShape = {
+  input_per_million: z.number(),
+  output_per_million: z.number(),
+  cache_read_per_million: z.number().optional().describe('Prompt tokens read from the prompt cache; absent = input_per_million.'),
+  cache_write_per_million: z.number().optional().describe('Prompt tokens written to the prompt cache, 5-minute lifetime; absent = input_per_million.'),
+  cache_write_1h_per_million: z.number().optional().describe('Prompt tokens written to the prompt cache, 1-hour lifetime; absent = input_per_million.'),
+};
+
+export const PricingEntrySchema = z.object({
+  ...RatesShape,
+  long_context: z
+    .object({ threshold_tokens: z.number().int(), ...RatesShape })
+    .optional()
+    .describe("Rates of every token of a request whose whole prompt (cached included) is over threshold_tokens."),
+});
+export type PricingEntry = z.infer<typeof PricingEntrySchema>;
+
 export const ModelEntrySchema = z.object({
   id: z.string().describe('The id to send as `model`.'),
   object: z.literal('model'),
   owned_by: z.string().describe('Who makes the model.'),
   capabilities: z.array(CapabilitySchema).describe('What the model can do.'),
   context_window: z.number().int().describe('Most tokens of request and reply together.'),
-  pricing: z
-    .object({
-      input_per_million: z.number().describe('USD per million prompt tokens.'),
-      output_per_million: z.number().describe('USD per million completion tokens.'),
-    })
-    .describe('What the gateway bills (docs/pricing.md).'),
+  pricing: PricingEntrySchema,
   dimensions: z.array(z.number().int()).optional().describe('Embeddings models: the vector lengths `dimensions` may ask for.'),
 }).describe('A model of the catalogue.');
 export type ModelEntry = z.infer<typeof ModelEntrySchema>;

@@ -43,6 +43,30 @@ export const UsageReportSchema = z.object({
 }).describe('The per-key usage of an account (docs/usage-report.md).');
 export type UsageReport = z.infer<typeof UsageReportSchema>;
 
+/** The parts of the token counts (docs/pricing.md), in the admin report only. */
+const BreakdownShape = {
+  cached_tokens: z.number().int().describe('Of prompt_tokens, read from the prompt cache.'),
+  cache_write_tokens: z.number().int().describe('Of prompt_tokens, written to the prompt cache (5-minute lifetime).'),
+  cache_write_1h_tokens: z.number().int().describe('Of prompt_tokens, written to the prompt cache (1-hour lifetime).'),
+  reasoning_tokens: z.number().int().describe('Of completion_tokens, reasoning tokens.'),
+};
+
+export const UsageModelEntrySchema = z.object({ model: z.string(), ...SpendCountsShape, ...BreakdownShape });
+export type UsageModelEntry = z.infer<typeof UsageModelEntrySchema>;
+
+export const DetailedUsageKeyEntrySchema = UsageKeyEntrySchema.extend({
+  total: z.object({ ...SpendCountsShape, ...BreakdownShape }),
+  daily: z.array(UsageDailyRowSchema.extend(BreakdownShape)),
+  models: z
+    .array(UsageModelEntrySchema)
+    .describe("The key's usage per model over the range, summed from the usage events (kept usage.retention_days); spend rounded once per model."),
+});
+export type DetailedUsageKeyEntry = z.infer<typeof DetailedUsageKeyEntrySchema>;
+
+/** The admin and dashboard report: GET /v1/usage/keys's, plus the token breakdown and a per-model split per key. */
+export const DetailedUsageReportSchema = UsageReportSchema.extend({ keys: z.array(DetailedUsageKeyEntrySchema) });
+export type DetailedUsageReport = z.infer<typeof DetailedUsageReportSchema>;
+
 export const usageContract = c.router({
   keys: {
     method: 'GET',

@@ -9,7 +9,8 @@ import { CallAbort } from '../providers/call-signal';
 import { callWithFallbacks } from '../providers/call-with-fallbacks';
 import { isAbortError } from '../providers/http-client';
 import type { ProviderRegistry } from '../providers/registry';
-import type { ChatStream } from '../providers/types';
+import type { ChatStream, TokenUsage } from '../providers/types';
+import { fromChatUsage, toChatUsage } from '../providers/token-usage';
 import type { StreamLimiter } from '../rate-limit/stream-limiter';
 import { countTextTokens, promptTokenCounter, quickPromptTokens } from '../usage/count-tokens';
 import { Meter, type MeterDependencies } from './meter';
@@ -44,7 +45,7 @@ export interface ChatChunkStream {
    */
   batches: AsyncGenerator<ChatCompletionChunk[], void, undefined>;
   /** Usage so far: the provider's when it reported it, else the gateway's count (the one billed). */
-  usage(): { promptTokens: number; completionTokens: number; reported: boolean };
+  usage(): TokenUsage & { reported: boolean };
   /** Cancels the upstream call (the client went away). */
   abort(): void;
   model: ModelConfig;
@@ -106,11 +107,7 @@ export async function runChatCall(dependencies: ChatDependencies, call: ChatCall
         completionTokens: completion.choices.reduce((sum, choice) => sum + countTextTokens(choice.message.content ?? ''), 0),
       };
       completion.model = attempt.model.id;
-      completion.usage = {
-        prompt_tokens: usage.promptTokens,
-        completion_tokens: usage.completionTokens,
-        total_tokens: usage.promptTokens + usage.completionTokens,
-      };
+      completion.usage = toChatUsage(usage);
       meter.finish({ model: attempt.model, ...usage, estimated: value.usage === null, status: 200, errorCode: null });
       context.model = attempt.model.id;
       context.provider = attempt.model.provider;
@@ -163,10 +160,10 @@ class MeteredChunks implements ChatChunkStream {
   readonly batches: AsyncGenerator<ChatCompletionChunk[], void, undefined>;
   readonly model: ModelConfig;
   private text = '';
-  private reported: { promptTokens: number; completionTokens: number } | null = null;
+  private reported: TokenUsage | null = null;
 
   constructor(
-    stream: ChatStream,
+    private readonly stream: ChatStream,
     attempt: Attempt,
     private readonly meter: Meter,
     private readonly promptEstimate: () => number,
@@ -177,7 +174,7 @@ class MeteredChunks implements ChatChunkStream {
     this.batches = this.read(stream, requestId);
   }
 
-  usage(): { promptTokens: number; completionTokens: number; reported: boolean } {
+  usage(): TokenUsage & { reported: boolean } {
     const reported = this.reported;
     if (reported !== null) return { ...reported, reported: true };
     return { promptTokens: this.promptEstimate(), completionTokens: countTextTokens(this.text), reported: false };
@@ -191,7 +188,8 @@ class MeteredChunks implements ChatChunkStream {
     const modelId = this.model.id;
     for (const chunk of batch) {
       chunk.model = modelId;
-      if (chunk.usage) this.reported = { promptTokens: chunk.usage.prompt_tokens, completionTokens: chunk.usage.completion_tokens };
+      // The adapter's full usage when the chunk's OpenAI shape cannot carry it all (Anthropic's cache writes).
+      if (chunk.usage) this.reported = this.stream.usage ?? fromChatUsage(chunk.usage);
       for (const choice of chunk.choices) {
         if (choice.delta.content) this.text += choice.delta.content;
         for (const toolCall of choice.delta.tool_calls ?? []) this.text += toolCall.function?.arguments ?? '';
@@ -234,8 +232,8 @@ class MeteredChunks implements ChatChunkStream {
         status = 499;
         errorCode = 'client_closed_request';
       }
-      const usage = this.usage();
-      this.meter.finish({ model: this.model, promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, estimated: !usage.reported, status, errorCode });
+      const { reported, ...usage } = this.usage();
+      this.meter.finish({ model: this.model, ...usage, estimated: !reported, status, errorCode });
     }
   }
 }

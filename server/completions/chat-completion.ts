@@ -5,7 +5,9 @@ import type { Reply } from '../pipeline/reply';
 import type { RequestContext } from '../pipeline/request-context';
 import { ChunkEventEncoder, encodeSseData, SSE_DONE } from '../streaming/encode-sse';
 import { sendSse } from '../streaming/send-sse';
+import { toChatUsage } from '../providers/token-usage';
 import { runChatCall, type ChatChunkStream, type ChatDependencies } from './chat-call';
+import { costUsd } from './meter';
 
 export type { ChatDependencies } from './chat-call';
 
@@ -44,6 +46,8 @@ async function* streamEvents(chunks: ChatChunkStream, includeUsage: boolean): As
         last = chunk;
         if (chunk.usage) {
           sawUsage = true;
+          // The price of what the stream reported (docs/pricing.md), for a client that asked for usage.
+          if (includeUsage) chunk.usage.cost_usd = costUsd(chunks.model, chunks.usage());
           if (chunk.choices.length === 0) {
             if (includeUsage) events += encoder.encode(chunk);
             continue;
@@ -63,8 +67,8 @@ async function* streamEvents(chunks: ChatChunkStream, includeUsage: boolean): As
   if (includeUsage && !sawUsage && final) {
     // A client that asked for usage gets the usage chunk, with the gateway's count (the one
     // billed) when the provider reported none.
-    const { promptTokens, completionTokens } = chunks.usage();
-    const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+    const tokens = chunks.usage();
+    const usage = { ...toChatUsage(tokens), cost_usd: costUsd(chunks.model, tokens) };
     yield encodeSseData({ id: final.id, object: 'chat.completion.chunk', created: final.created, model: chunks.model.id, choices: [], usage });
   }
   yield SSE_DONE;

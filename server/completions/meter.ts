@@ -4,7 +4,8 @@ import type { CachedApiKey } from '../keys/key-cache';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
 import type { RequestContext, UsageOutcome } from '../pipeline/request-context';
 import type { createKeyLimiter, Reservation } from '../rate-limit/key-limiter';
-import { costFemtoUsd } from '../usage/cost';
+import type { TokenUsage } from '../providers/types';
+import { billedUsage, femtoToUsdText, requestCostFemtoUsd } from '../usage/cost';
 import type { UsageSink } from '../usage/types';
 
 export interface MeterDependencies {
@@ -15,11 +16,17 @@ export interface MeterDependencies {
   now: () => number;
 }
 
-export interface MeterOutcome {
+/** The response header of a non-streamed reply's cost (docs/pricing.md). */
+export const COST_HEADER = 'x-gateway-cost-usd';
+
+/** A request's cost in USD for the client (a stream's usage chunk `cost_usd`); the same price the usage event records. */
+export function costUsd(model: ModelConfig, usage: TokenUsage): number {
+  return Number(femtoToUsdText(requestCostFemtoUsd(model.pricing, usage)));
+}
+
+export interface MeterOutcome extends TokenUsage {
   /** The catalogue model that answered, or the requested one when none did. */
   model: ModelConfig;
-  promptTokens: number;
-  completionTokens: number;
   estimated: boolean;
   status: number;
   errorCode: string | null;
@@ -84,6 +91,10 @@ export class Meter {
     if (this.finished) return;
     this.finished = true;
     const { model } = outcome;
+    const cost = requestCostFemtoUsd(model.pricing, outcome);
+    const parts = billedUsage(outcome);
+    // A non-streamed reply is not sent yet: its cost goes in a header (a stream's in its usage chunk).
+    if (!this.stream && outcome.status === 200) this.context.addHeaders({ [COST_HEADER]: femtoToUsdText(cost) });
     this.dependencies.usage.record({
       requestId: this.requestId,
       accountId: this.key.accountId,
@@ -93,7 +104,11 @@ export class Meter {
       receivedAt: this.receivedAt,
       promptTokens: outcome.promptTokens,
       completionTokens: outcome.completionTokens,
-      costFemtoUsd: costFemtoUsd(model.pricing, outcome.promptTokens, outcome.completionTokens),
+      cachedTokens: parts.cachedTokens,
+      cacheWriteTokens: parts.cacheWriteTokens,
+      cacheWrite1hTokens: parts.cacheWrite1hTokens,
+      reasoningTokens: parts.reasoningTokens,
+      costFemtoUsd: cost,
       estimated: outcome.estimated,
       stream: this.stream,
       status: outcome.status,

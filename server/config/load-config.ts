@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import type { z } from 'zod';
-import { parseDecimalToNano } from './price';
+import { parseDecimalToNano, PRICE_KEYS } from './price';
 import type { Environment } from './environment';
 import { ConfigSchema, findCatalogueProblems, type Config } from './schema';
 import { packagePath } from '../paths';
@@ -121,8 +121,8 @@ function checkPriceTexts(document: Document, text: string, raw: unknown, report:
   const models = typeof raw === 'object' && raw !== null && 'models' in raw ? raw.models : undefined;
   if (!Array.isArray(models)) return;
   models.forEach((_, index) => {
-    for (const key of ['input_per_million', 'output_per_million']) {
-      const path = ['models', index, 'pricing', key];
+    for (const keys of PRICE_KEYS.flatMap((key) => [[key], ['long_context', key]])) {
+      const path = ['models', index, 'pricing', ...keys];
       const node = resolve(document, document.getIn(path, true));
       // Non-numbers and out-of-range values are the schema's to report.
       const inRange = isScalar(node) && typeof node.value === 'number' && node.value >= 0 && node.value <= 1_000_000;

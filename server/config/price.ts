@@ -60,3 +60,64 @@ export function numberToNano(value: number): NanoParseResult {
   }
   return parseDecimalToNano(String(value));
 }
+
+/** The price keys of a `pricing` block (and of its `long_context`), read exactly from the YAML text. */
+export const PRICE_KEYS = ['input_per_million', 'output_per_million', 'cache_read_per_million', 'cache_write_per_million', 'cache_write_1h_per_million'] as const;
+export type PriceKey = (typeof PRICE_KEYS)[number];
+
+/** One set of rates (docs/pricing.md): as written, for display, and exact, for accounting. */
+export interface Rates {
+  /** USD per million tokens as written, for `GET /v1/models`; a cache price not given is absent. */
+  inputPerMillion: number;
+  outputPerMillion: number;
+  cacheReadPerMillion?: number;
+  cacheWritePerMillion?: number;
+  cacheWrite1hPerMillion?: number;
+  /** Exact nano-dollars per million tokens (docs/pricing.md); a cache price not given is the input price. */
+  inputNanoPerMillion: bigint;
+  outputNanoPerMillion: bigint;
+  cacheReadNanoPerMillion: bigint;
+  cacheWriteNanoPerMillion: bigint;
+  cacheWrite1hNanoPerMillion: bigint;
+}
+
+export interface ModelPricing extends Rates {
+  /** Rates of every token of a request whose whole prompt is over `thresholdTokens`; null = none. */
+  longContext: (Rates & { thresholdTokens: number }) | null;
+}
+
+/** A `pricing` block or its `long_context`, as the schema parsed it. */
+type WrittenRates = { input_per_million: number; output_per_million: number } & Partial<Record<PriceKey, number>>;
+
+/**
+ * The runtime pricing of a model from its parsed `pricing` block; `exact(key, longContext)`
+ * gives the nano-dollar value read from the source text. Cache prices not given fall back to
+ * the input price of the same block.
+ */
+export function buildPricing(
+  written: WrittenRates & { long_context?: (WrittenRates & { threshold_tokens: number }) | undefined },
+  exact: (key: PriceKey, longContext: boolean) => bigint,
+): ModelPricing {
+  const longContext = written.long_context;
+  return {
+    ...buildRates(written, (key) => exact(key, false)),
+    longContext: longContext ? { thresholdTokens: longContext.threshold_tokens, ...buildRates(longContext, (key) => exact(key, true)) } : null,
+  };
+}
+
+function buildRates(written: WrittenRates, exact: (key: PriceKey) => bigint): Rates {
+  const input = exact('input_per_million');
+  const cache = (key: PriceKey): bigint => (written[key] === undefined ? input : exact(key));
+  return {
+    inputPerMillion: written.input_per_million,
+    outputPerMillion: written.output_per_million,
+    ...(written.cache_read_per_million === undefined ? {} : { cacheReadPerMillion: written.cache_read_per_million }),
+    ...(written.cache_write_per_million === undefined ? {} : { cacheWritePerMillion: written.cache_write_per_million }),
+    ...(written.cache_write_1h_per_million === undefined ? {} : { cacheWrite1hPerMillion: written.cache_write_1h_per_million }),
+    inputNanoPerMillion: input,
+    outputNanoPerMillion: exact('output_per_million'),
+    cacheReadNanoPerMillion: cache('cache_read_per_million'),
+    cacheWriteNanoPerMillion: cache('cache_write_per_million'),
+    cacheWrite1hNanoPerMillion: cache('cache_write_1h_per_million'),
+  };
+}

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { MockOptionsSchema } from '../providers/mock/mock-options';
 import { configObject } from './config-object';
 import { EnvironmentSchema } from './environment';
-import { numberToNano } from './price';
+import { buildPricing, numberToNano } from './price';
 
 /**
  * The configuration (docs/configuration.md), declared once: the YAML file as the operator
@@ -142,16 +142,36 @@ function nanoOf(price: number): bigint {
   return parsed.ok ? parsed.nano : 0n;
 }
 
-export const PricingSchema = configObject({
-  // As written, for display (`GET /v1/models`).
-  input_per_million: priceSchema,
-  output_per_million: priceSchema,
-}).transform((pricing) => ({
-  ...pricing,
-  // Exact nano-dollars per million tokens, for accounting (docs/usage-report.md).
-  inputNanoPerMillion: nanoOf(pricing.inputPerMillion),
-  outputNanoPerMillion: nanoOf(pricing.outputPerMillion),
-}));
+/** Prompt-cache prices (docs/pricing.md); one not given is the input price. */
+const cachePriceShape = {
+  cache_read_per_million: priceSchema.optional(),
+  cache_write_per_million: priceSchema.optional(),
+  cache_write_1h_per_million: priceSchema.optional(),
+};
+
+/** Rates of every token of a request whose whole prompt is over `threshold_tokens`. */
+export const LongContextPricingSchema = z
+  .object({
+    threshold_tokens: positiveInteger,
+    input_per_million: priceSchema,
+    output_per_million: priceSchema,
+    ...cachePriceShape,
+  })
+  .strict();
+
+/**
+ * A model's `pricing` block as written (docs/pricing.md), turned into its rates as written (for
+ * `GET /v1/models`) and exact (for accounting); a cache price not given is the input price.
+ */
+export const PricingSchema = z
+  .object({
+    input_per_million: priceSchema,
+    output_per_million: priceSchema,
+    ...cachePriceShape,
+    long_context: LongContextPricingSchema.optional(),
+  })
+  .strict()
+  .transform((written) => buildPricing(written, (key, longContext) => nanoOf((longContext ? written.long_context?.[key] : written[key]) ?? 0)));
 
 export const ModelSchema = configObject({
   id: z.string().regex(/^\S+$/, 'must be non-empty and contain no spaces'),

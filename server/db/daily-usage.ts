@@ -13,7 +13,8 @@ export type DailyUsageQuery = (accountId: string, startDay: string, endDay: stri
  * itself, while sorting them all in the database spilled to disk. Read raw: Prisma's findMany
  * spent most of the report's time building one object per row through its query engine.
  */
-const COLUMNS = '"key_id", "day", "requests", "prompt_tokens", "completion_tokens", "cost_nano_usd", "cost_femto_remainder"';
+const COLUMNS =
+  '"key_id", "day", "requests", "prompt_tokens", "completion_tokens", "cached_tokens", "cache_write_tokens", "cache_write_1h_tokens", "reasoning_tokens", "cost_nano_usd", "cost_femto_remainder"';
 
 /** SQLite (and any Prisma client): a raw query; int64 columns arrive as bigint. */
 export function dailyUsageThroughPrisma(db: GatewayDb): DailyUsageQuery {
@@ -31,6 +32,10 @@ export function dailyUsageThroughPrisma(db: GatewayDb): DailyUsageQuery {
         requests: Number(record.requests),
         promptTokens: Number(record.prompt_tokens),
         completionTokens: Number(record.completion_tokens),
+        cachedTokens: Number(record.cached_tokens),
+        cacheWriteTokens: Number(record.cache_write_tokens),
+        cacheWrite1hTokens: Number(record.cache_write_1h_tokens),
+        reasoningTokens: Number(record.reasoning_tokens),
         costNanoUsd: exactInteger(record.cost_nano_usd),
         costFemtoRemainder: Number(record.cost_femto_remainder),
       };
@@ -59,7 +64,8 @@ export function dailyUsageThroughPg(pool: pg.Pool): DailyUsageQuery {
     const records = result.rows;
     const rows = new Array<UsageDailyRow>(records.length);
     for (let index = 0; index < records.length; index += 1) {
-      const [keyId, day, requests, promptTokens, completionTokens, costNanoUsd, costFemtoRemainder] = records[index] as string[];
+      const [keyId, day, requests, promptTokens, completionTokens, cachedTokens, cacheWriteTokens, cacheWrite1hTokens, reasoningTokens, costNanoUsd, costFemtoRemainder] =
+        records[index] as string[];
       rows[index] = {
         keyId: keyId as string,
         accountId,
@@ -67,6 +73,10 @@ export function dailyUsageThroughPg(pool: pg.Pool): DailyUsageQuery {
         requests: Number(requests),
         promptTokens: Number(promptTokens),
         completionTokens: Number(completionTokens),
+        cachedTokens: Number(cachedTokens),
+        cacheWriteTokens: Number(cacheWriteTokens),
+        cacheWrite1hTokens: Number(cacheWrite1hTokens),
+        reasoningTokens: Number(reasoningTokens),
         costNanoUsd: exactInteger(costNanoUsd),
         costFemtoRemainder: Number(costFemtoRemainder),
       };

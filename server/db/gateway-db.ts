@@ -17,9 +17,13 @@ type Order = 'asc' | 'desc';
 export type AccountRecord = AccountRow;
 export type ApiKeyRecord = Omit<ApiKeyRow, 'status'> & { status: string };
 export type UsageKeyRecord = UsageKeyRow;
-export type UsageDailyRecord = Omit<UsageDailyRow, 'promptTokens' | 'completionTokens' | 'costNanoUsd' | 'costFemtoRemainder'> & {
+export type UsageDailyRecord = Omit<UsageDailyRow, 'promptTokens' | 'completionTokens' | 'cachedTokens' | 'cacheWriteTokens' | 'cacheWrite1hTokens' | 'reasoningTokens' | 'costNanoUsd' | 'costFemtoRemainder'> & {
   promptTokens: bigint;
   completionTokens: bigint;
+  cachedTokens: bigint;
+  cacheWriteTokens: bigint;
+  cacheWrite1hTokens: bigint;
+  reasoningTokens: bigint;
   costNanoUsd: bigint;
   costFemtoRemainder: bigint;
 };

@@ -1,4 +1,5 @@
 import { dailyUsageThroughPrisma, type DailyUsageQuery } from './daily-usage';
+import { modelUsageThroughPrisma } from './model-usage';
 import type { GatewayDb } from './gateway-db';
 import { toApiKeyRow } from './rows';
 import type { Store } from './types';
@@ -138,6 +139,8 @@ export function createPrismaStore(db: GatewayDb, options: PrismaStoreOptions): S
     },
 
     dailyUsage,
+
+    modelUsage: (accountId, startDay, endDay) => modelUsageThroughPrisma(db, accountId, startDay, endDay),
 
     async countUsageEvents(filter = {}) {
       return db.usageEvent.count({

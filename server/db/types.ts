@@ -61,6 +61,11 @@ export interface UsageEventRow {
   receivedAt: Date;
   promptTokens: number;
   completionTokens: number;
+  /** Parts of promptTokens and completionTokens (docs/pricing.md). */
+  cachedTokens: number;
+  cacheWriteTokens: number;
+  cacheWrite1hTokens: number;
+  reasoningTokens: number;
   /** Exact cost, priced at request time. */
   costFemtoUsd: bigint;
   /** Tokens counted by the gateway because the provider reported none. */
@@ -80,6 +85,10 @@ export interface UsageDailyRow {
   requests: number;
   promptTokens: number;
   completionTokens: number;
+  cachedTokens: number;
+  cacheWriteTokens: number;
+  cacheWrite1hTokens: number;
+  reasoningTokens: number;
   /**
    * The day's cost is exactly costNanoUsd x 1e6 + costFemtoRemainder femto-dollars. Whole
    * nano-dollars are a number while that is exact (a safe integer: up to 9 million USD per key
@@ -88,6 +97,20 @@ export interface UsageDailyRow {
   costNanoUsd: number | bigint;
   /** 0 to 999,999 femto-dollars. */
   costFemtoRemainder: number;
+}
+
+/** One key's usage of one model over a range of days, summed from the usage events. */
+export interface ModelUsageRow {
+  keyId: string;
+  model: string;
+  requests: number;
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens: number;
+  cacheWriteTokens: number;
+  cacheWrite1hTokens: number;
+  reasoningTokens: number;
+  costFemtoUsd: bigint;
 }
 
 /** A signed-in dashboard browser (the cookie holds the token; only its hash is stored). */
@@ -143,6 +166,8 @@ export interface Store {
   recordUsage(events: UsageEventRow[]): Promise<void>;
   /** Rollup rows of an account with `startDay <= day <= endDay`, in no particular order. */
   dailyUsage(accountId: string, startDay: string, endDay: string): Promise<UsageDailyRow[]>;
+  /** Per key and model, from the usage events (kept `usage.retention_days`): the admin report's split. */
+  modelUsage(accountId: string, startDay: string, endDay: string): Promise<ModelUsageRow[]>;
   countUsageEvents(filter?: { accountId?: string }): Promise<number>;
   /** Deletes raw events received before `before` (retention); the rollup is kept. */
   pruneUsageEvents(before: Date): Promise<number>;

@@ -2,7 +2,7 @@ import type { Dialect } from './migration-files';
 import { valuesRows } from './sql-values';
 import type { UsageEventRow } from './types';
 
-/** Postgres's multi-row INSERTs: 16 parameters per row, 8,000 per statement, under its 65,535. */
+/** Postgres's multi-row INSERTs: 20 parameters per row, 10,000 per statement, under its 65,535. */
 export const EVENT_ROWS_PER_STATEMENT = 500;
 
 const EVENT_COLUMNS = [
@@ -16,6 +16,10 @@ const EVENT_COLUMNS = [
   'received_at',
   'prompt_tokens',
   'completion_tokens',
+  'cached_tokens',
+  'cache_write_tokens',
+  'cache_write_1h_tokens',
+  'reasoning_tokens',
   'cost_femto_usd',
   'estimated',
   'stream',
@@ -68,6 +72,10 @@ export function eventValues(event: UsageEventRow, dialect: Dialect): unknown[] {
     sqlite ? sqliteTimestamp(event.receivedAt) : postgresTimestamp(event.receivedAt),
     event.promptTokens,
     event.completionTokens,
+    event.cachedTokens,
+    event.cacheWriteTokens,
+    event.cacheWrite1hTokens,
+    event.reasoningTokens,
     sqlite ? event.costFemtoUsd : event.costFemtoUsd.toString(),
     sqlite ? Number(event.estimated) : event.estimated,
     sqlite ? Number(event.stream) : event.stream,

@@ -10,6 +10,10 @@ export interface RollupIncrement {
   requests: number;
   promptTokens: bigint;
   completionTokens: bigint;
+  cachedTokens: bigint;
+  cacheWriteTokens: bigint;
+  cacheWrite1hTokens: bigint;
+  reasoningTokens: bigint;
   costNanoUsd: bigint;
   costFemtoRemainder: bigint;
 }
@@ -39,6 +43,10 @@ export function aggregateUsage(events: readonly UsageEventRow[]): RollupIncremen
           requests: 0,
           promptTokens: 0n,
           completionTokens: 0n,
+          cachedTokens: 0n,
+          cacheWriteTokens: 0n,
+          cacheWrite1hTokens: 0n,
+          reasoningTokens: 0n,
           costNanoUsd: 0n,
           costFemtoRemainder: 0n,
         },
@@ -49,6 +57,10 @@ export function aggregateUsage(events: readonly UsageEventRow[]): RollupIncremen
     total.row.requests += 1;
     total.row.promptTokens += BigInt(event.promptTokens);
     total.row.completionTokens += BigInt(event.completionTokens);
+    total.row.cachedTokens += BigInt(event.cachedTokens);
+    total.row.cacheWriteTokens += BigInt(event.cacheWriteTokens);
+    total.row.cacheWrite1hTokens += BigInt(event.cacheWrite1hTokens);
+    total.row.reasoningTokens += BigInt(event.reasoningTokens);
     total.costFemtoUsd += event.costFemtoUsd;
   }
   return [...totals.values()]
@@ -72,6 +84,10 @@ const ROLLUP_COLUMNS = [
   'requests',
   'prompt_tokens',
   'completion_tokens',
+  'cached_tokens',
+  'cache_write_tokens',
+  'cache_write_1h_tokens',
+  'reasoning_tokens',
   'cost_nano_usd',
   'cost_femto_remainder',
 ] as const;
@@ -90,6 +106,10 @@ export function rollupUpsertSql(rows: number, dialect: Dialect): string {
         "requests" = "daily"."requests" + excluded."requests",
         "prompt_tokens" = "daily"."prompt_tokens" + excluded."prompt_tokens",
         "completion_tokens" = "daily"."completion_tokens" + excluded."completion_tokens",
+        "cached_tokens" = "daily"."cached_tokens" + excluded."cached_tokens",
+        "cache_write_tokens" = "daily"."cache_write_tokens" + excluded."cache_write_tokens",
+        "cache_write_1h_tokens" = "daily"."cache_write_1h_tokens" + excluded."cache_write_1h_tokens",
+        "reasoning_tokens" = "daily"."reasoning_tokens" + excluded."reasoning_tokens",
         "cost_nano_usd" = "daily"."cost_nano_usd" + excluded."cost_nano_usd"
           + ("daily"."cost_femto_remainder" + excluded."cost_femto_remainder") / 1000000,
         "cost_femto_remainder" = ("daily"."cost_femto_remainder" + excluded."cost_femto_remainder") % 1000000`;
@@ -101,5 +121,18 @@ export function rollupUpsertSql(rows: number, dialect: Dialect): string {
  */
 export function rollupValues(row: RollupIncrement, dialect: Dialect): unknown[] {
   const int64 = dialect === 'sqlite' ? (value: bigint) => value : (value: bigint) => value.toString();
-  return [row.keyId, row.day, row.accountId, row.requests, int64(row.promptTokens), int64(row.completionTokens), int64(row.costNanoUsd), int64(row.costFemtoRemainder)];
+  return [
+    row.keyId,
+    row.day,
+    row.accountId,
+    row.requests,
+    int64(row.promptTokens),
+    int64(row.completionTokens),
+    int64(row.cachedTokens),
+    int64(row.cacheWriteTokens),
+    int64(row.cacheWrite1hTokens),
+    int64(row.reasoningTokens),
+    int64(row.costNanoUsd),
+    int64(row.costFemtoRemainder),
+  ];
 }

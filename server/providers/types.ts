@@ -25,9 +25,24 @@ export interface ModelTarget {
   dimensions?: number[];
 }
 
+/**
+ * The usage every route reports and `requestCostFemtoUsd` (server/usage/cost.ts) prices
+ * (docs/pricing.md). The totals keep OpenAI's meaning; the breakdown fields are parts of them,
+ * absent = 0.
+ */
 export interface TokenUsage {
+  /** Every input token: uncached, read from the prompt cache and written to it. */
   promptTokens: number;
+  /** Every output token, reasoning included. */
   completionTokens: number;
+  /** Of `promptTokens`, read from the provider's prompt cache. */
+  cachedTokens?: number;
+  /** Of `promptTokens`, written to the prompt cache with the 5-minute lifetime. */
+  cacheWriteTokens?: number;
+  /** Of `promptTokens`, written to the prompt cache with the 1-hour lifetime. */
+  cacheWrite1hTokens?: number;
+  /** Of `completionTokens`, the model's reasoning (thinking) tokens. */
+  reasoningTokens?: number;
 }
 
 export interface CallOptions {
@@ -52,6 +67,12 @@ export interface ChatResult {
  */
 export interface ChatStream {
   chunks: AsyncIterable<ChatCompletionChunk>;
+  /**
+   * The full usage behind the chunk with `usage`, set by the adapter before it yields that
+   * chunk, where OpenAI's usage shape cannot carry all of it (Anthropic's cache writes).
+   * Unset: the route reads the chunk's usage and its details.
+   */
+  usage?: TokenUsage;
   /**
    * The same chunks grouped by upstream read, when the adapter has them that way (the route
    * then writes each group at once: one await and one write per read, not per chunk). Only

@@ -64,7 +64,7 @@ export function adminRouter(dependencies: AdminRouterDependencies) {
     }),
     getUsage: async ({ params, query }) => {
       await requireAccount(params.accountId);
-      return { status: 200, body: await dependencies.usageReport(params.accountId, query) };
+      return { status: 200, body: await dependencies.usageReport(params.accountId, query, { detail: true }) };
     },
   });
 }

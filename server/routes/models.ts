@@ -1,6 +1,7 @@
 import { initServer } from '@ts-rest/express';
 import { contract, type ModelEntry } from '../../contract';
 import type { ModelConfig } from '../config/load-config';
+import type { Rates } from '../config/price';
 
 const s = initServer();
 
@@ -11,9 +12,19 @@ export function toModelEntry(model: ModelConfig): ModelEntry {
     owned_by: model.ownedBy,
     capabilities: model.capabilities,
     context_window: model.contextWindow,
-    pricing: { input_per_million: model.pricing.inputPerMillion, output_per_million: model.pricing.outputPerMillion },
+    pricing: toRates(model.pricing),
   };
+  const longContext = model.pricing.longContext;
+  if (longContext) entry.pricing.long_context = { threshold_tokens: longContext.thresholdTokens, ...toRates(longContext) };
   if (model.dimensions) entry.dimensions = model.dimensions;
+  return entry;
+}
+
+function toRates(rates: Rates): Omit<ModelEntry['pricing'], 'long_context'> {
+  const entry: Omit<ModelEntry['pricing'], 'long_context'> = { input_per_million: rates.inputPerMillion, output_per_million: rates.outputPerMillion };
+  if (rates.cacheReadPerMillion !== undefined) entry.cache_read_per_million = rates.cacheReadPerMillion;
+  if (rates.cacheWritePerMillion !== undefined) entry.cache_write_per_million = rates.cacheWritePerMillion;
+  if (rates.cacheWrite1hPerMillion !== undefined) entry.cache_write_1h_per_million = rates.cacheWrite1hPerMillion;
   return entry;
 }
 

@@ -1,16 +1,67 @@
+import type { ModelPricing, Rates } from '../config/price';
+import type { TokenUsage } from '../providers/types';
+
 /**
- * docs/usage-report.md: spend = prompt_tokens x input_per_million / 1e6 + completion_tokens x
- * output_per_million / 1e6. With prices held as exact nano-dollars per million tokens, the
- * product tokens x nano-per-million is the cost in femto-dollars (1e-15 USD), exactly.
+ * The one price of a request (docs/pricing.md): uncached prompt tokens x input + cache reads x
+ * cache_read + 5-minute cache writes x cache_write + 1-hour cache writes x cache_write_1h +
+ * completion tokens (reasoning included) x output, every rate of the long-context set when the
+ * whole prompt is over its threshold. With prices held as exact nano-dollars per million tokens,
+ * each product tokens x nano-per-million is femto-dollars (1e-15 USD), exactly.
  */
-export function costFemtoUsd(
-  pricing: { inputNanoPerMillion: bigint; outputNanoPerMillion: bigint },
-  promptTokens: number,
-  completionTokens: number,
-): bigint {
-  return BigInt(promptTokens) * pricing.inputNanoPerMillion + BigInt(completionTokens) * pricing.outputNanoPerMillion;
+export function requestCostFemtoUsd(pricing: ModelPricing, usage: TokenUsage): bigint {
+  const parts = billedUsage(usage);
+  const longContext = pricing.longContext;
+  const rates: Rates = longContext !== null && parts.promptTokens > longContext.thresholdTokens ? longContext : pricing;
+  const uncached = parts.promptTokens - parts.cachedTokens - parts.cacheWriteTokens - parts.cacheWrite1hTokens;
+  return (
+    BigInt(uncached) * rates.inputNanoPerMillion +
+    BigInt(parts.cachedTokens) * rates.cacheReadNanoPerMillion +
+    BigInt(parts.cacheWriteTokens) * rates.cacheWriteNanoPerMillion +
+    BigInt(parts.cacheWrite1hTokens) * rates.cacheWrite1hNanoPerMillion +
+    BigInt(parts.completionTokens) * rates.outputNanoPerMillion
+  );
 }
 
+/**
+ * The usage as it is billed and stored: every count a non-negative integer (a provider's
+ * garbage counts as 0), and the parts taken in order (cached, 5-minute, 1-hour writes) from
+ * the prompt total and reasoning from the completion total, so that a provider reporting more
+ * cached tokens than prompt tokens is never billed for a token twice.
+ */
+export function billedUsage(usage: TokenUsage): Required<TokenUsage> {
+  const promptTokens = wholeTokens(usage.promptTokens);
+  const completionTokens = wholeTokens(usage.completionTokens);
+  let rest = promptTokens;
+  const take = (tokens: number | undefined): number => {
+    const part = Math.min(wholeTokens(tokens), rest);
+    rest -= part;
+    return part;
+  };
+  const cachedTokens = take(usage.cachedTokens);
+  const cacheWriteTokens = take(usage.cacheWriteTokens);
+  const cacheWrite1hTokens = take(usage.cacheWrite1hTokens);
+  const reasoningTokens = Math.min(wholeTokens(usage.reasoningTokens), completionTokens);
+  return { promptTokens, completionTokens, cachedTokens, cacheWriteTokens, cacheWrite1hTokens, reasoningTokens };
+}
+
+/** A count as the cost needs it: a non-negative integer (a provider's garbage counts as 0). */
+function wholeTokens(value: number | undefined): number {
+  return value !== undefined && Number.isSafeInteger(value) && value > 0 ? value : 0;
+}
+
+/** Femto-dollars per dollar. */
+const FEMTO_DIGITS = 15;
+
+/**
+ * Femto-dollars as exact decimal dollars without trailing zeros ("0.000123", "0"): the text of
+ * the `x-gateway-cost-usd` header; `Number()` of it is the `cost_usd` of a stream's usage chunk.
+ */
+export function femtoToUsdText(femto: bigint): string {
+  const digits = femto.toString().padStart(FEMTO_DIGITS + 1, '0');
+  const whole = digits.slice(0, -FEMTO_DIGITS);
+  const fraction = digits.slice(-FEMTO_DIGITS).replace(/0+$/, '');
+  return fraction === '' ? whole : `${whole}.${fraction}`;
+}
 /** Half a nano-dollar in femto-dollars. */
 const HALF_NANO_FEMTO = 500_000;
 

@@ -25,7 +25,14 @@ export function invalidUsageEventReason(event: UsageEvent): string | null {
     return 'an id, model or provider is not a string';
   }
   if (!Number.isFinite(event.receivedAt)) return 'receivedAt is not a finite number';
-  if (!isStorableCount(event.promptTokens) || !isStorableCount(event.completionTokens)) {
+  if (
+    !isStorableCount(event.promptTokens) ||
+    !isStorableCount(event.completionTokens) ||
+    !isStorableCount(event.cachedTokens) ||
+    !isStorableCount(event.cacheWriteTokens) ||
+    !isStorableCount(event.cacheWrite1hTokens) ||
+    !isStorableCount(event.reasoningTokens)
+  ) {
     return 'a token count is not a non-negative 32-bit integer';
   }
   if (typeof event.costFemtoUsd !== 'bigint' || event.costFemtoUsd < 0n || event.costFemtoUsd > INT64_MAX) {
@@ -49,6 +56,10 @@ export function toUsageEventRow(event: UsageEvent, day: string, eventId: string)
     receivedAt: new Date(event.receivedAt),
     promptTokens: event.promptTokens,
     completionTokens: event.completionTokens,
+    cachedTokens: event.cachedTokens,
+    cacheWriteTokens: event.cacheWriteTokens,
+    cacheWrite1hTokens: event.cacheWrite1hTokens,
+    reasoningTokens: event.reasoningTokens,
     costFemtoUsd: event.costFemtoUsd,
     estimated: event.estimated === true,
     stream: event.stream === true,

@@ -1,10 +1,15 @@
-import type { UsageQuery, UsageReport, UsageKeyEntry } from '../../contract';
-import type { Store, UsageDailyRow } from '../db/types';
+import type { DetailedUsageKeyEntry, DetailedUsageReport, UsageQuery, UsageReport, UsageKeyEntry, UsageModelEntry } from '../../contract';
+import { splitFemtoUsd } from '../db/rows';
+import type { ModelUsageRow, Store, UsageDailyRow } from '../db/types';
 import { invalidRequest } from '../errors/gateway-error';
 import { NanoSum, nanoToUsd, roundedNanoUsd } from './cost';
 import { formatDay, parseDay, REPORT_TIME_ZONE, shanghaiDay } from './shanghai-day';
 
-export type UsageReporter = (accountId: string, query: UsageQuery) => Promise<UsageReport>;
+/** GET /v1/usage/keys's report (exactly the spec's fields), or with `detail` the admin report's. */
+export interface UsageReporter {
+  (accountId: string, query: UsageQuery): Promise<UsageReport>;
+  (accountId: string, query: UsageQuery, options: { detail: true }): Promise<DetailedUsageReport>;
+}
 
 /** docs/usage-report.md: at most 92 days inclusive; exactly 92 is allowed. */
 const MAX_RANGE_DAYS = 92;
@@ -30,14 +35,19 @@ export function resolveRange(query: UsageQuery, nowMs: number): { start: string;
  * totals are sums of those rounded rows, so totals equal the rows to the last digit.
  * A 92-day report of a big account has tens of thousands of rows: they are turned into the
  * response in one pass, in plain numbers (exact while below 2^53 nano-dollars, bigint beyond).
+ * With `detail` (the admin report) every row and total also has the token breakdown, and each
+ * key its usage per model.
  */
 export function createUsageReporter(dependencies: { store: Store; now: () => number }): UsageReporter {
-  return async (accountId, query) => {
+  const report = async (accountId: string, query: UsageQuery, options?: { detail: true }): Promise<UsageReport | DetailedUsageReport> => {
+    const detail = options?.detail === true;
     const range = resolveRange(query, dependencies.now());
-    const [keys, rows] = await Promise.all([
+    const [keys, rows, modelRows] = await Promise.all([
       dependencies.store.listApiKeys(accountId),
       dependencies.store.dailyUsage(accountId, range.start, range.end),
+      detail ? dependencies.store.modelUsage(accountId, range.start, range.end) : [],
     ]);
+    const modelsByKey = groupModels(modelRows);
     // The store returns the rows in no particular order.
     const rowsByKey = new Map<string, UsageDailyRow[]>();
     for (const row of rows) {
@@ -71,7 +81,7 @@ export function createUsageReporter(dependencies: { store: Store; now: () => num
           completion_tokens: row.completionTokens,
         };
       }
-      entries.push({
+      const entry: UsageKeyEntry = {
         name: key.name,
         hint: key.hint,
         status: key.status,
@@ -79,10 +89,61 @@ export function createUsageReporter(dependencies: { store: Store; now: () => num
         created_at: key.createdAt.toISOString(),
         total: { spend_usd: nanoToUsd(spendNano.value), requests, prompt_tokens: promptTokens, completion_tokens: completionTokens },
         daily,
-      });
+      };
+      entries.push(detail ? withBreakdown(entry, keyRows, modelsByKey.get(key.id) ?? []) : entry);
     }
     return { object: 'usage.keys', start: range.start, end: range.end, timezone: REPORT_TIME_ZONE, keys: entries };
   };
+  // The implementation answers both signatures: the detailed report only when asked for.
+  return report as UsageReporter;
+}
+
+type Breakdown = Pick<DetailedUsageKeyEntry['total'], 'cached_tokens' | 'cache_write_tokens' | 'cache_write_1h_tokens' | 'reasoning_tokens'>;
+
+function breakdownOf(row: Pick<UsageDailyRow, 'cachedTokens' | 'cacheWriteTokens' | 'cacheWrite1hTokens' | 'reasoningTokens'>): Breakdown {
+  return {
+    cached_tokens: row.cachedTokens,
+    cache_write_tokens: row.cacheWriteTokens,
+    cache_write_1h_tokens: row.cacheWrite1hTokens,
+    reasoning_tokens: row.reasoningTokens,
+  };
+}
+
+/** The admin report's key entry: the breakdown on each day (rows in the entry's order) and in total, and the models. */
+function withBreakdown(entry: UsageKeyEntry, rows: UsageDailyRow[], models: ModelUsageRow[]): DetailedUsageKeyEntry {
+  const total: Breakdown = { cached_tokens: 0, cache_write_tokens: 0, cache_write_1h_tokens: 0, reasoning_tokens: 0 };
+  const daily = entry.daily.map((day, index) => {
+    const parts = breakdownOf(rows[index] as UsageDailyRow);
+    total.cached_tokens += parts.cached_tokens;
+    total.cache_write_tokens += parts.cache_write_tokens;
+    total.cache_write_1h_tokens += parts.cache_write_1h_tokens;
+    total.reasoning_tokens += parts.reasoning_tokens;
+    return { ...day, ...parts };
+  });
+  return { ...entry, total: { ...entry.total, ...total }, daily, models: models.map(toModelEntry) };
+}
+
+function toModelEntry(row: ModelUsageRow): UsageModelEntry {
+  const { costNanoUsd, costFemtoRemainder } = splitFemtoUsd(row.costFemtoUsd);
+  return {
+    model: row.model,
+    spend_usd: nanoToUsd(roundedNanoUsd(costNanoUsd, costFemtoRemainder)),
+    requests: row.requests,
+    prompt_tokens: row.promptTokens,
+    completion_tokens: row.completionTokens,
+    ...breakdownOf(row),
+  };
+}
+
+/** Model rows per key, each key's by model id. */
+function groupModels(rows: ModelUsageRow[]): Map<string, ModelUsageRow[]> {
+  const byKey = new Map<string, ModelUsageRow[]>();
+  for (const row of [...rows].sort((a, b) => compareText(a.model, b.model))) {
+    const list = byKey.get(row.keyId);
+    if (list) list.push(row);
+    else byKey.set(row.keyId, [row]);
+  }
+  return byKey;
 }
 
 function compareDays(a: UsageDailyRow, b: UsageDailyRow): number {

@@ -106,7 +106,16 @@ describe('normalized runtime configuration', () => {
       capabilities: ['chat'],
       kind: 'chat',
       contextWindow: 1000,
-      pricing: { inputPerMillion: 1, outputPerMillion: 2, inputNanoPerMillion: 1_000_000_000n, outputNanoPerMillion: 2_000_000_000n },
+      pricing: {
+        inputPerMillion: 1,
+        outputPerMillion: 2,
+        inputNanoPerMillion: 1_000_000_000n,
+        outputNanoPerMillion: 2_000_000_000n,
+        cacheReadNanoPerMillion: 1_000_000_000n,
+        cacheWriteNanoPerMillion: 1_000_000_000n,
+        cacheWrite1hNanoPerMillion: 1_000_000_000n,
+        longContext: null,
+      },
       fallbacks: [],
     });
     expect(config.models[1]).toMatchObject({ upstreamModel: 'gpt-upstream', maxOutputTokens: 500, fallbacks: ['mock-chat'] });

@@ -83,3 +83,69 @@ describe('parseDecimalToNano', () => {
     expect(parseDecimalToNano(text).ok).toBe(false);
   });
 });
+
+describe('cache and long-context prices (docs/pricing.md)', () => {
+  const withPricing = (pricing: string) => `providers:
+  mock: { type: mock }
+models:
+  - id: priced
+    provider: mock
+    capabilities: [chat]
+    context_window: 300000
+    pricing:
+${pricing}
+`;
+  const pricingOf = (pricing: string) => {
+    const model = parseConfigText(withPricing(pricing), 'prices.yaml', {}).models[0];
+    if (!model) throw new Error('no model');
+    return model.pricing;
+  };
+
+  it('reads every price exactly, the long-context block too', () => {
+    const pricing = pricingOf(`      input_per_million: 3
+      output_per_million: 15
+      cache_read_per_million: 0.3
+      cache_write_per_million: 3.75
+      cache_write_1h_per_million: 6
+      long_context: { threshold_tokens: 200000, input_per_million: 6, output_per_million: 22.5, cache_read_per_million: 0.6, cache_write_per_million: 7.5, cache_write_1h_per_million: 12 }`);
+    expect(pricing).toMatchObject({
+      cacheReadNanoPerMillion: 300_000_000n,
+      cacheWriteNanoPerMillion: 3_750_000_000n,
+      cacheWrite1hNanoPerMillion: 6_000_000_000n,
+      cacheReadPerMillion: 0.3,
+      longContext: {
+        thresholdTokens: 200_000,
+        inputNanoPerMillion: 6_000_000_000n,
+        outputNanoPerMillion: 22_500_000_000n,
+        cacheReadNanoPerMillion: 600_000_000n,
+        cacheWriteNanoPerMillion: 7_500_000_000n,
+        cacheWrite1hNanoPerMillion: 12_000_000_000n,
+      },
+    });
+  });
+
+  it('prices a cache price not given at the input price of its block, and shows it as absent', () => {
+    const pricing = pricingOf(`      input_per_million: 0.1
+      output_per_million: 0.2
+      long_context: { threshold_tokens: 1000, input_per_million: 0.3, output_per_million: 0.4, cache_read_per_million: 0.01 }`);
+    expect(pricing).toMatchObject({ cacheReadNanoPerMillion: 100_000_000n, cacheWriteNanoPerMillion: 100_000_000n, cacheWrite1hNanoPerMillion: 100_000_000n });
+    expect(pricing.cacheReadPerMillion).toBeUndefined();
+    expect(pricing.longContext).toMatchObject({ cacheReadNanoPerMillion: 10_000_000n, cacheWriteNanoPerMillion: 300_000_000n, cacheWrite1hNanoPerMillion: 300_000_000n });
+  });
+
+  it('reports bad cache and long-context prices with their path', () => {
+    expect(() => pricingOf(`      input_per_million: 1
+      output_per_million: 1
+      cache_read_per_million: 0.0000000001`)).toThrow(/models\[0\]\.pricing\.cache_read_per_million: must have at most 9 decimal places/);
+    const bad = () =>
+      pricingOf(`      input_per_million: 1
+      output_per_million: 1
+      long_context: { threshold_tokens: 0, input_per_million: 1, output_per_million: 1, cache_write_per_million: -1, extra: 1 }`);
+    expect(bad).toThrow(/long_context\.threshold_tokens: must be greater than 0/);
+    expect(bad).toThrow(/long_context\.cache_write_per_million: must be greater than or equal to 0/);
+    expect(bad).toThrow(/long_context\.extra: unknown key/);
+    expect(() => pricingOf(`      input_per_million: 1
+      output_per_million: 1
+      long_context: { threshold_tokens: 10, input_per_million: 1 }`)).toThrow(/long_context\.output_per_million: is required/);
+  });
+});

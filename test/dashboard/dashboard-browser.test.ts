@@ -161,8 +161,8 @@ describe.skipIf(!chromiumAvailable)('the dashboard in Chromium', () => {
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
     expect(download.suggestedFilename()).toMatch(new RegExp(`^usage-${acme.id}-\\d{4}-\\d\\d-\\d\\d-\\d{4}-\\d\\d-\\d\\d\\.csv$`));
     const csv = readFileSync((await download.path()) ?? '', 'utf8').split('\r\n');
-    expect(csv[0]).toBe('date,key_name,key_hint,key_status,requests,prompt_tokens,completion_tokens,spend_usd');
-    expect(csv[1]).toMatch(/^\d{4}-\d\d-\d\d,ci-runner,sk-\.\.\..{4},ACTIVE,1,\d+,\d+,0\.\d{9}$/);
+    expect(csv[0]).toBe('date,key_name,key_hint,key_status,requests,prompt_tokens,completion_tokens,cached_tokens,cache_write_tokens,cache_write_1h_tokens,reasoning_tokens,spend_usd');
+    expect(csv[1]).toMatch(/^\d{4}-\d\d-\d\d,ci-runner,sk-\.\.\..{4},ACTIVE,1,\d+,\d+,0,0,0,0,0\.\d{9}$/);
   }, STEP_TIMEOUT);
 
   it('shows range errors from the error envelope, on the offending field', async () => {

@@ -35,6 +35,10 @@ function usageEvent(overrides: Partial<UsageEventRow> & Pick<UsageEventRow, 'acc
     receivedAt: new Date(`${overrides.day}T04:00:00.000Z`),
     promptTokens: 100,
     completionTokens: 20,
+    cachedTokens: 0,
+    cacheWriteTokens: 0,
+    cacheWrite1hTokens: 0,
+    reasoningTokens: 0,
     costFemtoUsd: 27_000_000_000n,
     estimated: false,
     stream: false,
@@ -215,26 +219,34 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
 
       it('records events and sums them per key and day, across batches', async () => {
         await store.recordUsage([
-          usageEvent({ accountId: 'acc_u1', keyId: 'k_a', day: '2026-03-01', promptTokens: 10, completionTokens: 1, costFemtoUsd: 1_500_000n }),
-          usageEvent({ accountId: 'acc_u1', keyId: 'k_a', day: '2026-03-01', promptTokens: 20, completionTokens: 2, costFemtoUsd: 700_000n }),
+          usageEvent({ accountId: 'acc_u1', keyId: 'k_a', day: '2026-03-01', promptTokens: 10, completionTokens: 1, cachedTokens: 4, cacheWriteTokens: 3, costFemtoUsd: 1_500_000n }),
+          usageEvent({ accountId: 'acc_u1', keyId: 'k_a', day: '2026-03-01', promptTokens: 20, completionTokens: 2, cachedTokens: 5, cacheWrite1hTokens: 6, reasoningTokens: 1, costFemtoUsd: 700_000n }),
           usageEvent({ accountId: 'acc_u1', keyId: 'k_a', day: '2026-03-02', promptTokens: 30, completionTokens: 3, costFemtoUsd: 1n }),
           usageEvent({ accountId: 'acc_u1', keyId: 'k_b', day: '2026-03-01', promptTokens: 0, completionTokens: 0, costFemtoUsd: 0n, status: 502, errorCode: 'upstream_unavailable' }),
           usageEvent({ accountId: 'acc_u2', keyId: 'k_c', day: '2026-03-01', promptTokens: 5, completionTokens: 5, costFemtoUsd: 5n }),
         ]);
         await store.recordUsage([
-          usageEvent({ accountId: 'acc_u1', keyId: 'k_a', day: '2026-03-01', promptTokens: 100, completionTokens: 10, costFemtoUsd: 999_999n, stream: true, estimated: true }),
+          usageEvent({ accountId: 'acc_u1', keyId: 'k_a', day: '2026-03-01', promptTokens: 100, completionTokens: 10, reasoningTokens: 7, costFemtoUsd: 999_999n, stream: true, estimated: true }),
         ]);
         await store.recordUsage([]);
 
         expect(byKeyAndDay(await store.dailyUsage('acc_u1', '2026-03-01', '2026-03-02'))).toEqual([
-          { keyId: 'k_a', accountId: 'acc_u1', day: '2026-03-01', requests: 3, promptTokens: 130, completionTokens: 13, costNanoUsd: 3, costFemtoRemainder: 199_999 },
-          { keyId: 'k_a', accountId: 'acc_u1', day: '2026-03-02', requests: 1, promptTokens: 30, completionTokens: 3, costNanoUsd: 0, costFemtoRemainder: 1 },
-          { keyId: 'k_b', accountId: 'acc_u1', day: '2026-03-01', requests: 1, promptTokens: 0, completionTokens: 0, costNanoUsd: 0, costFemtoRemainder: 0 },
+          { keyId: 'k_a', accountId: 'acc_u1', day: '2026-03-01', requests: 3, promptTokens: 130, completionTokens: 13, cachedTokens: 9, cacheWriteTokens: 3, cacheWrite1hTokens: 6, reasoningTokens: 8, costNanoUsd: 3, costFemtoRemainder: 199_999 },
+          { keyId: 'k_a', accountId: 'acc_u1', day: '2026-03-02', requests: 1, promptTokens: 30, completionTokens: 3, cachedTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, reasoningTokens: 0, costNanoUsd: 0, costFemtoRemainder: 1 },
+          { keyId: 'k_b', accountId: 'acc_u1', day: '2026-03-01', requests: 1, promptTokens: 0, completionTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, reasoningTokens: 0, costNanoUsd: 0, costFemtoRemainder: 0 },
         ]);
         expect(await store.dailyUsage('acc_u2', '2026-03-01', '2026-03-01')).toEqual([
-          { keyId: 'k_c', accountId: 'acc_u2', day: '2026-03-01', requests: 1, promptTokens: 5, completionTokens: 5, costNanoUsd: 0, costFemtoRemainder: 5 },
+          { keyId: 'k_c', accountId: 'acc_u2', day: '2026-03-01', requests: 1, promptTokens: 5, completionTokens: 5, cachedTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, reasoningTokens: 0, costNanoUsd: 0, costFemtoRemainder: 5 },
         ]);
         expect(await store.countUsageEvents({ accountId: 'acc_u1' })).toBe(5);
+        // The admin report's per-model split, summed from the events.
+        expect(await store.modelUsage('acc_u1', '2026-03-01', '2026-03-01')).toEqual(
+          expect.arrayContaining([
+            { keyId: 'k_a', model: 'gpt-4o-mini', requests: 3, promptTokens: 130, completionTokens: 13, cachedTokens: 9, cacheWriteTokens: 3, cacheWrite1hTokens: 6, reasoningTokens: 8, costFemtoUsd: 3_199_999n },
+            { keyId: 'k_b', model: 'gpt-4o-mini', requests: 1, promptTokens: 0, completionTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, reasoningTokens: 0, costFemtoUsd: 0n },
+          ]),
+        );
+        expect(await store.modelUsage('acc_u1', '2026-03-01', '2026-03-01')).toHaveLength(2);
         expect(await store.countUsageEvents({ accountId: 'acc_u2' })).toBe(1);
       });
 
@@ -279,6 +291,7 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
           requests: 5,
           promptTokens: 500,
           completionTokens: 100,
+          cachedTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, reasoningTokens: 0, 
           costNanoUsd: Number(expected / 1_000_000n),
           costFemtoRemainder: Number(expected % 1_000_000n),
         });

@@ -61,7 +61,7 @@ describe('e2e: the anthropic provider path', () => {
       .withResponse();
     expect(data.model).toBe('haiku');
     expect(data.choices).toEqual([{ index: 0, message: { role: 'assistant', content: 'Hi there.' }, finish_reason: 'stop' }]);
-    expect(data.usage).toEqual({ prompt_tokens: 21, completion_tokens: 6, total_tokens: 27 });
+    expect(data.usage).toEqual({ prompt_tokens: 21, completion_tokens: 6, total_tokens: 27, prompt_tokens_details: { cached_tokens: 0 } });
 
     const [request] = upstream.requests;
     expect(request?.path).toBe('/v1/messages');
@@ -88,7 +88,10 @@ describe('e2e: the anthropic provider path', () => {
     expect(collected.roles).toEqual(['assistant']);
     expect(collected.finishReasons).toEqual(['stop']);
     expect([...collected.models]).toEqual(['haiku']);
-    expect(collected.usageChunks.map((chunk) => chunk.usage)).toEqual([{ prompt_tokens: 25, completion_tokens: 15, total_tokens: 40 }]);
+    expect(collected.usageChunks.map((chunk) => chunk.usage)).toEqual([
+      // 25 x 0.8 + 15 x 4 USD per million tokens.
+      { prompt_tokens: 25, completion_tokens: 15, total_tokens: 40, prompt_tokens_details: { cached_tokens: 0 }, cost_usd: 0.00008 },
+    ]);
     expect(collected.chunks.at(-1)?.choices).toEqual([]);
     expect(upstream.requests[0]?.headers.accept).toBe('text/event-stream');
     expect(upstream.requests[0]?.body).toMatchSnapshot();

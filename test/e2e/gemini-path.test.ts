@@ -125,7 +125,10 @@ describe('e2e: the gemini provider path', () => {
     expect(collected.roles).toEqual(['assistant']);
     expect(collected.finishReasons).toEqual(['stop']);
     expect([...collected.models]).toEqual(['flash']);
-    expect(collected.usageChunks.map((chunk) => chunk.usage)).toEqual([{ prompt_tokens: 9, completion_tokens: 4, total_tokens: 13 }]);
+    expect(collected.usageChunks.map((chunk) => chunk.usage)).toEqual([
+      // 9 x 0.3 + 4 x 2.5 USD per million tokens.
+      { prompt_tokens: 9, completion_tokens: 4, total_tokens: 13, cost_usd: 0.0000127 },
+    ]);
     expect(collected.chunks.at(-1)?.choices).toEqual([]);
     expect(upstream.requests[0]?.path).toBe('/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse');
     expect(upstream.requests[0]?.body).toMatchSnapshot();

@@ -117,7 +117,10 @@ describe('e2e: the openai provider path', () => {
     expect(collected.chunks[0]?.choices[0]?.delta.role).toBe('assistant');
     expect(collected.finishReasons).toEqual(['stop']);
     expect([...collected.models]).toEqual(['gpt-chat']);
-    expect(collected.usageChunks.map((item) => item.usage)).toEqual([{ prompt_tokens: 13, completion_tokens: 4, total_tokens: 17 }]);
+    expect(collected.usageChunks.map((item) => item.usage)).toEqual([
+      // 13 x 0.15 + 4 x 0.6 USD per million tokens.
+      { prompt_tokens: 13, completion_tokens: 4, total_tokens: 17, cost_usd: 0.00000435 },
+    ]);
     expect(collected.chunks.at(-1)?.choices).toEqual([]);
     expect(lastUpstreamBody()).toMatchSnapshot();
   });

@@ -3,6 +3,7 @@ import type {
   ApiKeyRow,
   DashboardSessionRow,
   LoginTokenRow,
+  ModelUsageRow,
   Store,
   UsageDailyRow,
   UsageEventRow,
@@ -120,12 +121,13 @@ export class FakeStore implements Store {
           requests: 0,
           promptTokens: 0,
           completionTokens: 0,
+          cachedTokens: 0,
+          cacheWriteTokens: 0,
+          cacheWrite1hTokens: 0,
+          reasoningTokens: 0,
           costFemtoUsd: 0n,
         };
-        row.requests += 1;
-        row.promptTokens += event.promptTokens;
-        row.completionTokens += event.completionTokens;
-        row.costFemtoUsd += event.costFemtoUsd;
+        addUsage(row, event);
         this.daily.set(mapKey, row);
       }
       if (this.failuresAfterCommitLeft > 0) {
@@ -142,6 +144,29 @@ export class FakeStore implements Store {
       .filter((row) => row.accountId === accountId && row.day >= startDay && row.day <= endDay)
       .sort((left, right) => compare(left.keyId, right.keyId) || compare(left.day, right.day))
       .map(({ costFemtoUsd, ...row }) => ({ ...row, ...splitFemtoUsd(costFemtoUsd) }));
+  }
+
+  async modelUsage(accountId: string, startDay: string, endDay: string): Promise<ModelUsageRow[]> {
+    const rows = new Map<string, ModelUsageRow>();
+    for (const event of this.events) {
+      if (event.accountId !== accountId || event.day < startDay || event.day > endDay) continue;
+      const mapKey = `${event.keyId}\u0000${event.model}`;
+      const row = rows.get(mapKey) ?? {
+        keyId: event.keyId,
+        model: event.model,
+        requests: 0,
+        promptTokens: 0,
+        completionTokens: 0,
+        cachedTokens: 0,
+        cacheWriteTokens: 0,
+        cacheWrite1hTokens: 0,
+        reasoningTokens: 0,
+        costFemtoUsd: 0n,
+      };
+      addUsage(row, event);
+      rows.set(mapKey, row);
+    }
+    return [...rows.values()];
   }
 
   async countUsageEvents(filter: { accountId?: string } = {}): Promise<number> {
@@ -288,6 +313,18 @@ export class FakeStore implements Store {
   async close(): Promise<void> {}
 }
 
+/** Adds one event's counts and cost into a sum row. */
+function addUsage(row: Omit<ModelUsageRow, 'keyId' | 'model'>, event: UsageEventRow): void {
+  row.requests += 1;
+  row.promptTokens += event.promptTokens;
+  row.completionTokens += event.completionTokens;
+  row.cachedTokens += event.cachedTokens;
+  row.cacheWriteTokens += event.cacheWriteTokens;
+  row.cacheWrite1hTokens += event.cacheWrite1hTokens;
+  row.reasoningTokens += event.reasoningTokens;
+  row.costFemtoUsd += event.costFemtoUsd;
+}
+
 function compare(left: string, right: string): number {
   return left < right ? -1 : left > right ? 1 : 0;
 }
@@ -307,6 +344,10 @@ export function fakeUsageEvent(index: number, overrides: Partial<UsageEvent> = {
     receivedAt: Date.parse('2026-03-01T08:00:00.000Z') + index,
     promptTokens: 10 + (index % 7),
     completionTokens: 5 + (index % 11),
+    cachedTokens: 0,
+    cacheWriteTokens: 0,
+    cacheWrite1hTokens: 0,
+    reasoningTokens: 0,
     costFemtoUsd: 1_234_567_891n * BigInt(1 + (index % 5)),
     estimated: index % 2 === 0,
     stream: index % 3 === 0,

@@ -53,6 +53,8 @@ export interface MockUsage {
   output_tokens: number;
   cache_creation_input_tokens?: number;
   cache_read_input_tokens?: number;
+  /** The cache writes by lifetime (https://platform.claude.com/docs/en/build-with-claude/prompt-caching). */
+  cache_creation?: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
 }
 
 /** `{"type":"error","error":{"type":…,"message":…}}`, also the data of an `error` event. */

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { NanoSum, nanoToUsd, roundedNanoUsd } from '../../server/usage/cost';
+import { buildPricing } from '../../server/config/price';
+import { billedUsage, femtoToUsdText, NanoSum, nanoToUsd, requestCostFemtoUsd, roundedNanoUsd } from '../../server/usage/cost';
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
@@ -45,5 +46,64 @@ describe('report money arithmetic', () => {
         expect(typeof sum.value).toBe(expected <= MAX_SAFE ? 'number' : 'bigint');
       }),
     );
+  });
+});
+
+describe('requestCostFemtoUsd (docs/pricing.md)', () => {
+  const pricing = buildPricing(
+    {
+      input_per_million: 3,
+      output_per_million: 15,
+      cache_read_per_million: 0.3,
+      cache_write_per_million: 3.75,
+      cache_write_1h_per_million: 6,
+      long_context: { threshold_tokens: 1000, input_per_million: 6, output_per_million: 22.5, cache_read_per_million: 0.6, cache_write_per_million: 7.5, cache_write_1h_per_million: 12 },
+    },
+    (key, longContext) => {
+      const nano: Record<string, bigint> = {
+        input_per_million: 3_000_000_000n,
+        output_per_million: 15_000_000_000n,
+        cache_read_per_million: 300_000_000n,
+        cache_write_per_million: 3_750_000_000n,
+        cache_write_1h_per_million: 6_000_000_000n,
+      };
+      // The long-context rates are twice the base ones, output 1.5x.
+      const value = nano[key] ?? 0n;
+      return longContext ? (key === 'output_per_million' ? (value * 3n) / 2n : value * 2n) : value;
+    },
+  );
+
+  it('prices each part at its own rate, exactly', () => {
+    const usage = { promptTokens: 800, completionTokens: 50, cachedTokens: 400, cacheWriteTokens: 100, cacheWrite1hTokens: 200, reasoningTokens: 20 };
+    expect(requestCostFemtoUsd(pricing, usage)).toBe(100n * 3_000_000_000n + 400n * 300_000_000n + 100n * 3_750_000_000n + 200n * 6_000_000_000n + 50n * 15_000_000_000n);
+  });
+
+  it('switches every rate to the long-context set only over the threshold', () => {
+    expect(requestCostFemtoUsd(pricing, { promptTokens: 1000, completionTokens: 0 })).toBe(1000n * 3_000_000_000n);
+    expect(requestCostFemtoUsd(pricing, { promptTokens: 1001, completionTokens: 2, cachedTokens: 1 })).toBe(1000n * 6_000_000_000n + 600_000_000n + 2n * 22_500_000_000n);
+  });
+
+  it('never bills a token twice: parts beyond the prompt total are cut, garbage counts as zero', () => {
+    expect(requestCostFemtoUsd(pricing, { promptTokens: 10, completionTokens: 0, cachedTokens: 8, cacheWriteTokens: 5, cacheWrite1hTokens: 5 })).toBe(
+      8n * 300_000_000n + 2n * 3_750_000_000n,
+    );
+    expect(requestCostFemtoUsd(pricing, { promptTokens: 10, completionTokens: -3, cachedTokens: Number.NaN })).toBe(10n * 3_000_000_000n);
+    // What the usage event stores: the same parts.
+    expect(billedUsage({ promptTokens: 10, completionTokens: 4, cachedTokens: 8, cacheWriteTokens: 5, cacheWrite1hTokens: 5, reasoningTokens: 9 })).toEqual({
+      promptTokens: 10,
+      completionTokens: 4,
+      cachedTokens: 8,
+      cacheWriteTokens: 2,
+      cacheWrite1hTokens: 0,
+      reasoningTokens: 4,
+    });
+  });
+
+  it('femtoToUsdText gives the exact decimal without trailing zeros', () => {
+    expect(femtoToUsdText(0n)).toBe('0');
+    expect(femtoToUsdText(1n)).toBe('0.000000000000001');
+    expect(femtoToUsdText(2_745_000_000_000n)).toBe('0.002745');
+    expect(femtoToUsdText(12_000_000_000_000_000n)).toBe('12');
+    expect(femtoToUsdText(9_223_372_036_854_775_807n)).toBe('9223.372036854775807');
   });
 });

@@ -1,4 +1,4 @@
-import type { Account, UsageReport } from '../../../contract';
+import type { Account, DetailedUsageReport } from '../../../contract';
 import { api, expectStatus } from '../api';
 import { field, h, replaceChildren } from '../dom';
 import { formatCompact, formatInteger, formatUsd } from '../format';
@@ -10,7 +10,7 @@ import { downloadText } from '../ui/download';
 import { usageCsv } from '../usage/csv';
 import { addDays, DEFAULT_RANGE_DAYS, eachDay, MAX_RANGE_DAYS, shanghaiToday } from '../usage/dates';
 
-type Entry = UsageReport['keys'][number];
+type Entry = DetailedUsageReport['keys'][number];
 type Metric = (row: Entry['daily'][number]) => number;
 
 const METRICS: { id: string; title: string; value: Metric; axis: (value: number) => string; exact: (value: number) => string; integer: boolean }[] = [
@@ -35,11 +35,11 @@ const METRICS: { id: string; title: string; value: Metric; axis: (value: number)
 
 const keyLabel = (entry: Entry) => `${entry.name} (${entry.hint})`;
 
-function seriesOf(report: UsageReport, metric: Metric): ChartSeries[] {
+function seriesOf(report: DetailedUsageReport, metric: Metric): ChartSeries[] {
   return report.keys.map((entry, index) => ({ label: keyLabel(entry), color: index, values: new Map(entry.daily.map((row) => [row.date, metric(row)])) }));
 }
 
-function summary(report: UsageReport): HTMLElement {
+function summary(report: DetailedUsageReport): HTMLElement {
   const sum = (pick: (entry: Entry) => number) => report.keys.reduce((total, entry) => total + pick(entry), 0);
   const cards: [string, string][] = [
     ['Spend', formatUsd(sum((entry) => entry.total.spend_usd))],
@@ -50,21 +50,63 @@ function summary(report: UsageReport): HTMLElement {
   return h('dl', { class: 'stats' }, cards.map(([label, value]) => h('div', { class: 'stat' }, h('dt', {}, label), h('dd', {}, value))));
 }
 
-function totalsTable(report: UsageReport): HTMLElement {
-  const numbers = (total: Entry['total']) => [
-    h('td', { class: 'number', 'data-label': 'Requests' }, formatInteger(total.requests)),
-    h('td', { class: 'number', 'data-label': 'Prompt tokens' }, formatInteger(total.prompt_tokens)),
-    h('td', { class: 'number', 'data-label': 'Completion tokens' }, formatInteger(total.completion_tokens)),
-    h('td', { class: 'number', 'data-label': 'Spend' }, formatUsd(total.spend_usd)),
-  ];
+type Counts = Entry['total'];
+
+/** The count columns of the totals and per-model tables; cached and cache writes are parts of the prompt tokens, reasoning of the completion tokens. */
+const COUNT_COLUMNS: [string, (counts: Counts) => number, (value: number) => string][] = [
+  ['Requests', (counts) => counts.requests, formatInteger],
+  ['Prompt tokens', (counts) => counts.prompt_tokens, formatInteger],
+  ['Cached', (counts) => counts.cached_tokens, formatInteger],
+  ['Cache writes 5m', (counts) => counts.cache_write_tokens, formatInteger],
+  ['Cache writes 1h', (counts) => counts.cache_write_1h_tokens, formatInteger],
+  ['Completion tokens', (counts) => counts.completion_tokens, formatInteger],
+  ['Reasoning', (counts) => counts.reasoning_tokens, formatInteger],
+  ['Spend', (counts) => counts.spend_usd, formatUsd],
+];
+
+/** Each key's usage per model over the range (from the usage events; spend rounded once per model). */
+function modelsTable(report: DetailedUsageReport): HTMLElement | null {
+  const rows = report.keys.flatMap((entry) => entry.models.map((model) => ({ entry, model })));
+  if (rows.length === 0) return null;
+  return h(
+    'div',
+    { class: 'table-wrap' },
+    h(
+      'table',
+      { class: 'table responsive models' },
+      h('caption', {}, `Per key and model, ${report.start} to ${report.end}`),
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Key'), h('th', { scope: 'col' }, 'Model'), ...COUNT_COLUMNS.map(([title]) => h('th', { scope: 'col', class: 'number' }, title)))),
+      h(
+        'tbody',
+        {},
+        rows.map(({ entry, model }) =>
+          h(
+            'tr',
+            {},
+            h('th', { scope: 'row', 'data-label': 'Key' }, entry.name, ' ', h('code', { class: 'muted' }, entry.hint)),
+            h('td', { 'data-label': 'Model' }, h('code', {}, model.model)),
+            ...COUNT_COLUMNS.map(([title, pick, format]) => h('td', { class: 'number', 'data-label': title }, format(pick(model)))),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+function totalsTable(report: DetailedUsageReport): HTMLElement {
+  const numbers = (total: Counts) => COUNT_COLUMNS.map(([title, pick, format]) => h('td', { class: 'number', 'data-label': title }, format(pick(total))));
   const all = report.keys.reduce(
     (sum, entry) => ({
       spend_usd: sum.spend_usd + entry.total.spend_usd,
       requests: sum.requests + entry.total.requests,
       prompt_tokens: sum.prompt_tokens + entry.total.prompt_tokens,
       completion_tokens: sum.completion_tokens + entry.total.completion_tokens,
+      cached_tokens: sum.cached_tokens + entry.total.cached_tokens,
+      cache_write_tokens: sum.cache_write_tokens + entry.total.cache_write_tokens,
+      cache_write_1h_tokens: sum.cache_write_1h_tokens + entry.total.cache_write_1h_tokens,
+      reasoning_tokens: sum.reasoning_tokens + entry.total.reasoning_tokens,
     }),
-    { spend_usd: 0, requests: 0, prompt_tokens: 0, completion_tokens: 0 },
+    { spend_usd: 0, requests: 0, prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0, cache_write_tokens: 0, cache_write_1h_tokens: 0, reasoning_tokens: 0 },
   );
   return h(
     'div',
@@ -73,7 +115,7 @@ function totalsTable(report: UsageReport): HTMLElement {
       'table',
       { class: 'table responsive totals' },
       h('caption', {}, `Totals per key, ${report.start} to ${report.end}`),
-      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Key'), h('th', { scope: 'col' }, 'Status'), ...['Requests', 'Prompt tokens', 'Completion tokens', 'Spend'].map((title) => h('th', { scope: 'col', class: 'number' }, title)))),
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Key'), h('th', { scope: 'col' }, 'Status'), ...COUNT_COLUMNS.map(([title]) => h('th', { scope: 'col', class: 'number' }, title)))),
       h(
         'tbody',
         {},
@@ -92,7 +134,7 @@ function totalsTable(report: UsageReport): HTMLElement {
   );
 }
 
-function results(account: Account, report: UsageReport, width: number): HTMLElement {
+function results(account: Account, report: DetailedUsageReport, width: number): HTMLElement {
   if (report.keys.length === 0) {
     return emptyState('No keys to report', ['This account has no API keys yet. ', h('a', { href: paths.keys(account.id) }, 'Create one'), ' and its requests show up here.']);
   }
@@ -111,6 +153,7 @@ function results(account: Account, report: UsageReport, width: number): HTMLElem
       ? h('div', { class: 'charts' }, METRICS.map((metric) => stackedBarChart({ metric: metric.id, title: metric.title, days, series: seriesOf(report, metric.value), formatAxis: metric.axis, formatValue: metric.exact, width, integer: metric.integer })))
       : emptyState('No requests in this range', `None of the keys made a request between ${report.start} and ${report.end} (Asia/Shanghai days).`),
     totalsTable(report),
+    modelsTable(report),
     h('div', { class: 'button-row' }, download),
   );
 }
@@ -152,7 +195,7 @@ export async function usagePage({ main, params, query, isCurrent }: PageContext)
   loaded(main, accountHeader(account, 'Usage', 'usage'), form, resultSlot);
   main.setAttribute('aria-busy', 'true');
 
-  let report: UsageReport;
+  let report: DetailedUsageReport;
   try {
     report = await expectStatus(api().admin.getUsage({ params: { accountId }, query: { start: startInput.value, end: endInput.value } }), 200);
   } catch (error) {

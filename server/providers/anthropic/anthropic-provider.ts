@@ -3,7 +3,7 @@ import { invalidRequest } from '../../errors/gateway-error';
 import { parseSse } from '../../streaming/parse-sse';
 import { isAbortError } from '../http-client';
 import { toAbortSignal, type CallSignal } from '../call-signal';
-import type { HttpResponse, ModelTarget, ProviderAdapter, ProviderFactoryOptions } from '../types';
+import type { ChatStream, HttpResponse, ModelTarget, ProviderAdapter, ProviderFactoryOptions } from '../types';
 import { badResponse, parseJson, parseRetryAfterMs } from '../upstream-errors';
 import { anthropicStatusError } from './anthropic-error';
 import { AnthropicMessageSchema } from './anthropic-schemas';
@@ -86,8 +86,12 @@ export function createAnthropicProvider(options: ProviderFactoryOptions): Provid
       const chunks = translateAnthropicStream(parseSse(response.body), {
         ...replyContext(target, prefill),
         apiKey: options.apiKey,
+        onUsage: (usage) => {
+          stream.usage = usage;
+        },
       });
-      return { chunks: abortWhenAbandoned(chunks, release) };
+      const stream: ChatStream = { chunks: abortWhenAbandoned(chunks, release) };
+      return stream;
     },
 
     messages: createNativeMessages(options, root, ANTHROPIC_VERSION),

@@ -82,6 +82,14 @@ export const AnthropicUsageSchema = z
     output_tokens: z.number().int().nonnegative().nullish(),
     cache_creation_input_tokens: z.number().int().nonnegative().nullish(),
     cache_read_input_tokens: z.number().int().nonnegative().nullish(),
+    // The cache writes by lifetime; their sum is cache_creation_input_tokens.
+    cache_creation: z
+      .object({
+        ephemeral_5m_input_tokens: z.number().int().nonnegative().nullish(),
+        ephemeral_1h_input_tokens: z.number().int().nonnegative().nullish(),
+      })
+      .passthrough()
+      .nullish(),
   })
   .passthrough();
 export type AnthropicUsage = z.infer<typeof AnthropicUsageSchema>;

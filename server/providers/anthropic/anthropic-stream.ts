@@ -11,7 +11,9 @@ import {
   type AnthropicStreamEvent,
   type AnthropicUsage,
 } from './anthropic-schemas';
-import { mapAnthropicUsage, toChatUsage, type ReplyContext } from './map-anthropic-response';
+import { mapAnthropicUsage, type ReplyContext } from './map-anthropic-response';
+import { toChatUsage } from '../token-usage';
+import type { TokenUsage } from '../types';
 import { mapAnthropicStopReason } from './map-anthropic-stop-reason';
 
 /**
@@ -36,6 +38,8 @@ import { mapAnthropicStopReason } from './map-anthropic-stop-reason';
  */
 export interface StreamContext extends ReplyContext {
   apiKey: string;
+  /** Given the full usage before the usage chunk is yielded (ChatStream.usage: cache writes by lifetime). */
+  onUsage?: (usage: TokenUsage) => void;
 }
 
 interface ToolBlockState {
@@ -142,6 +146,7 @@ export async function* translateAnthropicStream(events: AsyncIterable<SseEvent>,
         yield chunk({}, mapAnthropicStopReason(stopReason));
         const tokens = mapAnthropicUsage(usage);
         if (tokens) {
+          context.onUsage?.(tokens);
           yield { id: context.id, object: 'chat.completion.chunk', created: context.created, model: context.model, choices: [], usage: toChatUsage(tokens) };
         }
         break;
@@ -178,5 +183,6 @@ function definedUsage(usage: AnthropicUsage | null | undefined): AnthropicUsage 
     const value = usage[key];
     if (value != null) result[key] = value;
   }
+  if (usage.cache_creation != null) result.cache_creation = usage.cache_creation;
   return result;
 }

@@ -1,6 +1,7 @@
 import type { ChatCompletion, ToolCall } from '../../../contract';
 import { badResponse } from '../upstream-errors';
 import type { ChatResult, TokenUsage } from '../types';
+import { toChatUsage } from '../token-usage';
 import { classifyContentBlock, type AnthropicMessage, type AnthropicUsage } from './anthropic-schemas';
 import { mapAnthropicStopReason } from './map-anthropic-stop-reason';
 
@@ -10,7 +11,8 @@ import { mapAnthropicStopReason } from './map-anthropic-stop-reason';
  * - `text` blocks are joined into `message.content`; `tool_use` blocks become `tool_calls`
  *   with the input object serialised as the arguments string OpenAI clients parse.
  * - Other blocks (thinking, server tool results) have no OpenAI equivalent and are left out.
- * - Prompt tokens include cache writes and reads: the usage docs count all three as input.
+ * - Prompt tokens include cache writes and reads: the usage docs count all three as input;
+ *   the breakdown keeps them apart, as they are priced apart (docs/pricing.md).
  */
 export interface ReplyContext {
   provider: string;
@@ -65,16 +67,24 @@ function replyText(texts: string[], hasToolCalls: boolean, prefill: string | nul
   return (prefill ?? '') + texts.join('');
 }
 
+/**
+ * https://platform.claude.com/docs/en/build-with-claude/prompt-caching#tracking-cache-performance:
+ * `input_tokens` are the uncached ones after the last cache breakpoint; cache writes are split
+ * by lifetime in `cache_creation` when the API sends it, else they are all 5-minute writes.
+ * Thinking tokens are part of `output_tokens` and not counted apart.
+ */
 export function mapAnthropicUsage(usage: AnthropicUsage | null): TokenUsage | null {
   if (!usage || usage.input_tokens == null || usage.output_tokens == null) return null;
-  return {
-    promptTokens: usage.input_tokens + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0),
-    completionTokens: usage.output_tokens,
-  };
-}
-
-export function toChatUsage(usage: TokenUsage | null): ChatCompletion['usage'] {
-  const prompt = usage?.promptTokens ?? 0;
-  const completion = usage?.completionTokens ?? 0;
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+  const byLifetime = usage.cache_creation;
+  const written1h = byLifetime?.ephemeral_1h_input_tokens ?? 0;
+  const written = usage.cache_creation_input_tokens ?? (byLifetime?.ephemeral_5m_input_tokens ?? 0) + written1h;
+  const cached = usage.cache_read_input_tokens ?? 0;
+  const tokens: TokenUsage = { promptTokens: usage.input_tokens + written + cached, completionTokens: usage.output_tokens };
+  // Only the parts the API reported: a reply without them shows no details (toChatUsage).
+  if (usage.cache_read_input_tokens != null) tokens.cachedTokens = cached;
+  if (written > 0) {
+    tokens.cacheWrite1hTokens = Math.min(written1h, written);
+    tokens.cacheWriteTokens = written - tokens.cacheWrite1hTokens;
+  }
+  return tokens;
 }

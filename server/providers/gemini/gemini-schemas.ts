@@ -76,6 +76,7 @@ const tokenCount = z.number().int().nonnegative().optional();
 export const GeminiUsageMetadataSchema = z.object({
   promptTokenCount: tokenCount,
   candidatesTokenCount: tokenCount,
+  cachedContentTokenCount: tokenCount,
   thoughtsTokenCount: tokenCount,
   totalTokenCount: tokenCount,
 });

@@ -4,7 +4,8 @@ import { badResponse, parseJson } from '../upstream-errors';
 import { geminiStreamError } from './gemini-error';
 import { GeminiGenerateContentResponseSchema, type GeminiCandidate, type GeminiUsageMetadata } from './gemini-schemas';
 import { mapGeminiFinishReason } from './map-gemini-finish-reason';
-import { answerText, mapGeminiUsage, toChatUsage, toToolCall, type ReplyContext } from './map-gemini-response';
+import { answerText, mapGeminiUsage, toToolCall, type ReplyContext } from './map-gemini-response';
+import { toChatUsage } from '../token-usage';
 
 type Delta = ChatCompletionChunk['choices'][number]['delta'];
 

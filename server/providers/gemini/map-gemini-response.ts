@@ -1,4 +1,5 @@
-import type { ChatCompletion, ChatUsage, ToolCall } from '../../../contract';
+import type { ChatCompletion, ToolCall } from '../../../contract';
+import { toChatUsage } from '../token-usage';
 import type { ChatResult, TokenUsage } from '../types';
 import { badResponse } from '../upstream-errors';
 import type { GeminiGenerateContentResponse, GeminiResponsePart, GeminiUsageMetadata } from './gemini-schemas';
@@ -18,20 +19,19 @@ export interface ReplyContext {
 
 /**
  * Gemini usage -> token usage (https://ai.google.dev/api/generate-content#UsageMetadata):
- * thinking tokens are billed as output, so they count as completion tokens.
+ * `promptTokenCount` includes the cached content (`cachedContentTokenCount`, read at the cache
+ * price); thinking tokens (`thoughtsTokenCount`) are reported apart from the candidates' and
+ * billed as output, so they are added to the completion tokens as reasoning tokens.
  */
 export function mapGeminiUsage(usage: GeminiUsageMetadata | undefined): TokenUsage | null {
   if (!usage || usage.promptTokenCount === undefined) return null;
-  return {
+  const tokens: TokenUsage = {
     promptTokens: usage.promptTokenCount,
     completionTokens: (usage.candidatesTokenCount ?? 0) + (usage.thoughtsTokenCount ?? 0),
   };
-}
-
-export function toChatUsage(usage: TokenUsage | null): ChatUsage {
-  const promptTokens = usage?.promptTokens ?? 0;
-  const completionTokens = usage?.completionTokens ?? 0;
-  return { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+  if (usage.cachedContentTokenCount !== undefined) tokens.cachedTokens = usage.cachedContentTokenCount;
+  if (usage.thoughtsTokenCount !== undefined) tokens.reasoningTokens = usage.thoughtsTokenCount;
+  return tokens;
 }
 
 /** A functionCall part -> an OpenAI tool call; Gemini gives no id unless the model sets one. */

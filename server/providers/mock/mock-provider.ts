@@ -3,7 +3,8 @@ import type { ChatResult, ChatStream, EmbeddingsResult, ProviderAdapter, Provide
 import { midstreamError, mockTrigger, triggerError } from './mock-errors';
 import { mockDimensions, mockEmbedding } from './mock-embeddings';
 import { parseMockOptions } from './mock-options';
-import { buildMockReply, chatUsage, countTokens, lastUserText } from './mock-reply';
+import { buildMockReply, countTokens, lastUserText } from './mock-reply';
+import { toChatUsage } from '../token-usage';
 import { mockChunks } from './mock-stream';
 import { mockWait } from './mock-timing';
 import { throwIfAborted } from '../call-signal';
@@ -41,7 +42,7 @@ export function createMockProvider(options: ProviderFactoryOptions): ProviderAda
             finish_reason: reply.finishReason,
           },
         ],
-        usage: chatUsage(reply.usage),
+        usage: toChatUsage(reply.usage),
       };
       return { completion, usage: reply.usage };
     },

@@ -1,4 +1,4 @@
-import type { ChatCompletionRequest, ChatUsage, FinishReason, Message, Tool, ToolCall } from '../../../contract';
+import type { ChatCompletionRequest, FinishReason, Message, Tool, ToolCall } from '../../../contract';
 import type { TokenUsage } from '../types';
 import { tokenizer } from '../../usage/tokenizer';
 
@@ -112,10 +112,6 @@ export function encodeText(text: string): number[] {
 
 export function countTokens(text: string): number {
   return text.length === 0 ? 0 : encodeText(text).length;
-}
-
-export function chatUsage(usage: TokenUsage): ChatUsage {
-  return { prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens, total_tokens: usage.promptTokens + usage.completionTokens };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -1,6 +1,7 @@
 import type { ChatCompletionChunk } from '../../../contract';
 import { midstreamError } from './mock-errors';
-import { chatUsage, type MockReply } from './mock-reply';
+import type { MockReply } from './mock-reply';
+import { toChatUsage } from '../token-usage';
 import { mockWait } from './mock-timing';
 import type { CallSignal } from '../call-signal';
 import { chunkWith, type ChunkHeader } from '../chat-stream';
@@ -30,7 +31,7 @@ export async function* mockChunks(reply: MockReply, header: ChunkHeader, setting
   }
   if (settings.failMidstream) throw midstreamError(settings.provider);
   await mockWait(settings.chunkDelayMs, settings.signal);
-  yield chunkWith(header, [], chatUsage(reply.usage));
+  yield chunkWith(header, [], toChatUsage(reply.usage));
 }
 
 function replyChoices(reply: MockReply, chunks: number | undefined): Choice[] {

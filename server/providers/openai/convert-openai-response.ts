@@ -1,4 +1,5 @@
-import type { ChatCompletion, ChatUsage, ToolCall } from '../../../contract';
+import type { ChatCompletion, ToolCall } from '../../../contract';
+import { toChatUsage } from '../token-usage';
 import type { ModelTarget, TokenUsage } from '../types';
 import { mapOpenAiFinishReason } from './map-openai-finish-reason';
 import type { OpenAiChatCompletion, OpenAiContent, OpenAiUsage } from './openai-schemas';
@@ -62,18 +63,22 @@ export function argumentsText(value: string | Record<string, unknown> | null | u
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
+/**
+ * OpenAI usage -> TokenUsage (https://platform.openai.com/docs/api-reference/chat/object#chat/object-usage):
+ * `cached_tokens` are part of `prompt_tokens`, `reasoning_tokens` part of `completion_tokens`.
+ * Compatible servers that send no details leave every token uncached.
+ */
 export function toTokenUsage(usage: OpenAiUsage | null | undefined): TokenUsage | null {
   if (!usage) return null;
   const promptTokens = usage.prompt_tokens ?? 0;
   // Some servers report only prompt and total tokens.
   const completionTokens = usage.completion_tokens ?? Math.max(0, (usage.total_tokens ?? promptTokens) - promptTokens);
-  return { promptTokens, completionTokens };
-}
-
-export function toChatUsage(usage: TokenUsage | null): ChatUsage {
-  const promptTokens = usage?.promptTokens ?? 0;
-  const completionTokens = usage?.completionTokens ?? 0;
-  return { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+  const tokens: TokenUsage = { promptTokens, completionTokens };
+  const cached = usage.prompt_tokens_details?.cached_tokens;
+  const reasoning = usage.completion_tokens_details?.reasoning_tokens;
+  if (cached != null) tokens.cachedTokens = cached;
+  if (reasoning != null) tokens.reasoningTokens = reasoning;
+  return tokens;
 }
 
 export function createdSeconds(created: number | null | undefined, ids: ReplyIds): number {

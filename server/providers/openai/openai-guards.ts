@@ -40,8 +40,18 @@ const optionalCount = (value: unknown): boolean => nullish(value) || (Number.isI
 const optionalFunctionType = (value: unknown): boolean => nullish(value) || value === 'function';
 
 function optionalUsage(value: unknown): boolean {
-  return nullish(value) || (isObject(value) && optionalCount(value.prompt_tokens) && optionalCount(value.completion_tokens) && optionalCount(value.total_tokens));
+  return (
+    nullish(value) ||
+    (isObject(value) &&
+      optionalCount(value.prompt_tokens) &&
+      optionalCount(value.completion_tokens) &&
+      optionalCount(value.total_tokens) &&
+      optionalDetails(value.prompt_tokens_details, 'cached_tokens') &&
+      optionalDetails(value.completion_tokens_details, 'reasoning_tokens'))
+  );
 }
+
+const optionalDetails = (value: unknown, count: string): boolean => nullish(value) || (isObject(value) && optionalCount(value[count]));
 
 function optionalContent(value: unknown): boolean {
   if (nullish(value) || typeof value === 'string') return true;

@@ -16,6 +16,8 @@ export const OpenAiUsageSchema = z.object({
   prompt_tokens: z.number().int().nonnegative().nullish(),
   completion_tokens: z.number().int().nonnegative().nullish(),
   total_tokens: z.number().int().nonnegative().nullish(),
+  prompt_tokens_details: z.object({ cached_tokens: z.number().int().nonnegative().nullish() }).nullish(),
+  completion_tokens_details: z.object({ reasoning_tokens: z.number().int().nonnegative().nullish() }).nullish(),
 });
 export type OpenAiUsage = z.infer<typeof OpenAiUsageSchema>;
 

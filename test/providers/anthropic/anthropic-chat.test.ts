@@ -37,9 +37,9 @@ describe('Anthropic adapter: non-streamed replies', () => {
       created: 1_767_225_600,
       model: 'claude-haiku',
       choices: [{ index: 0, message: { role: 'assistant', content: 'Hello! How can I help?' }, finish_reason: 'stop' }],
-      usage: { prompt_tokens: 12, completion_tokens: 8, total_tokens: 20 },
+      usage: { prompt_tokens: 12, completion_tokens: 8, total_tokens: 20, prompt_tokens_details: { cached_tokens: 0 } },
     });
-    expect(result.usage).toEqual({ promptTokens: 12, completionTokens: 8 });
+    expect(result.usage).toEqual({ promptTokens: 12, completionTokens: 8, cachedTokens: 0 });
   });
 
   it('maps tool_use blocks to tool_calls, content null when there is no text', async () => {
@@ -112,8 +112,8 @@ describe('Anthropic adapter: non-streamed replies', () => {
       }),
     });
     const result = await client.provider.chat(hello, TEST_TARGET, callOptions());
-    expect(result.usage).toEqual({ promptTokens: 1210, completionTokens: 3 });
-    expect(result.completion.usage).toEqual({ prompt_tokens: 1210, completion_tokens: 3, total_tokens: 1213 });
+    expect(result.usage).toEqual({ promptTokens: 1210, completionTokens: 3, cachedTokens: 200, cacheWriteTokens: 1000, cacheWrite1hTokens: 0 });
+    expect(result.completion.usage).toEqual({ prompt_tokens: 1210, completion_tokens: 3, total_tokens: 1213, prompt_tokens_details: { cached_tokens: 200 } });
   });
 
   it('reports no usage when the provider sends none', async () => {

@@ -69,7 +69,7 @@ describe('Anthropic adapter: streamed replies', () => {
       [{ index: 0, delta: {}, finish_reason: 'stop' }],
       [],
     ]);
-    expect(chunks.at(-1)?.usage).toEqual({ prompt_tokens: 25, completion_tokens: 15, total_tokens: 40 });
+    expect(chunks.at(-1)?.usage).toEqual({ prompt_tokens: 25, completion_tokens: 15, total_tokens: 40, prompt_tokens_details: { cached_tokens: 0 } });
     expect(chunks.filter((chunk) => chunk.usage)).toHaveLength(1);
   });
 
@@ -78,7 +78,7 @@ describe('Anthropic adapter: streamed replies', () => {
     const chunks = await collect(client.provider.chatStream(hello, TEST_TARGET, callOptions()));
     expect(deltas(chunks)).toEqual(toolStreamDeltas);
     expect(chunks.at(-2)?.choices[0]?.finish_reason).toBe('tool_calls');
-    expect(chunks.at(-1)?.usage).toEqual({ prompt_tokens: 472, completion_tokens: 89, total_tokens: 561 });
+    expect(chunks.at(-1)?.usage).toEqual({ prompt_tokens: 472, completion_tokens: 89, total_tokens: 561, prompt_tokens_details: { cached_tokens: 0 } });
   });
 
   it.each([
@@ -104,7 +104,7 @@ describe('Anthropic adapter: streamed replies', () => {
     });
     const chunks = await collect(client.provider.chatStream(hello, TEST_TARGET, callOptions()));
     expect(chunks.at(-2)?.choices[0]?.finish_reason).toBe('length');
-    expect(chunks.at(-1)?.usage).toEqual({ prompt_tokens: 68, completion_tokens: 2, total_tokens: 70 });
+    expect(chunks.at(-1)?.usage).toEqual({ prompt_tokens: 68, completion_tokens: 2, total_tokens: 70, prompt_tokens_details: { cached_tokens: 7 } });
   });
 
   it('puts the JSON-mode prefill on the first content delta only', async () => {

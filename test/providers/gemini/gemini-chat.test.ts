@@ -22,14 +22,14 @@ describe('Gemini chat (non-streaming) reply mapping', () => {
 
   it('maps a text reply, counting thinking tokens as completion tokens', async () => {
     const result = await chatWith(textReply('Bonjour !'));
-    expect(result.usage).toEqual({ promptTokens: 12, completionTokens: 37 });
+    expect(result.usage).toEqual({ promptTokens: 12, completionTokens: 37, reasoningTokens: 30 });
     expect(result.completion).toEqual({
       id: expect.stringMatching(/^chatcmpl-id\d+$/),
       object: 'chat.completion',
       created: Math.floor(NOW / 1000),
       model: 'gemini-flash',
       choices: [{ index: 0, message: { role: 'assistant', content: 'Bonjour !' }, finish_reason: 'stop' }],
-      usage: { prompt_tokens: 12, completion_tokens: 37, total_tokens: 49 },
+      usage: { prompt_tokens: 12, completion_tokens: 37, total_tokens: 49, completion_tokens_details: { reasoning_tokens: 30 } },
     });
   });
 

@@ -49,7 +49,7 @@ describe('Gemini streaming', () => {
       { id, ...base, choices: [{ index: 0, delta: { content: 'Hel' }, finish_reason: null }] },
       { id, ...base, choices: [{ index: 0, delta: { content: 'lo!' }, finish_reason: null }] },
       { id, ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] },
-      { id, ...base, choices: [], usage: { prompt_tokens: 5, completion_tokens: 12, total_tokens: 17 } },
+      { id, ...base, choices: [], usage: { prompt_tokens: 5, completion_tokens: 12, total_tokens: 17, completion_tokens_details: { reasoning_tokens: 10 } } },
     ]);
   });
 

@@ -66,14 +66,14 @@ describe('openai adapter: chat', () => {
   it('maps the reply: catalogue model id, usage, finish reason', async () => {
     harness.upstream.reply({ type: 'json', body: chatCompletionBody() });
     const result = await harness.adapter.chat(chatRequest(), chatTarget, harness.options());
-    expect(result.usage).toEqual({ promptTokens: 19, completionTokens: 10 });
+    expect(result.usage).toEqual({ promptTokens: 19, completionTokens: 10, cachedTokens: 0, reasoningTokens: 0 });
     expect(result.completion).toEqual({
       id: UPSTREAM_ID,
       object: 'chat.completion',
       created: UPSTREAM_CREATED,
       model: 'gpt-catalogue',
       choices: [{ index: 0, message: { role: 'assistant', content: 'Hello! How can I assist you today?' }, finish_reason: 'stop', logprobs: null }],
-      usage: { prompt_tokens: 19, completion_tokens: 10, total_tokens: 29 },
+      usage: { prompt_tokens: 19, completion_tokens: 10, total_tokens: 29, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } },
       system_fingerprint: 'fp_06737a9306',
     });
   });

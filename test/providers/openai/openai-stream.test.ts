@@ -128,7 +128,7 @@ describe('openai adapter: streaming', () => {
     const chunks = await collect(stream.chunks);
     expect(chunks.map((item) => [item.choices[0] ?? null, item.usage ?? null])).toEqual([
       [{ index: 0, delta: { role: 'assistant', content: 'Hello! How can I assist you today?' }, finish_reason: 'stop' }, null],
-      [null, { prompt_tokens: 19, completion_tokens: 10, total_tokens: 29 }],
+      [null, { prompt_tokens: 19, completion_tokens: 10, total_tokens: 29, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } }],
     ]);
   });
 

@@ -1,0 +1,33 @@
+import { sqltag } from '@prisma/client/runtime/client';
+import type { GatewayDb } from './gateway-db';
+import type { ModelUsageRow } from './types';
+
+/**
+ * The admin report's per-model split: the usage events of one account in a range of days,
+ * summed per key and model by the database. The events are kept `usage.retention_days`, so a
+ * range older than that has no split (the daily rollup still has its totals). Sums arrive as
+ * numbers or bigints; the cost sum as decimal text (Postgres sums int64 into numeric), read exactly.
+ */
+export async function modelUsageThroughPrisma(db: GatewayDb, accountId: string, startDay: string, endDay: string): Promise<ModelUsageRow[]> {
+  const records = (await db.$queryRaw(sqltag`
+    SELECT "key_id", "model", COUNT(*) AS "requests",
+      SUM("prompt_tokens") AS "prompt_tokens", SUM("completion_tokens") AS "completion_tokens",
+      SUM("cached_tokens") AS "cached_tokens", SUM("cache_write_tokens") AS "cache_write_tokens",
+      SUM("cache_write_1h_tokens") AS "cache_write_1h_tokens", SUM("reasoning_tokens") AS "reasoning_tokens",
+      CAST(SUM("cost_femto_usd") AS TEXT) AS "cost_femto_usd"
+    FROM "usage_events"
+    WHERE "account_id" = ${accountId} AND "day" >= ${startDay} AND "day" <= ${endDay}
+    GROUP BY "key_id", "model"`)) as Array<Record<string, unknown>>;
+  return records.map((record) => ({
+    keyId: String(record.key_id),
+    model: String(record.model),
+    requests: Number(record.requests),
+    promptTokens: Number(record.prompt_tokens),
+    completionTokens: Number(record.completion_tokens),
+    cachedTokens: Number(record.cached_tokens),
+    cacheWriteTokens: Number(record.cache_write_tokens),
+    cacheWrite1hTokens: Number(record.cache_write_1h_tokens),
+    reasoningTokens: Number(record.reasoning_tokens),
+    costFemtoUsd: BigInt(String(record.cost_femto_usd)),
+  }));
+}
