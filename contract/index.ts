@@ -11,8 +11,24 @@ import { usageContract } from './usage.js';
 
 const c = initContract();
 
+/**
+ * The contract's type, spelled by reference to each resource's router: inferred whole, it is
+ * too large for TypeScript to write into the client package's declarations.
+ */
+export type Contract = {
+  chat: typeof chatCompletionsContract;
+  embeddings: typeof embeddingsContract;
+  responses: typeof responsesContract;
+  messages: typeof messagesContract;
+  models: typeof modelsContract;
+  usage: typeof usageContract;
+  admin: typeof adminContract;
+  session: typeof sessionContract;
+  health: typeof healthContract;
+};
+
 /** The one contract: the server, the typed client and the OpenAPI document all come from it. */
-export const contract = c.router({
+export const contract: Contract = c.router({
   chat: chatCompletionsContract,
   embeddings: embeddingsContract,
   responses: responsesContract,
@@ -23,7 +39,6 @@ export const contract = c.router({
   session: sessionContract,
   health: healthContract,
 });
-export type Contract = typeof contract;
 
 /**
  * How a route authenticates; read from route metadata by the server and the OpenAPI generator.
