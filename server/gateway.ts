@@ -18,7 +18,10 @@ import { createRedisRateLimitStore } from './rate-limit/redis-store';
 import { createResilientRateLimitStore, type ResilientRateLimitStore } from './rate-limit/resilient-store';
 import { createStreamLimiter } from './rate-limit/stream-limiter';
 import type { RateLimitStore } from './rate-limit/types';
+import { replayJournal } from './usage/journal-replay';
 import { UsageRecorder } from './usage/recorder';
+import { newUsageEventId } from './usage/usage-event-id';
+import { UsageJournal } from './usage/usage-journal';
 import { startRetention } from './usage/retention';
 import type { UsageSink } from './usage/types';
 import { packageVersion } from './version';
@@ -42,6 +45,11 @@ export interface GatewayOptions {
   processMetrics?: boolean;
   /** Replaces how GET /metrics renders (cluster workers answer for the whole cluster). */
   renderMetrics?: GatewayMetricsOptions['render'];
+  /**
+   * This instance's usage journal directory (`usage.durability: journal`, docs/usage-durability.md):
+   * `serve` gives it (one per cluster worker); without it usage is kept in memory until stored.
+   */
+  usageJournalDirectory?: string;
 }
 
 export interface Gateway {
@@ -50,6 +58,7 @@ export interface Gateway {
   store: Store;
   keys: KeyCache;
   recorder: UsageRecorder | null;
+  journal: UsageJournal | null;
   logger: Logger;
   metrics: GatewayMetrics;
   /** Flushes usage and closes connections; the HTTP server is the caller's. */
@@ -123,6 +132,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
     );
   }
 
+  let journal: UsageJournal | null = null;
   const recorder = options.usageSink
     ? null
     : new UsageRecorder(store, {
@@ -130,7 +140,22 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
         batchSize: config.usage.flushBatchSize,
         maxBufferedEvents: config.usage.maxBufferedEvents,
         logger,
+        onStored: (rows) => journal?.stored(rows),
       });
+  // Before anything is served: what the journal holds from a previous run is stored first.
+  const journalDirectory = config.usage.durability === 'journal' ? options.usageJournalDirectory : undefined;
+  const replayed = recorder && journalDirectory ? await replayJournal(journalDirectory, store, { logger, batchSize: config.usage.flushBatchSize }) : null;
+  if (recorder && journalDirectory && replayed) {
+    journal = new UsageJournal({
+      directory: journalDirectory,
+      sink: recorder,
+      fsyncIntervalMs: config.usage.journalFsyncMs,
+      eventId: () => newUsageEventId(now()),
+      logger,
+      now,
+      firstSequence: replayed.nextSequence,
+    });
+  }
   recorder?.start();
   const stopRetention = startRetention(store, {
     retentionDays: config.usage.retentionDays,
@@ -142,6 +167,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   const metrics = createGatewayMetrics(
     {
       usage: recorder ? () => recorder.stats() : undefined,
+      journal: journal && replayed ? () => ({ ...(journal as UsageJournal).stats(), replayed: replayed.replayed, torn: replayed.torn }) : undefined,
       streamsInFlight: () => streams.active(),
       redisUp: resilient ? () => resilient?.status() === 'ok' : undefined,
     },
@@ -155,10 +181,12 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
       () => 'down' as const,
     );
     checks.redis = resilient ? resilient.status() : 'disabled';
+    // docs/usage-durability.md: an instance that cannot journal usage refuses model calls.
+    checks.usage_journal = journal ? (journal.available() ? 'ok' : 'down') : 'disabled';
     // With the `open` policy the gateway keeps serving on per-instance limits while Redis is
     // down, so that alone does not make it unready; with `closed` it refuses model calls.
     const redisCritical = config.limits.redisFailure === 'closed';
-    return { ready: checks.database === 'ok' && (!redisCritical || checks.redis !== 'down'), checks };
+    return { ready: checks.database === 'ok' && checks.usage_journal !== 'down' && (!redisCritical || checks.redis !== 'down'), checks };
   };
 
   const app = createApp({
@@ -168,6 +196,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
     providers,
     limiter,
     usage: options.usageSink ?? (recorder as UsageRecorder),
+    durability: journal ?? undefined,
     logger,
     readiness,
     openapiDocument: buildOpenApiDocument(packageVersion()),
@@ -183,6 +212,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
     store,
     keys,
     recorder,
+    journal,
     logger,
     metrics,
     async close(closeOptions = {}) {
@@ -190,6 +220,8 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
       await keyEvents?.close();
       stopRetention();
       const drained = recorder ? await recorder.drain(closeOptions.drainTimeoutMs ?? 10_000) : { written: 0, lost: 0 };
+      // Segments whose events were all stored are deleted; the rest wait for the next start.
+      journal?.close();
       await Promise.allSettled([http.close(), rateStore.close(), options.store ? Promise.resolve() : store.close()]);
       redis?.disconnect();
       logger.flush();

@@ -1,5 +1,6 @@
 import cluster from 'node:cluster';
 import type { Server } from 'node:http';
+import path from 'node:path';
 import type { Config } from '../config/load-config';
 import { parseDatabaseUrl, redact } from '../db/database-url';
 import { migrate } from '../db/migrate';
@@ -7,7 +8,7 @@ import { createGateway, type GatewayOptions } from '../gateway';
 import { createHttpServer } from '../http-server';
 import { createLogger, type Logger } from '../logging/logger';
 import { tuneV8ForServing } from '../memory/v8-tuning';
-import { runPrimary, workerMetrics, type WorkerMetrics } from './cluster';
+import { runPrimary, WORKER_SLOT_VARIABLE, workerMetrics, type WorkerMetrics } from './cluster';
 
 /** How long SIGTERM waits for in-flight requests and streams before closing them. */
 export const DRAIN_REQUESTS_MS = 15_000;
@@ -55,7 +56,10 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
 /** One serving process: build the gateway, listen, drain on SIGTERM. Migrations are done. */
 async function serveInstance(config: Config, logger: Logger, clusterMetrics: WorkerMetrics | null): Promise<number> {
   tuneV8ForServing();
-  const options: GatewayOptions = { logger, processMetrics: true };
+  // One journal directory per serving process; a cluster worker's replacement takes over its slot's.
+  const slot = cluster.isWorker ? (process.env[WORKER_SLOT_VARIABLE] ?? String(cluster.worker?.id ?? 1)) : '1';
+  const usageJournalDirectory = path.resolve(config.usage.journalDir, `worker-${slot}`);
+  const options: GatewayOptions = { logger, processMetrics: true, usageJournalDirectory };
   if (clusterMetrics) options.renderMetrics = (local) => clusterMetrics.render(local);
   const gateway = await createGateway(config, options);
   clusterMetrics?.attach(gateway.metrics.registry);

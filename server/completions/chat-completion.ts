@@ -54,13 +54,16 @@ export async function createChatCompletion(dependencies: ChatDependencies, call:
   // Reserved on a quick estimate; the tokenizer runs only if the provider reports no usage.
   const promptEstimate = promptTokenCounter(body);
   const completionReserve = body.max_completion_tokens ?? body.max_tokens ?? Math.min(model.maxOutputTokens ?? DEFAULT_COMPLETION_RESERVE, DEFAULT_COMPLETION_RESERVE);
+  const quickPrompt = quickPromptTokens(body);
   const meter = await Meter.open(dependencies, {
     key: call.key,
     requestId: call.requestId,
     receivedAt,
     stream: body.stream === true,
-    reserveTokens: quickPromptTokens(body) + completionReserve,
+    reserveTokens: quickPrompt + completionReserve,
     response,
+    model,
+    promptTokens: quickPrompt,
   });
   if (body.stream === true) holdStreamSlot(dependencies.streams, meter, call);
 
@@ -91,7 +94,8 @@ export async function createChatCompletion(dependencies: ChatDependencies, call:
         completion_tokens: usage.completionTokens,
         total_tokens: usage.promptTokens + usage.completionTokens,
       };
-      meter.finish({ model: attempt.model, ...usage, estimated: value.usage === null, status: 200, errorCode: null });
+      // docs/usage-durability.md: the reply goes out once its usage would survive a crash.
+      await meter.finish({ model: attempt.model, ...usage, estimated: value.usage === null, status: 200, errorCode: null });
       response.locals.model = attempt.model.id;
       response.locals.provider = attempt.model.provider;
       return completion;
@@ -162,6 +166,7 @@ async function* streamEvents(
   let completed = false;
   let last: ChatCompletionChunk | null = null;
   const encoder = new ChunkEventEncoder();
+  const tokensSoFar = () => reported ?? { promptTokens: promptEstimate(), completionTokens: countTextTokens(text) };
   /** A chunk's event, or '' when the client does not see it; tallies text and usage. */
   const eventOf = (chunk: ChatCompletionChunk): string => {
     chunk.model = attempt.model.id;
@@ -182,11 +187,13 @@ async function* streamEvents(
       for await (const batch of stream.batches) {
         let events = '';
         for (const chunk of batch) events += eventOf(chunk);
+        meter.checkpoint(attempt.model, tokensSoFar);
         if (events !== '') yield events;
       }
     } else {
       for await (const chunk of stream.chunks) {
         const event = eventOf(chunk);
+        meter.checkpoint(attempt.model, tokensSoFar);
         if (event !== '') yield event;
       }
     }
@@ -200,6 +207,8 @@ async function* streamEvents(
       yield encodeSseData({ id: final.id, object: 'chat.completion.chunk', created: final.created, model: attempt.model.id, choices: [], usage });
     }
     completed = true;
+    // docs/usage-durability.md: [DONE] goes out once the usage would survive a crash.
+    await meter.finish({ model: attempt.model, ...tokensSoFar(), estimated: reported === null, status, errorCode });
     yield SSE_DONE;
   } catch (error) {
     if (isAbortError(error)) {
@@ -219,7 +228,6 @@ async function* streamEvents(
       status = 499;
       errorCode = 'client_closed_request';
     }
-    const usage = reported ?? { promptTokens: promptEstimate(), completionTokens: countTextTokens(text) };
-    meter.finish({ model: attempt.model, ...usage, estimated: reported === null, status, errorCode });
+    void meter.finish({ model: attempt.model, ...tokensSoFar(), estimated: reported === null, status, errorCode });
   }
 }

@@ -44,6 +44,8 @@ export async function createEmbeddings(dependencies: ChatDependencies, call: Emb
     // Reserved on a quick estimate; the tokenizer runs only if the provider reports no usage.
     reserveTokens: quickEmbeddingTokens(body),
     response: call.response,
+    model,
+    promptTokens: quickEmbeddingTokens(body),
   });
 
   const controller = new CallAbort();
@@ -60,7 +62,8 @@ export async function createEmbeddings(dependencies: ChatDependencies, call: Emb
       ),
     );
     const promptTokens = value.usage?.promptTokens ?? estimateEmbeddingTokens(body);
-    meter.finish({ model: attempt.model, promptTokens, completionTokens: 0, estimated: value.usage === null, status: 200, errorCode: null });
+    // docs/usage-durability.md: the reply goes out once its usage would survive a crash.
+    await meter.finish({ model: attempt.model, promptTokens, completionTokens: 0, estimated: value.usage === null, status: 200, errorCode: null });
     call.response.locals.model = attempt.model.id;
     call.response.locals.provider = attempt.model.provider;
     const base64 = body.encoding_format === 'base64';

@@ -1,16 +1,19 @@
 import type { Response } from 'express';
 import type { Config, ModelConfig } from '../config/load-config';
-import { rateLimited, type GatewayError } from '../errors/gateway-error';
+import { rateLimited, usageUnavailable, type GatewayError } from '../errors/gateway-error';
 import type { CachedApiKey } from '../keys/key-cache';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
 import type { UsageOutcome } from '../middleware/access-log';
 import type { createKeyLimiter, Reservation } from '../rate-limit/key-limiter';
 import { costFemtoUsd } from '../usage/cost';
-import type { UsageSink } from '../usage/types';
+import { INTERRUPTED_CODE, INTERRUPTED_STATUS, recordOnly, type InFlightUsage, type UsageDurability } from '../usage/durability';
+import type { UsageEvent, UsageSink } from '../usage/types';
 
 export interface MeterDependencies {
   limiter: ReturnType<typeof createKeyLimiter>;
   usage: UsageSink;
+  /** The usage journal (docs/usage-durability.md); without it events go to `usage` only. */
+  durability?: UsageDurability;
   limits: Config['limits'];
   metrics: GatewayMetrics;
   now: () => number;
@@ -33,6 +36,7 @@ export interface MeterOutcome {
  */
 export class Meter {
   private finished = false;
+  private lastCheckpoint: number;
   /** Read by the access log of a stream cut short, which waits for it to report its tokens. */
   private readonly outcome: UsageOutcome = { settled: false, onSettled: null };
 
@@ -44,8 +48,10 @@ export class Meter {
     private readonly stream: boolean,
     private readonly reservation: Reservation,
     private readonly response: Response,
+    private readonly inFlight: InFlightUsage,
   ) {
     response.locals.usageOutcome = this.outcome;
+    this.lastCheckpoint = receivedAt;
   }
 
   private markRecorded(): void {
@@ -56,8 +62,20 @@ export class Meter {
   /** Reserves capacity or throws the 429 with its headers; sets the rate-limit headers on success. */
   static async open(
     dependencies: MeterDependencies,
-    input: { key: CachedApiKey; requestId: string; receivedAt: number; stream: boolean; reserveTokens: number; response: Response },
+    input: {
+      key: CachedApiKey;
+      requestId: string;
+      receivedAt: number;
+      stream: boolean;
+      reserveTokens: number;
+      response: Response;
+      /** The requested model and the prompt estimate: billed if the process dies during the call. */
+      model: ModelConfig;
+      promptTokens: number;
+    },
   ): Promise<Meter> {
+    // docs/usage-durability.md: a call whose usage could not be made durable is not served.
+    if (dependencies.durability && !dependencies.durability.available()) throw usageUnavailable();
     const limits = {
       rpm: input.key.rpm ?? dependencies.limits.defaultRpm,
       tpm: input.key.tpm ?? dependencies.limits.defaultTpm,
@@ -77,15 +95,37 @@ export class Meter {
     }
     const { headers } = reservation;
     for (const name in headers) input.response.setHeader(name, headers[name] as string);
-    return new Meter(dependencies, input.key, input.requestId, input.receivedAt, input.stream, reservation, input.response);
+    const base = { requestId: input.requestId, accountId: input.key.accountId, keyId: input.key.id, receivedAt: input.receivedAt, stream: input.stream };
+    const inFlight = dependencies.durability
+      ? dependencies.durability.begin(interruptedEvent(base, input.model, input.promptTokens, 0, 0))
+      : recordOnly(dependencies.usage);
+    return new Meter(dependencies, input.key, input.requestId, input.receivedAt, input.stream, reservation, input.response, inFlight);
   }
 
-  /** Records the usage event and settles the reservation. Only the first call counts. */
-  finish(outcome: MeterOutcome): void {
+  /**
+   * A stream's tokens so far, billed if the process dies before it ends: journaled at most
+   * once a second (`tokens` runs only then).
+   */
+  checkpoint(model: ModelConfig, tokens: () => { promptTokens: number; completionTokens: number }): void {
     if (this.finished) return;
+    const now = this.dependencies.now();
+    if (now - this.lastCheckpoint < CHECKPOINT_MS) return;
+    this.lastCheckpoint = now;
+    const { promptTokens, completionTokens } = tokens();
+    const base = { requestId: this.requestId, accountId: this.key.accountId, keyId: this.key.id, receivedAt: this.receivedAt, stream: this.stream };
+    this.inFlight.checkpoint(interruptedEvent(base, model, promptTokens, completionTokens, now - this.receivedAt));
+  }
+
+  /**
+   * Records the usage event and settles the reservation. Only the first call counts. Resolves
+   * once the event would survive the process dying: the reply's last bytes wait for it
+   * (docs/usage-durability.md); rejects with 503 usage_unavailable when it cannot be made so.
+   */
+  finish(outcome: MeterOutcome): Promise<void> {
+    if (this.finished) return DURABLE;
     this.finished = true;
     const { model } = outcome;
-    this.dependencies.usage.record({
+    const durable = this.inFlight.finish({
       requestId: this.requestId,
       accountId: this.key.accountId,
       keyId: this.key.id,
@@ -111,6 +151,10 @@ export class Meter {
     this.response.locals.promptTokens = outcome.promptTokens;
     this.response.locals.completionTokens = outcome.completionTokens;
     this.markRecorded();
+    const settled = durable.catch(rethrowUnavailable);
+    // Callers that do not wait (a failed call, a stream cut short) must not raise an unhandled rejection.
+    settled.catch(() => undefined);
+    return settled;
   }
 
   /**
@@ -120,11 +164,42 @@ export class Meter {
   cancel(): void {
     if (this.finished) return;
     this.finished = true;
+    this.inFlight.cancel();
     this.dependencies.limiter.settle(this.reservation, 0).catch(() => undefined);
     this.markRecorded();
   }
 
   failed(model: ModelConfig, error: GatewayError): void {
-    this.finish({ model, promptTokens: 0, completionTokens: 0, estimated: false, status: error.status, errorCode: error.code });
+    void this.finish({ model, promptTokens: 0, completionTokens: 0, estimated: false, status: error.status, errorCode: error.code });
   }
+}
+
+const DURABLE: Promise<void> = Promise.resolve();
+/** A stream's checkpoint is journaled at most this often (docs/usage-durability.md). */
+const CHECKPOINT_MS = 1_000;
+
+function rethrowUnavailable(error: unknown): never {
+  throw usageUnavailable(error);
+}
+
+/** What a call is billed if the process dies before it ends: 499 interrupted, the tokens known so far. */
+function interruptedEvent(
+  base: Pick<UsageEvent, 'requestId' | 'accountId' | 'keyId' | 'receivedAt' | 'stream'>,
+  model: ModelConfig,
+  promptTokens: number,
+  completionTokens: number,
+  latencyMs: number,
+): UsageEvent {
+  return {
+    ...base,
+    model: model.id,
+    provider: model.provider,
+    promptTokens,
+    completionTokens,
+    costFemtoUsd: costFemtoUsd(model.pricing, promptTokens, completionTokens),
+    estimated: true,
+    status: INTERRUPTED_STATUS,
+    errorCode: INTERRUPTED_CODE,
+    latencyMs,
+  };
 }

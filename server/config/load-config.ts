@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import type { z } from 'zod';
 import { parseDecimalToNano } from './price';
-import { ConfigFileSchema, findCatalogueProblems, type Capability, type ConfigFile, type ProviderType } from './schema';
+import { ConfigFileSchema, findCatalogueProblems, type Capability, type ConfigFile, type ProviderType, type UsageSection } from './schema';
 import { packagePath } from '../paths';
 
 /** Settings read once at start: the YAML file (decisions.md §6) plus the environment overrides. */
@@ -47,7 +47,15 @@ export interface Config {
     redisFailure: 'open' | 'closed';
     maxStreamsPerKey: number;
   };
-  usage: { retentionDays: number; flushIntervalMs: number; flushBatchSize: number; maxBufferedEvents: number };
+  usage: {
+    retentionDays: number;
+    flushIntervalMs: number;
+    flushBatchSize: number;
+    maxBufferedEvents: number;
+    durability: UsageSection['durability'];
+    journalDir: string;
+    journalFsyncMs: number;
+  };
   /** In file order, which is the order of `GET /v1/models`. */
   models: ModelConfig[];
 }
@@ -341,6 +349,9 @@ function buildConfig(source: string, file: ConfigFile, prices: ExactPrice[], set
       flushIntervalMs: file.usage.flush_interval_ms,
       flushBatchSize: file.usage.flush_batch_size,
       maxBufferedEvents: file.usage.max_buffered_events,
+      durability: file.usage.durability,
+      journalDir: file.usage.journal_dir,
+      journalFsyncMs: file.usage.journal_fsync_ms,
     },
     models,
   };

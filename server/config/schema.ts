@@ -111,6 +111,10 @@ export const UsageSectionSchema = z
     flush_interval_ms: positiveInteger.default(1_000),
     flush_batch_size: positiveInteger.default(500),
     max_buffered_events: positiveInteger.default(1_000_000),
+    // docs/usage-durability.md: where a usage event is kept from the reply until it is stored.
+    durability: z.enum(['journal', 'memory']).default('journal'),
+    journal_dir: z.string().min(1).default('data/usage-journal'),
+    journal_fsync_ms: positiveInteger.default(100),
   })
   .strict();
 export type UsageSection = z.infer<typeof UsageSectionSchema>;
