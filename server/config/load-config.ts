@@ -244,6 +244,8 @@ interface Settings {
   adminToken: string | null;
   metricsToken: string | null;
   logLevel: LogLevel;
+  /** USAGE_JOURNAL_DIR: replaces `usage.journal_dir` (a volume mounted per instance). */
+  usageJournalDir: string | null;
 }
 
 function readEnvironment(env: Environment, problems: ConfigProblem[]): Settings {
@@ -273,6 +275,7 @@ function readEnvironment(env: Environment, problems: ConfigProblem[]): Settings 
     adminToken: nonEmpty(env.GATEWAY_ADMIN_TOKEN) ?? null,
     metricsToken: nonEmpty(env.GATEWAY_METRICS_TOKEN) ?? null,
     logLevel: logLevel ?? 'info',
+    usageJournalDir: nonEmpty(env.USAGE_JOURNAL_DIR) ?? null,
   };
 }
 
@@ -350,7 +353,7 @@ function buildConfig(source: string, file: ConfigFile, prices: ExactPrice[], set
       flushBatchSize: file.usage.flush_batch_size,
       maxBufferedEvents: file.usage.max_buffered_events,
       durability: file.usage.durability,
-      journalDir: file.usage.journal_dir,
+      journalDir: settings.usageJournalDir ?? file.usage.journal_dir,
       journalFsyncMs: file.usage.journal_fsync_ms,
     },
     models,
