@@ -19,6 +19,7 @@ import { createResilientRateLimitStore, type ResilientRateLimitStore } from './r
 import { createStreamLimiter } from './rate-limit/stream-limiter';
 import type { RateLimitStore } from './rate-limit/types';
 import { replayJournal } from './usage/journal-replay';
+import { RedisStreamDurability } from './usage/redis-stream-durability';
 import { UsageRecorder } from './usage/recorder';
 import { newUsageEventId } from './usage/usage-event-id';
 import { UsageJournal } from './usage/usage-journal';
@@ -157,6 +158,20 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
     });
   }
   recorder?.start();
+  let usageStream: RedisStreamDurability | null = null;
+  if (config.usage.durability === 'redis_stream' && !options.usageSink) {
+    if (!redis) throw new Error('usage.durability redis_stream needs REDIS_URL');
+    usageStream = new RedisStreamDurability({
+      redis,
+      store,
+      prefix: config.usage.streamPrefix,
+      claimIdleMs: config.usage.streamClaimIdleMs,
+      batchSize: config.usage.flushBatchSize,
+      eventId: () => newUsageEventId(now()),
+      logger,
+    });
+    await usageStream.start();
+  }
   const stopRetention = startRetention(store, {
     retentionDays: config.usage.retentionDays,
     now,
@@ -196,7 +211,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
     providers,
     limiter,
     usage: options.usageSink ?? (recorder as UsageRecorder),
-    durability: journal ?? undefined,
+    durability: journal ?? usageStream ?? undefined,
     logger,
     readiness,
     openapiDocument: buildOpenApiDocument(packageVersion()),
@@ -222,6 +237,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
       const drained = recorder ? await recorder.drain(closeOptions.drainTimeoutMs ?? 10_000) : { written: 0, lost: 0 };
       // Segments whose events were all stored are deleted; the rest wait for the next start.
       journal?.close();
+      await usageStream?.close(closeOptions.drainTimeoutMs ?? 10_000);
       await Promise.allSettled([http.close(), rateStore.close(), options.store ? Promise.resolve() : store.close()]);
       redis?.disconnect();
       logger.flush();

@@ -55,6 +55,8 @@ export interface Config {
     durability: UsageSection['durability'];
     journalDir: string;
     journalFsyncMs: number;
+    streamClaimIdleMs: number;
+    streamPrefix: string;
   };
   /** In file order, which is the order of `GET /v1/models`. */
   models: ModelConfig[];
@@ -355,6 +357,8 @@ function buildConfig(source: string, file: ConfigFile, prices: ExactPrice[], set
       durability: file.usage.durability,
       journalDir: settings.usageJournalDir ?? file.usage.journal_dir,
       journalFsyncMs: file.usage.journal_fsync_ms,
+      streamClaimIdleMs: file.usage.stream_claim_idle_ms,
+      streamPrefix: file.usage.stream_prefix,
     },
     models,
   };

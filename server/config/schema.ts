@@ -112,9 +112,12 @@ export const UsageSectionSchema = z
     flush_batch_size: positiveInteger.default(500),
     max_buffered_events: positiveInteger.default(1_000_000),
     // docs/usage-durability.md: where a usage event is kept from the reply until it is stored.
-    durability: z.enum(['journal', 'memory']).default('journal'),
+    durability: z.enum(['journal', 'redis_stream', 'memory']).default('journal'),
     journal_dir: z.string().min(1).default('data/usage-journal'),
     journal_fsync_ms: positiveInteger.default(100),
+    // redis_stream: an entry (or a dead instance's calls) unacknowledged this long is taken over.
+    stream_claim_idle_ms: positiveInteger.default(30_000),
+    stream_prefix: z.string().min(1).default('mg:usage:'),
   })
   .strict();
 export type UsageSection = z.infer<typeof UsageSectionSchema>;

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -6,7 +7,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPostgresDatabase, createSqliteDatabase, isPostgresAvailable, type TestDatabase } from '../db/databases';
 import { runCli, spawnServe, type ServeProcess, waitForStatus } from '../helpers/serve-process';
-import { isRedisReachable, redisUrl } from '../rate-limit/redis-test-client';
+import { createTestRedis, isRedisReachable, redisUrl } from '../rate-limit/redis-test-client';
 
 /**
  * Usage that survives a crash (docs/usage-durability.md), as an operator would see it: real
@@ -19,11 +20,11 @@ import { isRedisReachable, redisUrl } from '../rate-limit/redis-test-client';
  */
 const ROUNDS = Number(process.env.CHAOS_ROUNDS ?? 3);
 const CLIENTS = 16;
-const CONFIG = `
+const config = (usage: string) => `
 providers:
   mock: { type: mock, options: { chunk_delay_ms: 30, chunks: 8 } }
 limits: { default_rpm: 10000000, default_tpm: 10000000000, max_streams_per_key: 1000 }
-usage: { flush_interval_ms: 200, journal_fsync_ms: 50 }
+usage: { flush_interval_ms: 200, journal_fsync_ms: 50${usage} }
 models:
   - id: mock-chat
     provider: mock
@@ -99,9 +100,12 @@ async function storedEvents(database: TestDatabase): Promise<StoredEvent[]> {
   }
 }
 
-async function chaos(database: TestDatabase, instances: number, extraEnv: Record<string, string>) {
+/** redis_stream: how long a dead instance's entries and calls wait to be taken over. */
+const CLAIM_IDLE_MS = 2_000;
+
+async function chaos(database: TestDatabase, instances: number, extraEnv: Record<string, string>, usage = '') {
   const directory = mkdtempSync(path.join(tmpdir(), 'gw-chaos-'));
-  writeFileSync(path.join(directory, 'gateway.yaml'), CONFIG);
+  writeFileSync(path.join(directory, 'gateway.yaml'), config(usage));
   const env = { GATEWAY_CONFIG: path.join(directory, 'gateway.yaml'), DATABASE_URL: database.url, ...extraEnv };
   const account = runCli(env, ['accounts', 'create', '--name', 'chaos']) as { id: string };
   const { key } = runCli(env, ['keys', 'create', '--account', account.id, '--name', 'k']) as { key: string };
@@ -128,6 +132,8 @@ async function chaos(database: TestDatabase, instances: number, extraEnv: Record
     }
     // The last start replays what the last kill left; then a clean stop.
     const servers = await start();
+    // redis_stream: the killed instances' calls and entries are taken over once their heartbeats expire.
+    if (usage.includes('redis_stream')) await new Promise((resolve) => setTimeout(resolve, CLAIM_IDLE_MS * 2 + 1_000));
     for (const server of servers) server.child.kill('SIGTERM');
     for (const server of servers) expect((await server.exited).code, server.output()).toBe(0);
 
@@ -173,4 +179,21 @@ describe('chaos: SIGKILL under load, then restart', () => {
     databases.push(database);
     await chaos(database, 2, { REDIS_URL: redisUrl });
   }, 120_000 + ROUNDS * 20_000);
+
+  it.skipIf(!postgresAndRedis)(`Postgres + Redis Stream, two instances without a disk: every answered request billed once after ${ROUNDS} kills`, async () => {
+    const database = await createPostgresDatabase();
+    databases.push(database);
+    const prefix = `mg:test-usage:${randomUUID()}:`;
+    const usage = `, durability: redis_stream, stream_claim_idle_ms: ${CLAIM_IDLE_MS}, stream_prefix: "${prefix}"`;
+    try {
+      await chaos(database, 2, { REDIS_URL: redisUrl }, usage);
+    } finally {
+      const redis = createTestRedis();
+      redis.on('error', () => undefined);
+      await redis.connect();
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length > 0) await redis.del(...keys);
+      redis.disconnect();
+    }
+  }, 120_000 + ROUNDS * 25_000);
 });
