@@ -18,6 +18,7 @@ import { createRedisRateLimitStore } from './rate-limit/redis-store';
 import { createResilientRateLimitStore, type ResilientRateLimitStore } from './rate-limit/resilient-store';
 import { createStreamLimiter } from './rate-limit/stream-limiter';
 import type { RateLimitStore } from './rate-limit/types';
+import type { UsageDurability } from './usage/durability';
 import { replayJournal } from './usage/journal-replay';
 import { RedisStreamDurability } from './usage/redis-stream-durability';
 import { UsageRecorder } from './usage/recorder';
@@ -51,6 +52,8 @@ export interface GatewayOptions {
    * `serve` gives it (one per cluster worker); without it usage is kept in memory until stored.
    */
   usageJournalDirectory?: string;
+  /** Replaces the usage journal (tests: a journal whose disk is full). */
+  usageDurability?: UsageDurability;
 }
 
 export interface Gateway {
@@ -189,6 +192,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
     { processMetrics: options.processMetrics, render: options.renderMetrics },
   );
 
+  const durability: UsageDurability | undefined = options.usageDurability ?? journal ?? usageStream ?? undefined;
   const readiness = async () => {
     const checks: Record<string, 'ok' | 'down' | 'disabled'> = {};
     checks.database = await store.ping().then(
@@ -196,12 +200,12 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
       () => 'down' as const,
     );
     checks.redis = resilient ? resilient.status() : 'disabled';
-    // docs/usage-durability.md: an instance that cannot journal usage refuses model calls.
-    checks.usage_journal = journal ? (journal.available() ? 'ok' : 'down') : 'disabled';
+    // docs/usage-durability.md: an instance that cannot make usage durable refuses model calls.
+    checks.usage_durability = durability ? (durability.available() ? 'ok' : 'down') : 'disabled';
     // With the `open` policy the gateway keeps serving on per-instance limits while Redis is
     // down, so that alone does not make it unready; with `closed` it refuses model calls.
     const redisCritical = config.limits.redisFailure === 'closed';
-    return { ready: checks.database === 'ok' && checks.usage_journal !== 'down' && (!redisCritical || checks.redis !== 'down'), checks };
+    return { ready: checks.database === 'ok' && checks.usage_durability !== 'down' && (!redisCritical || checks.redis !== 'down'), checks };
   };
 
   const app = createApp({
@@ -211,7 +215,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
     providers,
     limiter,
     usage: options.usageSink ?? (recorder as UsageRecorder),
-    durability: journal ?? usageStream ?? undefined,
+    durability,
     logger,
     readiness,
     openapiDocument: buildOpenApiDocument(packageVersion()),

@@ -1,0 +1,110 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import pino from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MemoryUsageSink } from '../../server/usage/types';
+import { UsageJournal } from '../../server/usage/usage-journal';
+import { newUsageEventId } from '../../server/usage/usage-event-id';
+import { startTestGateway, testDialect, type TestGateway } from '../helpers/test-gateway';
+
+/**
+ * docs/usage-durability.md at the HTTP level: a reply (a JSON body, a stream's [DONE]) goes
+ * out only once its usage event is in the journal, the stored event carries the journaled id,
+ * and when the journal cannot be written (a full disk) /readyz fails and model calls answer
+ * 503 usage_unavailable instead of being served unbilled.
+ */
+const CHAT = { model: 'mock-chat', messages: [{ role: 'user', content: 'hello there' }] };
+
+describe('usage durability over HTTP', () => {
+  let directory: string;
+  let test: TestGateway | null = null;
+  afterEach(async () => {
+    await test?.close();
+    test = null;
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  const journalText = () =>
+    readdirSync(directory)
+      .filter((name) => name.endsWith('.jsonl'))
+      .map((name) => readFileSync(join(directory, name), 'utf8'))
+      .join('');
+
+  it('a reply and a stream end only after their usage is journaled; the store gets the journaled id', async () => {
+    directory = mkdtempSync(join(tmpdir(), 'usage-durability-'));
+    test = await startTestGateway({ usageJournalDirectory: directory });
+    const account = await test.createAccount();
+    const { key } = await test.createKey(account);
+
+    const reply = await test.http.post('/v1/chat/completions').set('authorization', `Bearer ${key}`).set('x-request-id', 'journaled-1').send(CHAT);
+    expect(reply.status).toBe(200);
+    // Read right after the reply arrived: no flush since.
+    const line = journalText()
+      .split('\n')
+      .find((text) => text.includes('"t":"event"') && text.includes('journaled-1'));
+    expect(line).toBeDefined();
+    const eventId = (JSON.parse(line as string) as { id: string }).id;
+
+    const stream = await test.http
+      .post('/v1/chat/completions')
+      .set('authorization', `Bearer ${key}`)
+      .set('x-request-id', 'journaled-2')
+      .send({ ...CHAT, stream: true });
+    expect(stream.text.trimEnd().endsWith('data: [DONE]')).toBe(true);
+    expect(journalText()).toMatch(/"t":"event","id":"[^"]+","b":\["costFemtoUsd"\],"e":\{"requestId":"journaled-2"/);
+
+    await test.gateway.recorder?.flush();
+    expect(await test.store.countUsageEvents({ accountId: account })).toBe(2);
+    // The journaled id is the stored one: a replay after a crash would be skipped as a duplicate.
+    if (testDialect() === 'sqlite') {
+      const db = new Database(test.databaseUrl.slice('file:'.length), { readonly: true });
+      const row = db.prepare('SELECT event_id AS id FROM usage_events WHERE request_id = ?').get('journaled-1') as { id: string };
+      db.close();
+      expect(row.id).toBe(eventId);
+    }
+    // Both stored: the journal trims its segments.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(journalText()).not.toContain('journaled-1');
+  });
+
+  it('a full disk: the waiting reply and new calls get 503 usage_unavailable, /readyz fails, other routes still work', async () => {
+    directory = mkdtempSync(join(tmpdir(), 'usage-durability-'));
+    let full = false;
+    const sink = new MemoryUsageSink();
+    const journal = new UsageJournal({
+      directory,
+      sink,
+      fsyncIntervalMs: 100,
+      eventId: () => newUsageEventId(Date.now()),
+      logger: pino({ level: 'silent' }),
+      writeSync: (fd, data) => {
+        if (full) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+        return writeSync(fd, data);
+      },
+    });
+    test = await startTestGateway({ usageSink: sink, usageDurability: journal });
+    const account = await test.createAccount();
+    const { key } = await test.createKey(account);
+    expect((await test.http.get('/readyz')).status).toBe(200);
+
+    full = true;
+    const first = await test.http.post('/v1/chat/completions').set('authorization', `Bearer ${key}`).send(CHAT);
+    expect(first.status).toBe(503);
+    expect(first.body.error).toMatchObject({ type: 'server_error', code: 'usage_unavailable' });
+    const ready = await test.http.get('/readyz');
+    expect(ready.status).toBe(503);
+    expect(ready.body.checks.usage_durability).toBe('down');
+    const next = await test.http.post('/v1/chat/completions').set('authorization', `Bearer ${key}`).send({ ...CHAT, stream: true });
+    expect(next.status).toBe(503);
+    expect(next.body.error.code).toBe('usage_unavailable');
+    expect((await test.http.get('/v1/models').set('authorization', `Bearer ${key}`)).status).toBe(200);
+
+    full = false;
+    await new Promise((resolve) => setTimeout(resolve, 1_300));
+    expect((await test.http.get('/readyz')).status).toBe(200);
+    expect((await test.http.post('/v1/chat/completions').set('authorization', `Bearer ${key}`).send(CHAT)).status).toBe(200);
+    journal.close();
+  });
+});
