@@ -1,12 +1,14 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import { encodeJournalLine, JOURNAL_HEADER } from '../../server/usage/journal-line';
 import { MemoryUsageSink } from '../../server/usage/types';
 import { UsageJournal } from '../../server/usage/usage-journal';
 import { newUsageEventId } from '../../server/usage/usage-event-id';
+import { parsePrometheusText, sampleValue } from '../helpers/prometheus-text';
 import { startTestGateway, testDialect, type TestGateway } from '../helpers/test-gateway';
 
 /**
@@ -67,6 +69,11 @@ describe('usage durability over HTTP', () => {
     // Both stored: the journal trims its segments.
     await new Promise((resolve) => setImmediate(resolve));
     expect(journalText()).not.toContain('journaled-1');
+    const metrics = parsePrometheusText((await test.http.get('/metrics')).text);
+    expect(sampleValue(metrics, 'gateway_usage_journal_pending_events')).toBe(0);
+    expect(sampleValue(metrics, 'gateway_usage_journal_bytes')).toBeGreaterThan(0);
+    expect(sampleValue(metrics, 'gateway_usage_journal_replayed_events')).toBe(0);
+    expect(sampleValue(metrics, 'gateway_usage_journal_torn_entries')).toBe(0);
   });
 
   it('a full disk: the waiting reply and new calls get 503 usage_unavailable, /readyz fails, other routes still work', async () => {
@@ -106,5 +113,39 @@ describe('usage durability over HTTP', () => {
     expect((await test.http.get('/readyz')).status).toBe(200);
     expect((await test.http.post('/v1/chat/completions').set('authorization', `Bearer ${key}`).send(CHAT)).status).toBe(200);
     journal.close();
+  });
+
+  it('at start, before serving, replays what a killed process left: its events, its calls in flight as 499 once, a torn tail dropped', async () => {
+    directory = mkdtempSync(join(tmpdir(), 'usage-durability-'));
+    const first = await startTestGateway({ usageJournalDirectory: directory });
+    const account = await first.createAccount();
+    const { id: keyId } = await first.createKey(account);
+    const base = { accountId: account, keyId, model: 'mock-chat', provider: 'mock', receivedAt: Date.now(), promptTokens: 5, costFemtoUsd: 1_000n, estimated: true, stream: true, latencyMs: 1 };
+    await first.close();
+    // What a process killed mid-traffic leaves: an event not yet stored, a stream in flight with a checkpoint, a torn line.
+    writeFileSync(
+      join(directory, 'segment-000000000007.jsonl'),
+      JOURNAL_HEADER +
+        encodeJournalLine('open', 'e-1', { ...base, requestId: 'r-1', completionTokens: 0, status: 499, errorCode: 'interrupted' }) +
+        encodeJournalLine('event', 'e-1', { ...base, requestId: 'r-1', completionTokens: 9, status: 200, errorCode: null }) +
+        encodeJournalLine('open', 'e-2', { ...base, requestId: 'r-2', completionTokens: 0, status: 499, errorCode: 'interrupted' }) +
+        encodeJournalLine('progress', 'e-2', { ...base, requestId: 'r-2', completionTokens: 4, status: 499, errorCode: 'interrupted' }) +
+        '{"v":1,"t":"event","id":"e-2","b":["costF',
+    );
+    test = await startTestGateway({ usageJournalDirectory: directory, databaseUrl: first.databaseUrl });
+    expect(await test.store.countUsageEvents({ accountId: account })).toBe(2);
+    const metrics = parsePrometheusText((await test.http.get('/metrics')).text);
+    expect(sampleValue(metrics, 'gateway_usage_journal_replayed_events')).toBe(2);
+    expect(sampleValue(metrics, 'gateway_usage_journal_torn_entries')).toBe(1);
+    expect(readdirSync(directory).some((name) => name === 'segment-000000000007.jsonl')).toBe(false);
+    if (testDialect() === 'sqlite') {
+      const db = new Database(test.databaseUrl.slice('file:'.length), { readonly: true });
+      const rows = db.prepare('SELECT event_id AS id, status, error_code AS code, completion_tokens AS tokens FROM usage_events ORDER BY event_id').all();
+      db.close();
+      expect(rows).toEqual([
+        { id: 'e-1', status: 200, code: null, tokens: 9 },
+        { id: 'e-2', status: 499, code: 'interrupted', tokens: 4 },
+      ]);
+    }
   });
 });
