@@ -36,16 +36,17 @@ export async function createEmbeddings(dependencies: ChatDependencies, call: Emb
     }
   }
   const attempts = attemptsFor(dependencies.catalogue, model, dependencies.config, (name) => dependencies.providers.get(name));
+  // Reserved on a quick estimate; the tokenizer runs only if the provider reports no usage.
+  const quickPrompt = quickEmbeddingTokens(body);
   const meter = await Meter.open(dependencies, {
     key: call.key,
     requestId: call.requestId,
     receivedAt,
     stream: false,
-    // Reserved on a quick estimate; the tokenizer runs only if the provider reports no usage.
-    reserveTokens: quickEmbeddingTokens(body),
+    reserveTokens: quickPrompt,
     response: call.response,
     model,
-    promptTokens: quickEmbeddingTokens(body),
+    promptTokens: quickPrompt,
   });
 
   const controller = new CallAbort();

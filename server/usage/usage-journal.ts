@@ -260,14 +260,26 @@ export class UsageJournal implements UsageDurability {
     if (this.closed) return;
     const current = this.current();
     const idle = this.buffer === '' && this.retained === null && this.releaseAfterWrite.length === 0;
-    if (idle && current.bytes > JOURNAL_HEADER.length && (current.pending === 0 || current.bytes >= this.segmentBytes)) {
-      this.openSegment();
+    if (idle && current.bytes > JOURNAL_HEADER.length) {
+      // Everything in it is stored: emptied in place (one syscall; appends go to the new end).
+      if (current.pending === 0 && this.segments.length === 1) this.truncate(current);
+      else if (current.pending === 0 || current.bytes >= this.segmentBytes) this.openSegment();
     }
     while (this.segments.length > 1 && (this.segments[0] as Segment).pending === 0) {
       const oldest = this.segments.shift() as Segment;
       oldest.deleted = true;
       unlinkQuietly(oldest.file);
       if (!oldest.syncing) closeQuietly(oldest.fd);
+    }
+  }
+
+  private truncate(segment: Segment): void {
+    try {
+      fs.ftruncateSync(segment.fd, JOURNAL_HEADER.length);
+      segment.bytes = JOURNAL_HEADER.length;
+    } catch (error) {
+      this.options.logger.warn({ err: error, file: segment.file }, 'usage journal: emptying a stored segment failed; starting a new one');
+      this.openSegment();
     }
   }
 
