@@ -10,7 +10,7 @@ import type { ChatStream } from '../providers/types';
 import { isAbortError } from '../providers/http-client';
 import { ChunkEventEncoder, encodeSseData, SSE_DONE } from '../streaming/encode-sse';
 import { sendSse } from '../streaming/send-sse';
-import { countTextTokens, promptTokenCounter, quickPromptTokens } from '../usage/count-tokens';
+import { countTextTokens, promptTokenCounter, quickPromptTokens, quickTextTokens } from '../usage/count-tokens';
 import { Meter, type MeterDependencies } from './meter';
 import { toGatewayError } from './to-gateway-error';
 import { attemptsFor, checkChatCapabilities, checkN, resolveModel, type Attempt, type Catalogue } from './resolve-model';
@@ -167,6 +167,8 @@ async function* streamEvents(
   let last: ChatCompletionChunk | null = null;
   const encoder = new ChunkEventEncoder();
   const tokensSoFar = () => reported ?? { promptTokens: promptEstimate(), completionTokens: countTextTokens(text) };
+  // A checkpoint's count is the quick estimate: the tokenizer on a long reply every second would cost too much.
+  const checkpointTokens = () => reported ?? { promptTokens: promptEstimate(), completionTokens: quickTextTokens(text) };
   /** A chunk's event, or '' when the client does not see it; tallies text and usage. */
   const eventOf = (chunk: ChatCompletionChunk): string => {
     chunk.model = attempt.model.id;
@@ -187,13 +189,13 @@ async function* streamEvents(
       for await (const batch of stream.batches) {
         let events = '';
         for (const chunk of batch) events += eventOf(chunk);
-        meter.checkpoint(attempt.model, tokensSoFar);
+        meter.checkpoint(attempt.model, checkpointTokens);
         if (events !== '') yield events;
       }
     } else {
       for await (const chunk of stream.chunks) {
         const event = eventOf(chunk);
-        meter.checkpoint(attempt.model, tokensSoFar);
+        meter.checkpoint(attempt.model, checkpointTokens);
         if (event !== '') yield event;
       }
     }

@@ -107,7 +107,7 @@ export class Meter {
    * once a second (`tokens` runs only then).
    */
   checkpoint(model: ModelConfig, tokens: () => { promptTokens: number; completionTokens: number }): void {
-    if (this.finished) return;
+    if (this.finished || this.dependencies.durability === undefined) return;
     const now = this.dependencies.now();
     if (now - this.lastCheckpoint < CHECKPOINT_MS) return;
     this.lastCheckpoint = now;
