@@ -117,11 +117,11 @@ describe('usage durability over HTTP', () => {
 
   it('at start, before serving, replays what a killed process left: its events, its calls in flight as 499 once, a torn tail dropped', async () => {
     directory = mkdtempSync(join(tmpdir(), 'usage-durability-'));
-    const first = await startTestGateway({ usageJournalDirectory: directory });
+    // The gateway that owns the database (it drops it when closed): no journal of its own.
+    const first = await startTestGateway();
     const account = await first.createAccount();
     const { id: keyId } = await first.createKey(account);
     const base = { accountId: account, keyId, model: 'mock-chat', provider: 'mock', receivedAt: Date.now(), promptTokens: 5, costFemtoUsd: 1_000n, estimated: true, stream: true, latencyMs: 1 };
-    await first.close();
     // What a process killed mid-traffic leaves: an event not yet stored, a stream in flight with a checkpoint, a torn line.
     writeFileSync(
       join(directory, 'segment-000000000007.jsonl'),
@@ -147,5 +147,8 @@ describe('usage durability over HTTP', () => {
         { id: 'e-2', status: 499, code: 'interrupted', tokens: 4 },
       ]);
     }
+    await test.close();
+    test = null;
+    await first.close();
   });
 });
