@@ -27,6 +27,7 @@ import { modelsRouter } from './routes/models';
 import { sessionRouter } from './routes/session';
 import { usageRouter } from './routes/usage';
 import { hashKey } from './keys/key-text';
+import type { UsageDurability } from './usage/durability';
 import type { UsageSink } from './usage/types';
 import { createUsageReporter } from './usage/usage-report';
 import { listRoutes } from '../contract/list-routes';
@@ -45,6 +46,8 @@ export interface AppDependencies {
   providers: ProviderRegistry;
   limiter: ReturnType<typeof createKeyLimiter>;
   usage: UsageSink;
+  /** The usage journal the model calls wait on before their last bytes (docs/usage-durability.md). */
+  durability?: UsageDurability;
   logger: Logger;
   readiness: ReadinessCheck;
   openapiDocument: Record<string, unknown>;

@@ -18,7 +18,12 @@ import { createRedisRateLimitStore } from './rate-limit/redis-store';
 import { createResilientRateLimitStore, type ResilientRateLimitStore } from './rate-limit/resilient-store';
 import { createStreamLimiter } from './rate-limit/stream-limiter';
 import type { RateLimitStore } from './rate-limit/types';
+import type { UsageDurability } from './usage/durability';
+import { replayJournal } from './usage/journal-replay';
+import { RedisStreamDurability } from './usage/redis-stream-durability';
 import { UsageRecorder } from './usage/recorder';
+import { newUsageEventId } from './usage/usage-event-id';
+import { UsageJournal } from './usage/usage-journal';
 import { startRetention } from './usage/retention';
 import type { UsageSink } from './usage/types';
 import { packageVersion } from './version';
@@ -42,6 +47,13 @@ export interface GatewayOptions {
   processMetrics?: boolean;
   /** Replaces how GET /metrics renders (cluster workers answer for the whole cluster). */
   renderMetrics?: GatewayMetricsOptions['render'];
+  /**
+   * This instance's usage journal directory (`usage.durability: journal`, docs/usage-durability.md):
+   * `serve` gives it (one per cluster worker); without it usage is kept in memory until stored.
+   */
+  usageJournalDirectory?: string;
+  /** Replaces the usage journal (tests: a journal whose disk is full). */
+  usageDurability?: UsageDurability;
 }
 
 export interface Gateway {
@@ -51,6 +63,7 @@ export interface Gateway {
   store: Store;
   keys: KeyCache;
   recorder: UsageRecorder | null;
+  journal: UsageJournal | null;
   logger: Logger;
   metrics: GatewayMetrics;
   /** Flushes usage and closes connections; the HTTP server is the caller's. */
@@ -124,6 +137,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
     );
   }
 
+  let journal: UsageJournal | null = null;
   const recorder = options.usageSink
     ? null
     : new UsageRecorder(store, {
@@ -131,8 +145,37 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
         batchSize: config.usage.flushBatchSize,
         maxBufferedEvents: config.usage.maxBufferedEvents,
         logger,
+        onStored: (rows) => journal?.stored(rows),
       });
+  // Before anything is served: what the journal holds from a previous run is stored first.
+  const journalDirectory = config.usage.durability === 'journal' ? options.usageJournalDirectory : undefined;
+  const replayed = recorder && journalDirectory ? await replayJournal(journalDirectory, store, { logger, batchSize: config.usage.flushBatchSize }) : null;
+  if (recorder && journalDirectory && replayed) {
+    journal = new UsageJournal({
+      directory: journalDirectory,
+      sink: recorder,
+      fsyncIntervalMs: config.usage.journalFsyncMs,
+      eventId: () => newUsageEventId(now()),
+      logger,
+      now,
+      firstSequence: replayed.nextSequence,
+    });
+  }
   recorder?.start();
+  let usageStream: RedisStreamDurability | null = null;
+  if (config.usage.durability === 'redis_stream' && !options.usageSink) {
+    if (!redis) throw new Error('usage.durability redis_stream needs REDIS_URL');
+    usageStream = new RedisStreamDurability({
+      redis,
+      store,
+      prefix: config.usage.streamPrefix,
+      claimIdleMs: config.usage.streamClaimIdleMs,
+      batchSize: config.usage.flushBatchSize,
+      eventId: () => newUsageEventId(now()),
+      logger,
+    });
+    await usageStream.start();
+  }
   const stopRetention = startRetention(store, {
     retentionDays: config.usage.retentionDays,
     now,
@@ -143,12 +186,14 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   const metrics = createGatewayMetrics(
     {
       usage: recorder ? () => recorder.stats() : undefined,
+      journal: journal && replayed ? () => ({ ...(journal as UsageJournal).stats(), replayed: replayed.replayed, torn: replayed.torn }) : undefined,
       streamsInFlight: () => streams.active(),
       redisUp: resilient ? () => resilient?.status() === 'ok' : undefined,
     },
     { processMetrics: options.processMetrics, render: options.renderMetrics },
   );
 
+  const durability: UsageDurability | undefined = options.usageDurability ?? journal ?? usageStream ?? undefined;
   const readiness = async () => {
     const checks: Record<string, 'ok' | 'down' | 'disabled'> = {};
     checks.database = await store.ping().then(
@@ -156,10 +201,12 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
       () => 'down' as const,
     );
     checks.redis = resilient ? resilient.status() : 'disabled';
+    // docs/usage-durability.md: an instance that cannot make usage durable refuses model calls.
+    checks.usage_durability = durability ? (durability.available() ? 'ok' : 'down') : 'disabled';
     // With the `open` policy the gateway keeps serving on per-instance limits while Redis is
     // down, so that alone does not make it unready; with `closed` it refuses model calls.
     const redisCritical = config.limits.redisFailure === 'closed';
-    return { ready: checks.database === 'ok' && (!redisCritical || checks.redis !== 'down'), checks };
+    return { ready: checks.database === 'ok' && checks.usage_durability !== 'down' && (!redisCritical || checks.redis !== 'down'), checks };
   };
 
   const app = createApp({
@@ -169,6 +216,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
     providers,
     limiter,
     usage: options.usageSink ?? (recorder as UsageRecorder),
+    durability,
     logger,
     readiness,
     openapiDocument: buildOpenApiDocument(packageVersion()),
@@ -184,6 +232,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
     store,
     keys,
     recorder,
+    journal,
     logger,
     metrics,
     async close(closeOptions = {}) {
@@ -191,6 +240,9 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
       await keyEvents?.close();
       stopRetention();
       const drained = recorder ? await recorder.drain(closeOptions.drainTimeoutMs ?? 10_000) : { written: 0, lost: 0 };
+      // Segments whose events were all stored are deleted; the rest wait for the next start.
+      journal?.close();
+      await usageStream?.close(closeOptions.drainTimeoutMs ?? 10_000);
       await Promise.allSettled([http.close(), rateStore.close(), options.store ? Promise.resolve() : store.close()]);
       redis?.disconnect();
       logger.flush();

@@ -16,6 +16,9 @@ import { withServingFlags } from './serving-flags';
  * with Redis key-change messages, usage in the database.
  */
 
+/** Tells a worker its slot (1..N): a worker started in place of a dead one replays the dead one's usage journal. */
+export const WORKER_SLOT_VARIABLE = 'GATEWAY_WORKER_SLOT';
+
 const METRICS_REQUEST = 'mg:metrics-request';
 const METRICS_RESPONSE = 'mg:metrics-response';
 /** Above prom-client's own 5 s collection timeout. */
@@ -63,7 +66,8 @@ export async function runPrimary(
 
   // Workers start with the serving process's Node options even when the primary was started without them.
   cluster.setupPrimary({ execArgv: withServingFlags(process.execArgv) });
-  const fork = () => cluster.fork();
+  const slots = new Map<number, number>();
+  const fork = (slot: number) => slots.set(cluster.fork({ [WORKER_SLOT_VARIABLE]: String(slot) }).id, slot);
   cluster.on('listening', (worker) => logger.info({ worker: worker.id, pid: worker.process.pid }, 'worker listening'));
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) {
@@ -82,7 +86,9 @@ export async function runPrimary(
       return;
     }
     logger.error({ worker: worker.id, code, signal }, 'worker died; starting a new one');
-    setTimeout(() => !stopping && fork(), RESTART_DELAY_MS).unref();
+    const slot = slots.get(worker.id) ?? 1;
+    slots.delete(worker.id);
+    setTimeout(() => !stopping && fork(slot), RESTART_DELAY_MS).unref();
   });
 
   const stop = async (reason: string) => {
@@ -106,7 +112,7 @@ export async function runPrimary(
   process.once('SIGINT', () => void stop('SIGINT'));
 
   logger.info({ workers, pid: process.pid }, 'cluster primary: starting workers');
-  for (let index = 0; index < workers; index++) fork();
+  for (let slot = 1; slot <= workers; slot++) fork(slot);
   return done;
 }
 

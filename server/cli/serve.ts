@@ -1,12 +1,13 @@
 import cluster from 'node:cluster';
 import type { Server } from 'node:http';
+import path from 'node:path';
 import type { Config } from '../config/load-config';
 import { parseDatabaseUrl, redact } from '../db/database-url';
 import { migrate } from '../db/migrate';
 import { createGateway, type GatewayOptions } from '../gateway';
 import { createHttpServer } from '../http-server';
 import { createLogger, type Logger } from '../logging/logger';
-import { runPrimary, workerMetrics, type WorkerMetrics } from './cluster';
+import { runPrimary, WORKER_SLOT_VARIABLE, workerMetrics, type WorkerMetrics } from './cluster';
 
 /** How long SIGTERM waits for in-flight requests and streams before closing them. */
 export const DRAIN_REQUESTS_MS = 15_000;
@@ -58,7 +59,10 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
 
 /** One serving process: build the gateway, listen, drain on SIGTERM. Migrations are done. */
 async function serveInstance(config: Config, logger: Logger, clusterMetrics: WorkerMetrics | null): Promise<number> {
-  const options: GatewayOptions = { logger, processMetrics: true };
+  // One journal directory per serving process; a cluster worker's replacement takes over its slot's.
+  const slot = cluster.isWorker ? (process.env[WORKER_SLOT_VARIABLE] ?? String(cluster.worker?.id ?? 1)) : '1';
+  const usageJournalDirectory = path.resolve(config.usage.journalDir, `worker-${slot}`);
+  const options: GatewayOptions = { logger, processMetrics: true, usageJournalDirectory };
   if (clusterMetrics) options.renderMetrics = (local) => clusterMetrics.render(local);
   const gateway = await createGateway(config, options);
   clusterMetrics?.attach(gateway.metrics.registry);

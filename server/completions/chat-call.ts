@@ -12,7 +12,7 @@ import type { ProviderRegistry } from '../providers/registry';
 import type { ChatStream, TokenUsage } from '../providers/types';
 import { fromChatUsage, toChatUsage } from '../providers/token-usage';
 import type { StreamLimiter } from '../rate-limit/stream-limiter';
-import { countTextTokens, promptTokenCounter, quickPromptTokens } from '../usage/count-tokens';
+import { countTextTokens, promptTokenCounter, quickPromptTokens, quickTextTokens } from '../usage/count-tokens';
 import { Meter, type MeterDependencies } from './meter';
 import { observedAttempt } from './observe-upstream';
 import { attemptsFor, checkChatCapabilities, checkN, resolveModel, type Attempt, type Catalogue } from './resolve-model';
@@ -46,6 +46,12 @@ export interface ChatChunkStream {
   batches: AsyncGenerator<ChatCompletionChunk[], void, undefined>;
   /** Usage so far: the provider's when it reported it, else the gateway's count (the one billed). */
   usage(): TokenUsage & { reported: boolean };
+  /**
+   * Resolves once the call's usage event would survive a crash (docs/usage-durability.md): the
+   * stream's last event (`[DONE]`, `message_stop`, `response.completed`) waits for it; rejects
+   * with 503 usage_unavailable when it cannot be made so. Call it after `batches` ended.
+   */
+  recorded(): Promise<void>;
   /** Cancels the upstream call (the client went away). */
   abort(): void;
   model: ModelConfig;
@@ -75,13 +81,16 @@ export async function runChatCall(dependencies: ChatDependencies, call: ChatCall
   // Reserved on a quick estimate; the tokenizer runs only if the provider reports no usage.
   const promptEstimate = promptTokenCounter(body);
   const completionReserve = body.max_completion_tokens ?? body.max_tokens ?? Math.min(model.maxOutputTokens ?? DEFAULT_COMPLETION_RESERVE, DEFAULT_COMPLETION_RESERVE);
+  const quickPrompt = quickPromptTokens(body);
   const meter = await Meter.open(dependencies, {
     key: call.key,
     requestId: context.requestId,
     receivedAt,
     stream: body.stream === true,
-    reserveTokens: quickPromptTokens(body) + completionReserve,
+    reserveTokens: quickPrompt + completionReserve,
     context,
+    model,
+    promptTokens: quickPrompt,
   });
   if (body.stream === true) holdStreamSlot(dependencies.streams, meter, call);
 
@@ -108,7 +117,8 @@ export async function runChatCall(dependencies: ChatDependencies, call: ChatCall
       };
       completion.model = attempt.model.id;
       completion.usage = toChatUsage(usage);
-      meter.finish({ model: attempt.model, ...usage, estimated: value.usage === null, status: 200, errorCode: null });
+      // docs/usage-durability.md: the reply goes out once its usage would survive a crash.
+      await meter.finish({ model: attempt.model, ...usage, estimated: value.usage === null, status: 200, errorCode: null });
       context.model = attempt.model.id;
       context.provider = attempt.model.provider;
       return { stream: false, completion, model: attempt.model };
@@ -161,6 +171,7 @@ class MeteredChunks implements ChatChunkStream {
   readonly model: ModelConfig;
   private text = '';
   private reported: TokenUsage | null = null;
+  private durable: Promise<void> | null = null;
 
   constructor(
     private readonly stream: ChatStream,
@@ -184,6 +195,15 @@ class MeteredChunks implements ChatChunkStream {
     this.controller.abort();
   }
 
+  recorded(): Promise<void> {
+    return this.durable ?? Promise.resolve();
+  }
+
+  /** A checkpoint's count: the quick estimate, since the tokenizer on a long reply every second would cost too much. */
+  private checkpointUsage(): TokenUsage {
+    return this.reported ?? { promptTokens: this.promptEstimate(), completionTokens: quickTextTokens(this.text) };
+  }
+
   private tally(batch: ChatCompletionChunk[]): void {
     const modelId = this.model.id;
     for (const chunk of batch) {
@@ -205,12 +225,14 @@ class MeteredChunks implements ChatChunkStream {
       if (stream.batches) {
         for await (const batch of stream.batches) {
           this.tally(batch);
+          this.meter.checkpoint(this.model, () => this.checkpointUsage());
           yield batch;
         }
       } else {
         for await (const chunk of stream.chunks) {
           const batch = [chunk];
           this.tally(batch);
+          this.meter.checkpoint(this.model, () => this.checkpointUsage());
           yield batch;
         }
       }
@@ -233,7 +255,7 @@ class MeteredChunks implements ChatChunkStream {
         errorCode = 'client_closed_request';
       }
       const { reported, ...usage } = this.usage();
-      this.meter.finish({ model: this.model, ...usage, estimated: !reported, status, errorCode });
+      this.durable = this.meter.finish({ model: this.model, ...usage, estimated: !reported, status, errorCode });
     }
   }
 }

@@ -71,5 +71,13 @@ async function* streamEvents(chunks: ChatChunkStream, includeUsage: boolean): As
     const usage = { ...toChatUsage(tokens), cost_usd: costUsd(chunks.model, tokens) };
     yield encodeSseData({ id: final.id, object: 'chat.completion.chunk', created: final.created, model: chunks.model.id, choices: [], usage });
   }
+  // docs/usage-durability.md: [DONE] goes out once the usage would survive a crash.
+  try {
+    await chunks.recorded();
+  } catch (error) {
+    if (!(error instanceof GatewayError)) throw error;
+    yield encodeSseData(error.toBody());
+    return;
+  }
   yield SSE_DONE;
 }

@@ -38,14 +38,17 @@ export async function createEmbeddings(dependencies: ChatDependencies, call: Emb
     }
   }
   const attempts = attemptsFor(dependencies.catalogue, model, dependencies.config, (name) => dependencies.providers.get(name));
+  // Reserved on a quick estimate; the tokenizer runs only if the provider reports no usage.
+  const quickPrompt = quickEmbeddingTokens(body);
   const meter = await Meter.open(dependencies, {
     key: call.key,
     requestId: context.requestId,
     receivedAt,
     stream: false,
-    // Reserved on a quick estimate; the tokenizer runs only if the provider reports no usage.
-    reserveTokens: quickEmbeddingTokens(body),
+    reserveTokens: quickPrompt,
     context,
+    model,
+    promptTokens: quickPrompt,
   });
 
   const controller = new CallAbort();
@@ -62,7 +65,8 @@ export async function createEmbeddings(dependencies: ChatDependencies, call: Emb
       ),
     );
     const promptTokens = value.usage?.promptTokens ?? estimateEmbeddingTokens(body);
-    meter.finish({ model: attempt.model, promptTokens, completionTokens: 0, estimated: value.usage === null, status: 200, errorCode: null });
+    // docs/usage-durability.md: the reply goes out once its usage would survive a crash.
+    await meter.finish({ model: attempt.model, promptTokens, completionTokens: 0, estimated: value.usage === null, status: 200, errorCode: null });
     context.model = attempt.model.id;
     context.provider = attempt.model.provider;
     const base64 = body.encoding_format === 'base64';

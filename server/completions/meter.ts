@@ -1,16 +1,19 @@
 import type { Config, ModelConfig } from '../config/load-config';
-import { rateLimited, type GatewayError } from '../errors/gateway-error';
+import { rateLimited, usageUnavailable, type GatewayError } from '../errors/gateway-error';
 import type { CachedApiKey } from '../keys/key-cache';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
 import type { RequestContext, UsageOutcome } from '../pipeline/request-context';
-import type { createKeyLimiter, Reservation } from '../rate-limit/key-limiter';
 import type { TokenUsage } from '../providers/types';
+import type { createKeyLimiter, Reservation } from '../rate-limit/key-limiter';
 import { billedUsage, femtoToUsdText, requestCostFemtoUsd } from '../usage/cost';
-import type { UsageSink } from '../usage/types';
+import { INTERRUPTED_CODE, INTERRUPTED_STATUS, recordOnly, type InFlightUsage, type UsageDurability } from '../usage/durability';
+import type { UsageEvent, UsageSink } from '../usage/types';
 
 export interface MeterDependencies {
   limiter: ReturnType<typeof createKeyLimiter>;
   usage: UsageSink;
+  /** The usage journal (docs/usage-durability.md); without it events go to `usage` only. */
+  durability?: UsageDurability | undefined;
   limits: Config['limits'];
   metrics: GatewayMetrics;
   now: () => number;
@@ -32,26 +35,30 @@ export interface MeterOutcome extends TokenUsage {
   errorCode: string | null;
 }
 
+type EventBase = Pick<UsageEvent, 'requestId' | 'accountId' | 'keyId' | 'receivedAt' | 'stream'>;
+
 /**
  * One metered model call: the rate-limit reservation before it (docs/rate-limits.md: tokens are
  * reserved, then reconciled) and exactly one usage event after it, whatever the outcome
- * (docs/usage-report.md: a request counts once, on the day it was received).
+ * (docs/usage-report.md: a request counts once, on the day it was received), made durable
+ * before the reply ends (docs/usage-durability.md).
  */
 export class Meter {
   private finished = false;
+  private lastCheckpoint: number;
   /** Read by the access log of a stream cut short, which waits for it to report its tokens. */
   private readonly outcome: UsageOutcome = { settled: false, onSettled: null };
 
   private constructor(
     private readonly dependencies: MeterDependencies,
     private readonly key: CachedApiKey,
-    private readonly requestId: string,
-    private readonly receivedAt: number,
-    private readonly stream: boolean,
+    private readonly base: EventBase,
     private readonly reservation: Reservation,
     private readonly context: RequestContext,
+    private readonly inFlight: InFlightUsage,
   ) {
     context.usageOutcome = this.outcome;
+    this.lastCheckpoint = base.receivedAt;
   }
 
   private markRecorded(): void {
@@ -62,8 +69,20 @@ export class Meter {
   /** Reserves capacity or throws the 429 with its headers; on success the rate-limit headers go to the context. */
   static async open(
     dependencies: MeterDependencies,
-    input: { key: CachedApiKey; requestId: string; receivedAt: number; stream: boolean; reserveTokens: number; context: RequestContext },
+    input: {
+      key: CachedApiKey;
+      requestId: string;
+      receivedAt: number;
+      stream: boolean;
+      reserveTokens: number;
+      context: RequestContext;
+      /** The requested model and the prompt estimate: billed if the process dies during the call. */
+      model: ModelConfig;
+      promptTokens: number;
+    },
   ): Promise<Meter> {
+    // docs/usage-durability.md: a call whose usage could not be made durable is not served.
+    if (dependencies.durability && !dependencies.durability.available()) throw usageUnavailable();
     const limits = {
       rpm: input.key.rpm ?? dependencies.limits.defaultRpm,
       tpm: input.key.tpm ?? dependencies.limits.defaultTpm,
@@ -83,37 +102,49 @@ export class Meter {
     }
     // docs/rate-limits.md: on every reply to the request from here on, errors included.
     input.context.addHeaders(reservation.headers);
-    return new Meter(dependencies, input.key, input.requestId, input.receivedAt, input.stream, reservation, input.context);
+    const base: EventBase = { requestId: input.requestId, accountId: input.key.accountId, keyId: input.key.id, receivedAt: input.receivedAt, stream: input.stream };
+    const inFlight = dependencies.durability
+      ? dependencies.durability.begin(interruptedEvent(base, input.model, { promptTokens: input.promptTokens, completionTokens: 0 }, 0))
+      : recordOnly(dependencies.usage);
+    return new Meter(dependencies, input.key, base, reservation, input.context, inFlight);
   }
 
-  /** Records the usage event and settles the reservation. Only the first call counts. */
-  finish(outcome: MeterOutcome): void {
-    if (this.finished) return;
+  /**
+   * A stream's tokens so far, billed if the process dies before it ends: journaled at most
+   * once a second (`tokens` runs only then), and only when there is a journal.
+   */
+  checkpoint(model: ModelConfig, tokens: () => TokenUsage): void {
+    if (this.finished || this.dependencies.durability === undefined) return;
+    const now = this.dependencies.now();
+    if (now - this.lastCheckpoint < CHECKPOINT_MS) return;
+    this.lastCheckpoint = now;
+    this.inFlight.checkpoint(interruptedEvent(this.base, model, tokens(), now - this.base.receivedAt));
+  }
+
+  /**
+   * Records the usage event and settles the reservation. Only the first call counts. Resolves
+   * once the event would survive the process dying: the reply's last bytes wait for it
+   * (docs/usage-durability.md); rejects with 503 usage_unavailable when it cannot be made so.
+   */
+  finish(outcome: MeterOutcome): Promise<void> {
+    if (this.finished) return DURABLE;
     this.finished = true;
     const { model } = outcome;
     const cost = requestCostFemtoUsd(model.pricing, outcome);
-    const parts = billedUsage(outcome);
     // A non-streamed reply is not sent yet: its cost goes in a header (a stream's in its usage chunk).
-    if (!this.stream && outcome.status === 200) this.context.addHeaders({ [COST_HEADER]: femtoToUsdText(cost) });
-    this.dependencies.usage.record({
-      requestId: this.requestId,
-      accountId: this.key.accountId,
-      keyId: this.key.id,
+    if (!this.base.stream && outcome.status === 200) this.context.addHeaders({ [COST_HEADER]: femtoToUsdText(cost) });
+    const durable = this.inFlight.finish({
+      ...this.base,
       model: model.id,
       provider: model.provider,
-      receivedAt: this.receivedAt,
+      ...billedUsage(outcome),
       promptTokens: outcome.promptTokens,
       completionTokens: outcome.completionTokens,
-      cachedTokens: parts.cachedTokens,
-      cacheWriteTokens: parts.cacheWriteTokens,
-      cacheWrite1hTokens: parts.cacheWrite1hTokens,
-      reasoningTokens: parts.reasoningTokens,
       costFemtoUsd: cost,
       estimated: outcome.estimated,
-      stream: this.stream,
       status: outcome.status,
       errorCode: outcome.errorCode,
-      latencyMs: this.dependencies.now() - this.receivedAt,
+      latencyMs: this.dependencies.now() - this.base.receivedAt,
     });
     // Reconciliation is off the response path: a failure here only skews the next window.
     this.dependencies.limiter.settle(this.reservation, outcome.promptTokens + outcome.completionTokens).catch(() => undefined);
@@ -125,6 +156,10 @@ export class Meter {
     this.context.promptTokens = outcome.promptTokens;
     this.context.completionTokens = outcome.completionTokens;
     this.markRecorded();
+    const settled = durable.catch(rethrowUnavailable);
+    // Callers that do not wait (a failed call, a stream cut short) must not raise an unhandled rejection.
+    settled.catch(() => undefined);
+    return settled;
   }
 
   /**
@@ -134,11 +169,37 @@ export class Meter {
   cancel(): void {
     if (this.finished) return;
     this.finished = true;
+    this.inFlight.cancel();
     this.dependencies.limiter.settle(this.reservation, 0).catch(() => undefined);
     this.markRecorded();
   }
 
   failed(model: ModelConfig, error: GatewayError): void {
-    this.finish({ model, promptTokens: 0, completionTokens: 0, estimated: false, status: error.status, errorCode: error.code });
+    void this.finish({ model, promptTokens: 0, completionTokens: 0, estimated: false, status: error.status, errorCode: error.code });
   }
+}
+
+const DURABLE: Promise<void> = Promise.resolve();
+/** A stream's checkpoint is journaled at most this often (docs/usage-durability.md). */
+const CHECKPOINT_MS = 1_000;
+
+function rethrowUnavailable(error: unknown): never {
+  throw usageUnavailable(error);
+}
+
+/** What a call is billed if the process dies before it ends: 499 interrupted, the tokens known so far. */
+function interruptedEvent(base: EventBase, model: ModelConfig, usage: TokenUsage, latencyMs: number): UsageEvent {
+  return {
+    ...base,
+    model: model.id,
+    provider: model.provider,
+    ...billedUsage(usage),
+    promptTokens: usage.promptTokens,
+    completionTokens: usage.completionTokens,
+    costFemtoUsd: requestCostFemtoUsd(model.pricing, usage),
+    estimated: true,
+    status: INTERRUPTED_STATUS,
+    errorCode: INTERRUPTED_CODE,
+    latencyMs,
+  };
 }

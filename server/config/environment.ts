@@ -41,6 +41,8 @@ export const EnvironmentSchema = z
       .transform((url) => url?.replace(/\/+$/, ''))
       .refine((url) => url === undefined || /^https?:\/\/[^\s/]+(\/\S*)?$/.test(url), 'must be an http:// or https:// address, e.g. https://gateway.example.com')
       .transform((url) => url ?? null),
+    /** Replaces `usage.journal_dir` (docs/usage-durability.md). */
+    USAGE_JOURNAL_DIR: variable,
     /** When set, GET /metrics needs it as a bearer token; open otherwise. */
     GATEWAY_METRICS_TOKEN: variable.transform((token) => token ?? null),
     LOG_LEVEL: variable.transform((text = 'info', context): LogLevel => {

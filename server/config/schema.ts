@@ -118,6 +118,13 @@ export const UsageSectionSchema = configObject({
   flush_interval_ms: positiveInteger.default(1_000),
   flush_batch_size: positiveInteger.default(500),
   max_buffered_events: positiveInteger.default(1_000_000),
+  // docs/usage-durability.md: where a usage event is kept from the reply until it is stored.
+  durability: z.enum(['journal', 'redis_stream', 'memory']).default('journal'),
+  journal_dir: z.string().min(1).default('data/usage-journal'),
+  journal_fsync_ms: positiveInteger.default(100),
+  // redis_stream: an entry (or a dead instance's calls) unacknowledged this long is taken over.
+  stream_claim_idle_ms: positiveInteger.default(30_000),
+  stream_prefix: z.string().min(1).default('mg:usage:'),
 });
 
 /** USD per million tokens; at most 9 decimals because spend is summed in nano-dollars. */
@@ -226,6 +233,8 @@ export const ConfigSchema = z
     source,
     ...file,
     server: { ...file.server, port: environment.PORT, host: environment.HOST },
+    // USAGE_JOURNAL_DIR replaces `usage.journal_dir` (a volume mounted per instance).
+    usage: { ...file.usage, journalDir: environment.USAGE_JOURNAL_DIR ?? file.usage.journalDir },
     providers: Object.fromEntries(
       Object.entries(file.providers).map(([name, provider]) => {
         const key = provider.apiKeyEnv === null ? undefined : environment[provider.apiKeyEnv];

@@ -96,3 +96,7 @@ export class UpstreamError extends GatewayError {
     this.retryAfterMs = options.retryAfterMs ?? null;
   }
 }
+
+/** docs/usage-durability.md: the call's usage cannot be made durable (the journal's disk is full), so it is not served. */
+export const usageUnavailable = (cause?: unknown): GatewayError =>
+  new GatewayError(503, 'server_error', 'usage_unavailable', 'Usage cannot be recorded right now, so the request is not served; retry shortly.', { cause });

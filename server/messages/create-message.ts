@@ -48,13 +48,16 @@ export async function createMessage(dependencies: MessagesDependencies, call: Me
   call.context.model = model.id;
   call.context.provider = model.provider;
   call.context.stream = stream;
+  const promptEstimate = passThroughPromptEstimate(call.body);
   const meter = await Meter.open(dependencies, {
     key: call.key,
     requestId: call.context.requestId,
     receivedAt: dependencies.now(),
     stream,
-    reserveTokens: passThroughReserve(call.body),
+    reserveTokens: promptEstimate + call.body.max_tokens,
     context: call.context,
+    model,
+    promptTokens: promptEstimate,
   });
   if (stream) holdStreamSlot(dependencies.streams, meter, { key: call.key, context: call.context, client: call.reply });
   // Anthropic-type first choice: pass-through, over the Anthropic-type models of its fallbacks.
@@ -67,9 +70,10 @@ export async function createMessage(dependencies: MessagesDependencies, call: Me
  * prompt (system, messages, tools: the JSON text, as an upper bound) plus `max_tokens`,
  * reconciled with the upstream's usage afterwards (docs/rate-limits.md).
  */
-function passThroughReserve(body: MessagesRequest): number {
+/** A quick estimate of the prompt: a quarter token per character of its JSON. */
+function passThroughPromptEstimate(body: MessagesRequest): number {
   const promptCharacters = JSON.stringify(body.messages).length + JSON.stringify(body.system ?? '').length + JSON.stringify(body.tools ?? []).length;
-  return Math.ceil(promptCharacters / 4) + body.max_tokens;
+  return Math.ceil(promptCharacters / 4);
 }
 
 function speaksMessages(attempts: readonly Attempt[]): boolean {
@@ -107,6 +111,8 @@ export async function countMessageTokens(dependencies: MessagesDependencies, cal
     stream: false,
     reserveTokens: 0,
     context: call.context,
+    model,
+    promptTokens: 0,
   });
   meter.cancel();
   const attempts = attemptsFor(dependencies.catalogue, model, dependencies.config, (name) => dependencies.providers.get(name));

@@ -73,7 +73,8 @@ export async function passThroughMessage(dependencies: MessagesDependencies, cal
 
   if (value.text !== null) {
     const usage = value.usage ?? estimate(call.body, value.text.length);
-    meter.finish({ model: attempt.model, ...usage, estimated: value.usage === null, status: 200, errorCode: null });
+    // docs/usage-durability.md: the reply goes out once its usage would survive a crash.
+    await meter.finish({ model: attempt.model, ...usage, estimated: value.usage === null, status: 200, errorCode: null });
     reply.sendJson(200, value.text);
     return;
   }

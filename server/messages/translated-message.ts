@@ -37,6 +37,8 @@ async function* streamEvents(chunks: ChatChunkStream, translator: MessageStreamT
       for (const chunk of batch) events += translator.push(chunk);
       if (events !== '') yield events;
     }
+    // docs/usage-durability.md: message_stop goes out once the usage would survive a crash.
+    await chunks.recorded();
   } catch (error) {
     if (!(error instanceof GatewayError)) throw error;
     yield event(toMessagesErrorBody(error));

@@ -34,6 +34,17 @@ export interface MetricsSources {
   usage?: () => UsageBufferStats;
   streamsInFlight?: () => number;
   redisUp?: () => boolean | null;
+  /** The usage journal (docs/usage-durability.md). */
+  journal?: () => UsageJournalMetrics;
+}
+
+export interface UsageJournalMetrics {
+  bytes: number;
+  pending: number;
+  /** Events and interrupted calls the start replayed from the journal. */
+  replayed: number;
+  /** Torn or unreadable entries the start dropped. */
+  torn: number;
 }
 
 export interface GatewayMetricsOptions {
@@ -90,7 +101,22 @@ export function createGatewayMetrics(sources: MetricsSources = {}, options: Gate
     registers,
   );
 
-  const { usage, streamsInFlight, redisUp } = sources;
+  const { usage, streamsInFlight, redisUp, journal } = sources;
+  if (journal) {
+    const gauge = (name: string, help: string, read: (stats: UsageJournalMetrics) => number) =>
+      new Gauge({
+        name,
+        help,
+        registers,
+        collect() {
+          this.set(read(journal()));
+        },
+      });
+    gauge('gateway_usage_journal_bytes', 'Bytes in the usage journal files of this instance.', (stats) => stats.bytes);
+    gauge('gateway_usage_journal_pending_events', 'Journaled usage events not stored yet, plus calls in flight.', (stats) => stats.pending);
+    gauge('gateway_usage_journal_replayed_events', 'Usage events (interrupted calls included) replayed from the journal at start.', (stats) => stats.replayed);
+    gauge('gateway_usage_journal_torn_entries', 'Torn or unreadable journal entries dropped at start.', (stats) => stats.torn);
+  }
   if (usage) {
     new Gauge({
       name: 'gateway_usage_buffered_events',

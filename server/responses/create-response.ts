@@ -101,6 +101,8 @@ async function* translatedEvents(translator: ResponseStreamTranslator, chunks: C
       for (const chunk of batch) text += encodeEvents(translator.push(chunk));
       if (text !== '') yield text;
     }
+    // docs/usage-durability.md: response.completed goes out once the usage would survive a crash.
+    await chunks.recorded();
   } catch (error) {
     if (!(error instanceof GatewayError)) throw error;
     yield opening + encodeEvents(translator.fail(error.code ?? 'server_error', error.message));

@@ -50,6 +50,8 @@ export async function runPassThrough(dependencies: ChatDependencies, call: PassT
     stream,
     reserveTokens: quickPromptTokens(estimate) + completionReserve,
     context,
+    model,
+    promptTokens: quickPromptTokens(estimate),
   });
   if (stream) holdStreamSlot(dependencies.streams, meter, { key: call.key, context, client: reply });
 
@@ -76,9 +78,9 @@ export async function runPassThrough(dependencies: ChatDependencies, call: PassT
   context.model = attempt.model.id;
   context.provider = attempt.model.provider;
   /** Records the call once: the upstream's usage, or the gateway's count of `text` when it reported none. */
-  const finish = (usage: TokenUsage | null, text: string, status = 200, errorCode: string | null = null) => {
+  const finish = (usage: TokenUsage | null, text: string, status = 200, errorCode: string | null = null): Promise<void> => {
     const counted = usage ?? { promptTokens: promptEstimate(), completionTokens: countTextTokens(text) };
-    meter.finish({ model: attempt.model, ...counted, estimated: usage === null, status, errorCode });
+    return meter.finish({ model: attempt.model, ...counted, estimated: usage === null, status, errorCode });
   };
 
   if (stream) {
@@ -90,7 +92,8 @@ export async function runPassThrough(dependencies: ChatDependencies, call: PassT
     const text = await upstream.text();
     if (text.length === 0) throw badResponse(attempt.model.provider, 'an empty body');
     // The whole usage, breakdown (cached, reasoning) included, goes to the meter.
-    finish(usageOfReplyText(text), text);
+    // docs/usage-durability.md: the reply goes out once its usage would survive a crash.
+    await finish(usageOfReplyText(text), text);
     reply.sendJson(200, text);
     return null;
   } catch (error) {
@@ -102,7 +105,7 @@ export async function runPassThrough(dependencies: ChatDependencies, call: PassT
   }
 }
 
-type Finish = (usage: TokenUsage | null, text: string, status?: number, errorCode?: string | null) => void;
+type Finish = (usage: TokenUsage | null, text: string, status?: number, errorCode?: string | null) => Promise<void>;
 
 /** The upstream's events as they came; its final event's usage is what is metered. */
 async function* passedThroughEvents(upstream: HttpResponse, provider: string, finish: Finish, requestId: string): AsyncGenerator<string> {
@@ -132,6 +135,6 @@ async function* passedThroughEvents(upstream: HttpResponse, provider: string, fi
       status = 499;
       errorCode = 'client_closed_request';
     }
-    finish(reader.usage, reader.output, status, errorCode);
+    void finish(reader.usage, reader.output, status, errorCode);
   }
 }

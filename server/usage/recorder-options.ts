@@ -1,3 +1,4 @@
+import type { UsageEventRow } from '../db/types';
 import { newUsageEventId } from './usage-event-id';
 
 /** pino's Logger fits this; only what the usage recorder uses. */
@@ -29,6 +30,8 @@ export interface UsageRecorderOptions {
   eventId?: () => string;
   setTimer?: SetTimer;
   clearTimer?: ClearTimer;
+  /** Called after each batch is stored (the journal trims what is stored: docs/usage-durability.md). */
+  onStored?: (rows: readonly UsageEventRow[]) => void;
 }
 
 export interface UsageRecorderStats {
@@ -78,5 +81,6 @@ export function resolveRecorderOptions(options: UsageRecorderOptions): ResolvedR
     // Looked up at call time, so fake timers installed after construction still apply.
     setTimer: options.setTimer ?? ((callback, delayMs) => setTimeout(callback, delayMs)),
     clearTimer: options.clearTimer ?? ((handle) => clearTimeout(handle as ReturnType<typeof setTimeout>)),
+    onStored: options.onStored ?? (() => undefined),
   };
 }

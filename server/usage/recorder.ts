@@ -72,7 +72,7 @@ export class UsageRecorder implements UsageSink {
   }
 
   /** On the request path: O(1), never throws, never waits for the store. */
-  record(event: UsageEvent): void {
+  record(event: UsageEvent, eventId?: string): void {
     let row: UsageEventRow;
     try {
       const reason = invalidUsageEventReason(event);
@@ -80,7 +80,7 @@ export class UsageRecorder implements UsageSink {
         this.refuse(event, reason);
         return;
       }
-      row = toUsageEventRow(event, this.days.dayOf(event.receivedAt), this.options.eventId());
+      row = toUsageEventRow(event, this.days.dayOf(event.receivedAt), eventId ?? this.options.eventId());
     } catch (error) {
       this.refuse(event, error);
       return;
@@ -231,7 +231,16 @@ export class UsageRecorder implements UsageSink {
       this.logInfo({ written: batch.length }, 'a usage write that outlasted the drain deadline completed after all');
     }
     this.noteSuccess(batch.length);
+    this.notifyStored(batch);
     return { ok: true };
+  }
+
+  private notifyStored(batch: readonly UsageEventRow[]): void {
+    try {
+      this.options.onStored(batch);
+    } catch (error) {
+      this.logQuietly({ err: error }, 'usage recorder: the stored-events callback failed');
+    }
   }
 
   private noteFailure(error: unknown): void {

@@ -11,7 +11,8 @@ export type UsageEvent = Omit<UsageEventRow, 'eventId' | 'day' | 'receivedAt'> &
 
 /** Where usage events go. `record` never blocks and never throws on the request path. */
 export interface UsageSink {
-  record(event: UsageEvent): void;
+  /** `eventId`: the id the event was journaled under (docs/usage-durability.md); new when absent. */
+  record(event: UsageEvent, eventId?: string): void;
 }
 
 /** Keeps events in memory: for tests and as the sink before the recorder exists. */

@@ -97,7 +97,17 @@ describe('normalized runtime configuration', () => {
       retryBaseDelayMs: 200,
     });
     expect(config.limits).toEqual({ defaultRpm: 600, defaultTpm: 1_000_000, usageKeyRpm: 30, usageIpRpm: 120, adminAuthFailuresPerMinute: 10, redisFailure: 'open', maxStreamsPerKey: 100 });
-    expect(config.usage).toEqual({ retentionDays: 400, flushIntervalMs: 1000, flushBatchSize: 500, maxBufferedEvents: 1_000_000 });
+    expect(config.usage).toEqual({
+      retentionDays: 400,
+      flushIntervalMs: 1000,
+      flushBatchSize: 500,
+      maxBufferedEvents: 1_000_000,
+      durability: 'journal',
+      journalDir: 'data/usage-journal',
+      journalFsyncMs: 100,
+      streamClaimIdleMs: 30_000,
+      streamPrefix: 'mg:usage:',
+    });
     expect(config.models[0]).toEqual({
       id: 'mock-chat',
       provider: 'mock',

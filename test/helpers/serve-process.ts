@@ -1,4 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { unusedPort } from './tcp-proxy';
@@ -34,7 +36,8 @@ export async function spawnServe(env: Record<string, string>, args: string[] = [
   const port = await unusedPort();
   const child = spawn(process.execPath, [CLI, 'serve', ...args], {
     cwd: REPOSITORY,
-    env: childEnv({ PORT: String(port), HOST: '127.0.0.1', ...env }),
+    // Each process its own usage journal unless the test shares one (a restart on the same disk).
+    env: childEnv({ PORT: String(port), HOST: '127.0.0.1', USAGE_JOURNAL_DIR: mkdtempSync(path.join(tmpdir(), 'usage-journal-')), ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -1,0 +1,344 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { INTERRUPTED_STATUS, type InFlightUsage, type UsageDurability } from './durability';
+import { encodeJournalLine, JOURNAL_HEADER, type JournalEntryType } from './journal-line';
+import type { UsageRecorderLogger } from './recorder-options';
+import type { UsageEvent, UsageSink } from './types';
+
+/** Segment files: `segment-<sequence>.jsonl`, the sequence zero-padded so names sort in order. */
+export const SEGMENT_PATTERN = /^segment-(\d{12})\.jsonl$/;
+export const segmentName = (sequence: number): string => `segment-${String(sequence).padStart(12, '0')}.jsonl`;
+
+/** A segment this big starts a new one even while some of its events are not stored yet. */
+const DEFAULT_SEGMENT_BYTES = 4 * 1024 * 1024;
+/** How often writing is retried after it failed (a full disk). */
+const RETRY_MS = 1_000;
+
+export interface UsageJournalOptions {
+  /** This instance's journal directory (created if missing); replay has emptied it. */
+  directory: string;
+  /** Where events go to be stored (the recorder), besides the journal. */
+  sink: UsageSink;
+  /** Grouped fsync period: bounds what a machine crash (not a process crash) can lose. */
+  fsyncIntervalMs: number;
+  eventId: () => string;
+  logger: UsageRecorderLogger;
+  now?: () => number;
+  /** First sequence number (after the segments replay found). */
+  firstSequence?: number;
+  segmentBytes?: number;
+  /** Replaces fs.writeSync (tests simulate a full disk). */
+  writeSync?: (fd: number, data: Buffer) => number;
+}
+
+export interface UsageJournalStats {
+  /** Bytes in the journal's segment files. */
+  bytes: number;
+  /** Events and in-flight calls the journal holds that are not stored yet. */
+  pending: number;
+  /** Writing fails (a full disk): model calls are refused until it works again. */
+  failing: boolean;
+}
+
+interface Segment {
+  sequence: number;
+  file: string;
+  fd: number;
+  bytes: number;
+  /** Calls begun here and not ended in the journal yet, plus events written here and not stored yet. */
+  pending: number;
+  dirty: boolean;
+  syncing: boolean;
+  deleted: boolean;
+}
+
+interface Group {
+  promise: Promise<void>;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * The append-only local usage journal (docs/usage-durability.md). Every line of one event-loop
+ * turn goes to the file in one write (from setImmediate, right after that turn): once written,
+ * the bytes are the kernel's and survive the process dying. `finish` resolves then, so the
+ * reply's last bytes go out after its usage is safe, without a database round trip. fsync runs
+ * every `fsyncIntervalMs` for all of them. Segments are deleted, oldest first, once every
+ * event in them is stored and every call begun in them has ended.
+ */
+export class UsageJournal implements UsageDurability {
+  private readonly segments: Segment[] = [];
+  private readonly unstored = new Map<string, Segment>();
+  private readonly now: () => number;
+  private readonly segmentBytes: number;
+  private readonly write: (fd: number, data: Buffer) => number;
+  private nextSequence: number;
+  private buffer = '';
+  /** Bytes a failed or short write left unwritten; written first when writing works again. */
+  private retained: Buffer | null = null;
+  /** Segments whose call ended in the buffered lines: released once those lines are written. */
+  private releaseAfterWrite: Segment[] = [];
+  private group: Group | null = null;
+  private scheduled = false;
+  private failure: unknown = null;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private readonly fsyncTimer: NodeJS.Timeout;
+  private closed = false;
+
+  constructor(private readonly options: UsageJournalOptions) {
+    this.now = options.now ?? Date.now;
+    this.segmentBytes = options.segmentBytes ?? DEFAULT_SEGMENT_BYTES;
+    this.write = options.writeSync ?? ((fd, data) => fs.writeSync(fd, data));
+    this.nextSequence = options.firstSequence ?? 1;
+    fs.mkdirSync(options.directory, { recursive: true });
+    this.openSegment();
+    this.fsyncTimer = setInterval(() => this.syncAll(), options.fsyncIntervalMs);
+    this.fsyncTimer.unref();
+  }
+
+  available(): boolean {
+    return this.failure === null && !this.closed;
+  }
+
+  stats(): UsageJournalStats {
+    let bytes = 0;
+    let pending = 0;
+    for (const segment of this.segments) {
+      bytes += segment.bytes;
+      pending += segment.pending;
+    }
+    return { bytes, pending, failing: this.failure !== null };
+  }
+
+  begin(interrupted: UsageEvent): InFlightUsage {
+    const id = this.options.eventId();
+    const opened = this.current();
+    opened.pending += 1;
+    this.append('open', id, interrupted);
+    let ended = false;
+    const end = (type: JournalEntryType, event: UsageEvent | null): Promise<void> => {
+      ended = true;
+      this.releaseAfterWrite.push(opened);
+      if (event !== null) {
+        const segment = this.current();
+        segment.pending += 1;
+        this.unstored.set(id, segment);
+      }
+      return this.append(type, id, event);
+    };
+    return {
+      eventId: id,
+      checkpoint: (event) => {
+        if (!ended) this.append('progress', id, { ...event, status: INTERRUPTED_STATUS });
+      },
+      finish: (event) => {
+        if (ended) return this.settled();
+        this.options.sink.record(event, id);
+        return end('event', event);
+      },
+      cancel: () => {
+        if (!ended) void end('cancel', null);
+      },
+    };
+  }
+
+  /** The recorder stored these: their lines are no longer needed. */
+  stored(rows: readonly { eventId: string }[]): void {
+    for (const row of rows) {
+      const segment = this.unstored.get(row.eventId);
+      if (segment === undefined) continue;
+      this.unstored.delete(row.eventId);
+      segment.pending -= 1;
+    }
+    this.trim();
+  }
+
+  /** Writes what is buffered, fsyncs and closes the files; segments with unstored events stay for the next start. */
+  close(): void {
+    if (this.closed) return;
+    this.flush();
+    this.trim();
+    this.closed = true;
+    clearInterval(this.fsyncTimer);
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    for (const segment of this.segments) {
+      try {
+        if (segment.dirty) fs.fsyncSync(segment.fd);
+      } catch (error) {
+        this.options.logger.error({ err: error, file: segment.file }, 'usage journal: fsync at close failed');
+      }
+      closeQuietly(segment.fd);
+    }
+    const leftover = this.segments.filter((segment) => segment.pending > 0);
+    if (leftover.length > 0) {
+      this.options.logger.warn({ segments: leftover.map((segment) => segment.file) }, 'usage journal: unstored events kept for the next start');
+    } else {
+      for (const segment of this.segments) unlinkQuietly(segment.file);
+    }
+    this.segments.length = 0;
+  }
+
+  private append(type: JournalEntryType, id: string, event: UsageEvent | null): Promise<void> {
+    this.buffer += encodeJournalLine(type, id, event);
+    // While writing fails the retry timer writes the buffer; the caller learns at once.
+    if (this.failure !== null) return rejected(this.failure);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    }
+    return this.settled();
+  }
+
+  /** The promise of the next write: resolved once the buffered lines are in the file. */
+  private settled(): Promise<void> {
+    if (this.group === null) {
+      let resolve: () => void = () => undefined;
+      let reject: (error: unknown) => void = () => undefined;
+      const promise = new Promise<void>((done, fail) => {
+        resolve = done;
+        reject = fail;
+      });
+      // Callers that do not wait (a call that failed anyway) must not raise an unhandled rejection.
+      promise.catch(() => undefined);
+      this.group = { promise, resolve, reject };
+    }
+    return this.group.promise;
+  }
+
+  private flush(): void {
+    this.scheduled = false;
+    if (this.closed || (this.buffer === '' && this.retained === null)) return;
+    const fresh = Buffer.from(this.buffer);
+    const data = this.retained === null ? fresh : Buffer.concat([this.retained, fresh]);
+    this.buffer = '';
+    const group = this.group;
+    this.group = null;
+    const segment = this.current();
+    let written = 0;
+    try {
+      written = this.write(segment.fd, data);
+    } catch (error) {
+      this.retained = data;
+      this.fail(error, group);
+      return;
+    }
+    segment.bytes += written;
+    segment.dirty = true;
+    if (written < data.length) {
+      this.retained = data.subarray(written);
+      this.fail(new Error(`short write to the usage journal (${written} of ${data.length} bytes)`), group);
+      return;
+    }
+    this.retained = null;
+    if (this.failure !== null) {
+      this.options.logger.error({ file: segment.file }, 'usage journal writable again: model calls accepted');
+      this.failure = null;
+    }
+    for (const opened of this.releaseAfterWrite) opened.pending -= 1;
+    this.releaseAfterWrite = [];
+    group?.resolve();
+    this.trim();
+  }
+
+  private fail(error: unknown, group: Group | null): void {
+    if (this.failure === null) {
+      this.options.logger.error({ err: error, directory: this.options.directory }, 'usage journal cannot be written: model calls answer 503 usage_unavailable until it can');
+    }
+    this.failure = error;
+    group?.reject(error);
+    if (this.retryTimer === null) {
+      this.retryTimer = setTimeout(() => {
+        this.retryTimer = null;
+        this.flush();
+      }, RETRY_MS);
+      this.retryTimer.unref();
+    }
+  }
+
+  /** Starts a new segment when the current one is done with (or big), deletes finished ones, oldest first. */
+  private trim(): void {
+    if (this.closed) return;
+    const current = this.current();
+    const idle = this.buffer === '' && this.retained === null && this.releaseAfterWrite.length === 0;
+    if (idle && current.bytes > JOURNAL_HEADER.length) {
+      // Everything in it is stored: emptied in place (one syscall; appends go to the new end).
+      if (current.pending === 0 && this.segments.length === 1) this.truncate(current);
+      else if (current.pending === 0 || current.bytes >= this.segmentBytes) this.openSegment();
+    }
+    while (this.segments.length > 1 && (this.segments[0] as Segment).pending === 0) {
+      const oldest = this.segments.shift() as Segment;
+      oldest.deleted = true;
+      unlinkQuietly(oldest.file);
+      if (!oldest.syncing) closeQuietly(oldest.fd);
+    }
+  }
+
+  private truncate(segment: Segment): void {
+    try {
+      fs.ftruncateSync(segment.fd, JOURNAL_HEADER.length);
+      segment.bytes = JOURNAL_HEADER.length;
+    } catch (error) {
+      this.options.logger.warn({ err: error, file: segment.file }, 'usage journal: emptying a stored segment failed; starting a new one');
+      this.openSegment();
+    }
+  }
+
+  private openSegment(): void {
+    const file = path.join(this.options.directory, segmentName(this.nextSequence));
+    this.nextSequence += 1;
+    const fd = fs.openSync(file, 'a');
+    const header = Buffer.from(JOURNAL_HEADER);
+    fs.writeSync(fd, header);
+    this.segments.push({ sequence: this.nextSequence - 1, file, fd, bytes: header.length, pending: 0, dirty: true, syncing: false, deleted: false });
+    // The new file's name must survive a machine crash too: fsync the directory (off the request path).
+    fs.open(this.options.directory, 'r', (openError, directoryFd) => {
+      if (openError) return;
+      fs.fsync(directoryFd, () => fs.close(directoryFd, () => undefined));
+    });
+  }
+
+  private syncAll(): void {
+    for (const segment of this.segments) {
+      if (!segment.dirty || segment.syncing) continue;
+      segment.dirty = false;
+      segment.syncing = true;
+      fs.fsync(segment.fd, (error) => {
+        segment.syncing = false;
+        if (segment.deleted || this.closed) {
+          if (segment.deleted) closeQuietly(segment.fd);
+          return;
+        }
+        if (error) {
+          segment.dirty = true;
+          this.options.logger.error({ err: error, file: segment.file }, 'usage journal: fsync failed');
+        }
+      });
+    }
+  }
+
+  private current(): Segment {
+    return this.segments[this.segments.length - 1] as Segment;
+  }
+}
+
+function rejected(error: unknown): Promise<void> {
+  const promise = Promise.reject(error);
+  promise.catch(() => undefined);
+  return promise;
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    fs.closeSync(fd);
+  } catch {
+    // Already closed.
+  }
+}
+
+function unlinkQuietly(file: string): void {
+  try {
+    fs.unlinkSync(file);
+  } catch {
+    // Already gone.
+  }
+}

@@ -1,0 +1,199 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createPostgresDatabase, createSqliteDatabase, isPostgresAvailable, type TestDatabase } from '../db/databases';
+import { runCli, spawnServe, type ServeProcess, waitForStatus } from '../helpers/serve-process';
+import { createTestRedis, isRedisReachable, redisUrl } from '../rate-limit/redis-test-client';
+
+/**
+ * Usage that survives a crash (docs/usage-durability.md), as an operator would see it: real
+ * gateway processes under concurrent chat and streaming load are SIGKILLed at random moments,
+ * restarted on the same journal, and in the end every request answered 200 has exactly one
+ * usage event, every other stored event belongs to a request cut short by a kill (recorded
+ * once, mostly as 499 interrupted), and no request is counted twice.
+ *
+ * CHAOS_ROUNDS sets the number of kills (3 here, more with `npm run chaos`).
+ */
+const ROUNDS = Number(process.env.CHAOS_ROUNDS ?? 3);
+const CLIENTS = 16;
+const config = (usage: string) => `
+providers:
+  mock: { type: mock, options: { chunk_delay_ms: 30, chunks: 8 } }
+limits: { default_rpm: 10000000, default_tpm: 10000000000, max_streams_per_key: 1000 }
+usage: { flush_interval_ms: 200, journal_fsync_ms: 50${usage} }
+models:
+  - id: mock-chat
+    provider: mock
+    capabilities: [chat]
+    context_window: 8000
+    pricing: { input_per_million: 1.5, output_per_million: 2.25 }
+`;
+
+interface Tally {
+  /** Request ids the client sent. */
+  sent: Set<string>;
+  /** Request ids whose whole 200 reply arrived (a JSON body, or a stream up to [DONE]). */
+  answered: Set<string>;
+}
+
+interface StoredEvent {
+  requestId: string;
+  status: number;
+  errorCode: string | null;
+}
+
+let nextRequest = 0;
+
+async function oneRequest(baseUrl: string, key: string, tally: Tally): Promise<boolean> {
+  const requestId = `chaos-${process.pid}-${nextRequest++}`;
+  const stream = Math.random() < 0.5;
+  tally.sent.add(requestId);
+  try {
+    const response = await fetch(`${baseUrl}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-request-id': requestId },
+      body: JSON.stringify({ model: 'mock-chat', messages: [{ role: 'user', content: 'one two three four five' }], stream }),
+    });
+    const text = await response.text();
+    if (response.status !== 200) throw new Error(`status ${response.status}: ${text}`);
+    if (stream ? text.trimEnd().endsWith('data: [DONE]') : (JSON.parse(text) as { usage?: unknown }).usage !== undefined) {
+      tally.answered.add(requestId);
+    }
+    return true;
+  } catch (error) {
+    // The server died under it (or is gone): this client stops for the round.
+    if (error instanceof Error && error.message.startsWith('status ')) throw error;
+    return false;
+  }
+}
+
+/** CLIENTS loops against the servers until a request fails (the kill). */
+function load(servers: ServeProcess[], key: string, tally: Tally): Promise<void> {
+  return Promise.all(
+    Array.from({ length: CLIENTS }, async (_, client) => {
+      const server = servers[client % servers.length] as ServeProcess;
+      while (await oneRequest(server.baseUrl, key, tally));
+    }),
+  ).then(() => undefined);
+}
+
+async function storedEvents(database: TestDatabase): Promise<StoredEvent[]> {
+  const sql = 'SELECT request_id AS "requestId", status, error_code AS "errorCode" FROM usage_events';
+  if (database.url.startsWith('file:')) {
+    const db = new Database(database.url.slice('file:'.length), { readonly: true });
+    try {
+      return db.prepare(sql).all() as StoredEvent[];
+    } finally {
+      db.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  try {
+    return (await client.query<StoredEvent>(sql)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** redis_stream: how long a dead instance's entries and calls wait to be taken over. */
+const CLAIM_IDLE_MS = 2_000;
+
+async function chaos(database: TestDatabase, instances: number, extraEnv: Record<string, string>, usage = '') {
+  const directory = mkdtempSync(path.join(tmpdir(), 'gw-chaos-'));
+  writeFileSync(path.join(directory, 'gateway.yaml'), config(usage));
+  const env = { GATEWAY_CONFIG: path.join(directory, 'gateway.yaml'), DATABASE_URL: database.url, ...extraEnv };
+  const account = runCli(env, ['accounts', 'create', '--name', 'chaos']) as { id: string };
+  const { key } = runCli(env, ['keys', 'create', '--account', account.id, '--name', 'k']) as { key: string };
+  const tally: Tally = { sent: new Set(), answered: new Set() };
+  // Each instance keeps its journal directory across its restarts (its persistent disk).
+  const journals = Array.from({ length: instances }, (_, index) => path.join(directory, `journal-${index}`));
+  const start = async () => {
+    const servers = await Promise.all(journals.map((journal) => spawnServe({ ...env, USAGE_JOURNAL_DIR: journal })));
+    await Promise.all(servers.map((server) => waitForStatus(server, '/readyz')));
+    return servers;
+  };
+  try {
+    for (let round = 0; round < ROUNDS; round++) {
+      const servers = await start();
+      const running = load(servers, key, tally);
+      await Promise.all(
+        servers.map(async (server) => {
+          await new Promise((resolve) => setTimeout(resolve, 300 + Math.random() * 1_200));
+          server.child.kill('SIGKILL');
+          await server.exited;
+        }),
+      );
+      await running;
+    }
+    // The last start replays what the last kill left; then a clean stop.
+    const servers = await start();
+    // redis_stream: the killed instances' calls and entries are taken over once their heartbeats expire.
+    if (usage.includes('redis_stream')) await new Promise((resolve) => setTimeout(resolve, CLAIM_IDLE_MS * 2 + 1_000));
+    for (const server of servers) server.child.kill('SIGTERM');
+    for (const server of servers) expect((await server.exited).code, server.output()).toBe(0);
+
+    const events = await storedEvents(database);
+    const byRequest = new Map<string, StoredEvent[]>();
+    for (const event of events) byRequest.set(event.requestId, [...(byRequest.get(event.requestId) ?? []), event]);
+    const twice = [...byRequest].filter(([, list]) => list.length > 1).map(([id]) => id);
+    const unbilled = [...tally.answered].filter((id) => byRequest.get(id)?.[0]?.status !== 200);
+    const phantom = [...byRequest.keys()].filter((id) => !tally.sent.has(id));
+    const extra = events.filter((event) => !tally.answered.has(event.requestId));
+    const interrupted = extra.filter((event) => event.status === 499 && event.errorCode === 'interrupted').length;
+    console.info(
+      `[chaos] ${instances} instance(s), ${ROUNDS} kills: ${tally.sent.size} sent, ${tally.answered.size} answered 200, ` +
+        `${events.length} usage events (${interrupted} interrupted, ${extra.length - interrupted} other cut-short requests)`,
+    );
+    expect(twice).toEqual([]);
+    expect(unbilled).toEqual([]);
+    expect(phantom).toEqual([]);
+    // Whatever else is stored belongs to a request a kill cut short.
+    for (const event of extra) expect([200, 499]).toContain(event.status);
+    expect(tally.answered.size).toBeGreaterThan(0);
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+const postgresAndRedis = (await isPostgresAvailable()) && (await isRedisReachable());
+
+describe('chaos: SIGKILL under load, then restart', () => {
+  const databases: TestDatabase[] = [];
+  afterAll(async () => {
+    for (const database of databases) await database.drop();
+  });
+
+  it(`SQLite, one instance: every answered request billed once after ${ROUNDS} kills`, async () => {
+    const database = createSqliteDatabase();
+    databases.push(database);
+    await chaos(database, 1, {});
+  }, 120_000 + ROUNDS * 20_000);
+
+  it.skipIf(!postgresAndRedis)(`Postgres + Redis, two instances: every answered request billed once after ${ROUNDS} kills`, async () => {
+    const database = await createPostgresDatabase();
+    databases.push(database);
+    await chaos(database, 2, { REDIS_URL: redisUrl });
+  }, 120_000 + ROUNDS * 20_000);
+
+  it.skipIf(!postgresAndRedis)(`Postgres + Redis Stream, two instances without a disk: every answered request billed once after ${ROUNDS} kills`, async () => {
+    const database = await createPostgresDatabase();
+    databases.push(database);
+    const prefix = `mg:test-usage:${randomUUID()}:`;
+    const usage = `, durability: redis_stream, stream_claim_idle_ms: ${CLAIM_IDLE_MS}, stream_prefix: "${prefix}"`;
+    try {
+      await chaos(database, 2, { REDIS_URL: redisUrl }, usage);
+    } finally {
+      const redis = createTestRedis();
+      redis.on('error', () => undefined);
+      await redis.connect();
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length > 0) await redis.del(...keys);
+      redis.disconnect();
+    }
+  }, 120_000 + ROUNDS * 25_000);
+});
