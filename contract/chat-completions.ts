@@ -140,10 +140,13 @@ export const ChatUsageSchema = z.object({
   total_tokens: z.number().int().describe('Their sum.'),
   prompt_tokens_details: z
     .object({ cached_tokens: z.number().int().nullish().describe('Of prompt_tokens, read from the prompt cache.') })
-    .nullish(),
+    .nullish()
+    .describe('The parts of prompt_tokens.'),
   completion_tokens_details: z
     .object({ reasoning_tokens: z.number().int().nullish().describe('Of completion_tokens, reasoning tokens.') })
-    .nullish(),
+    .nullish()
+    .describe('The parts of completion_tokens.'),
+
   cost_usd: z
     .number()
     .optional()
