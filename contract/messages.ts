@@ -356,12 +356,41 @@ export const messagesContract = c.router({
     summary: 'Create a message (Anthropic Messages API)',
     description:
       'The Anthropic Messages API on any catalogue model: passed through to Anthropic-type providers, translated for ' +
-      'the others. With `stream: true` the reply is a `text/event-stream` of Anthropic stream events. `?beta=true` is accepted.',
+      'the others. With `stream: true` the reply is a `text/event-stream` of Anthropic stream events (`event: <type>` and ' +
+      'its `data:`), from `message_start` to `message_stop`, without `[DONE]`; an error after the stream started arrives ' +
+      'as an `error` event. `?beta=true` is accepted.',
     headers: MessagesHeadersSchema,
     query: z.object({ beta: z.string().optional() }),
     body: MessagesRequestSchema,
     responses: { 200: MessagesResponseSchema, ...messagesErrorResponses },
-    metadata: { auth: 'api-key', streamChunk: MessagesStreamEventSchema, errorFormat: 'anthropic' } as const,
+    metadata: {
+      auth: 'api-key',
+      streamChunk: MessagesStreamEventSchema,
+      errorFormat: 'anthropic',
+      examples: {
+        request: { model: 'mock-chat', max_tokens: 64, system: 'Answer briefly.', messages: [{ role: 'user', content: 'What is a gateway?' }] },
+        response: {
+          id: 'msg_01XFDUDYJgAACzvnptvVoYEL',
+          type: 'message',
+          role: 'assistant',
+          model: 'mock-chat',
+          content: [{ type: 'text', text: 'A single entry point in front of several services.' }],
+          stop_reason: 'end_turn',
+          stop_sequence: null,
+          usage: { input_tokens: 18, output_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+        },
+        stream:
+          'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant",' +
+          '"model":"mock-chat","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":18,"output_tokens":1,' +
+          '"cache_creation_input_tokens":0,"cache_read_input_tokens":0}}}\n\n' +
+          'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n' +
+          'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hello"}}\n\n' +
+          'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n' +
+          'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},' +
+          '"usage":{"output_tokens":2}}\n\n' +
+          'event: message_stop\ndata: {"type":"message_stop"}\n\n',
+      },
+    } as const,
   },
   countTokens: {
     method: 'POST',
@@ -372,6 +401,10 @@ export const messagesContract = c.router({
     query: z.object({ beta: z.string().optional() }),
     body: CountTokensRequestSchema,
     responses: { 200: CountTokensResponseSchema, ...messagesErrorResponses },
-    metadata: { auth: 'api-key', errorFormat: 'anthropic' } as const,
+    metadata: {
+      auth: 'api-key',
+      errorFormat: 'anthropic',
+      examples: { request: { model: 'mock-chat', messages: [{ role: 'user', content: 'What is a gateway?' }] }, response: { input_tokens: 12 } },
+    } as const,
   },
 });

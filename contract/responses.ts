@@ -287,9 +287,46 @@ export const responsesContract = c.router({
     description:
       'Sends `input` to the model named by `model` and returns a `response` object. Stateless: `store` is accepted but ' +
       'nothing is stored, and `previous_response_id` or `item_reference` inputs are refused. With `stream: true` the ' +
-      'reply is a `text/event-stream` of Responses events (`response.created` … `response.completed`).',
+      'reply is a `text/event-stream` of Responses events (`event: <type>` and its `data:`), from `response.created` to ' +
+      '`response.completed` or `response.incomplete`, without `[DONE]`; a failure after the stream started ends it with ' +
+      'one `response.failed` event.',
     body: ResponsesRequestSchema,
     responses: { 200: ResponseObjectSchema, ...errorResponses },
-    metadata: { auth: 'api-key', streamChunk: ResponseStreamEventSchema } as const,
+    metadata: {
+      auth: 'api-key',
+      streamChunk: ResponseStreamEventSchema,
+      examples: {
+        request: { model: 'mock-chat', instructions: 'Answer briefly.', input: 'What is a gateway?', max_output_tokens: 64 },
+        response: {
+          id: 'resp_9f2c1a7e4b',
+          object: 'response',
+          created_at: 1767225600,
+          status: 'completed',
+          error: null,
+          incomplete_details: null,
+          model: 'mock-chat',
+          output: [
+            {
+              type: 'message',
+              id: 'msg_9f2c1a7e4b',
+              status: 'completed',
+              role: 'assistant',
+              content: [{ type: 'output_text', text: 'A single entry point in front of several services.', annotations: [] }],
+            },
+          ],
+          usage: { input_tokens: 18, input_tokens_details: { cached_tokens: 0 }, output_tokens: 10, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 28 },
+        },
+        stream:
+          'event: response.created\ndata: {"type":"response.created","sequence_number":0,"response":{"id":"resp_1","object":"response",' +
+          '"created_at":1767225600,"status":"in_progress","error":null,"incomplete_details":null,"model":"mock-chat","output":[],"usage":null}}\n\n' +
+          'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":4,"item_id":"msg_1",' +
+          '"output_index":0,"content_index":0,"delta":"Hello"}\n\n' +
+          'event: response.completed\ndata: {"type":"response.completed","sequence_number":9,"response":{"id":"resp_1",' +
+          '"object":"response","created_at":1767225600,"status":"completed","error":null,"incomplete_details":null,' +
+          '"model":"mock-chat","output":[{"type":"message","id":"msg_1","status":"completed","role":"assistant",' +
+          '"content":[{"type":"output_text","text":"Hello","annotations":[]}]}],"usage":{"input_tokens":18,"input_tokens_details":{"cached_tokens":0},' +
+          '"output_tokens":1,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":19}}}\n\n',
+      },
+    } as const,
   },
 });
