@@ -140,10 +140,13 @@ export const ChatUsageSchema = z.object({
   total_tokens: z.number().int().describe('Their sum.'),
   prompt_tokens_details: z
     .object({ cached_tokens: z.number().int().nullish().describe('Of prompt_tokens, read from the prompt cache.') })
-    .nullish(),
+    .nullish()
+    .describe('The parts of prompt_tokens.'),
   completion_tokens_details: z
     .object({ reasoning_tokens: z.number().int().nullish().describe('Of completion_tokens, reasoning tokens.') })
-    .nullish(),
+    .nullish()
+    .describe('The parts of completion_tokens.'),
+
   cost_usd: z
     .number()
     .optional()
@@ -221,7 +224,8 @@ export const chatCompletionsContract = c.router({
     summary: 'Create a chat completion',
     description:
       'Sends a conversation to the model named by `model` and returns its reply. With `stream: true` the reply ' +
-      'is a `text/event-stream` of `chat.completion.chunk` events ending with `data: [DONE]`.',
+      'is a `text/event-stream` of `chat.completion.chunk` events ending with `data: [DONE]`; an error after the stream ' +
+      'started arrives as one `data: {"error": {...}}` event before the end (docs/chat-and-streaming.md).',
     body: ChatCompletionRequestSchema,
     responses: { 200: ChatCompletionSchema, ...errorResponses },
     metadata: {
@@ -237,6 +241,11 @@ export const chatCompletionsContract = c.router({
           choices: [{ index: 0, message: { role: 'assistant', content: 'A single entry point in front of several services.' }, finish_reason: 'stop' }],
           usage: { prompt_tokens: 18, completion_tokens: 10, total_tokens: 28 },
         },
+        stream:
+          'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1767225600,"model":"mock-chat",' +
+          '"choices":[{"index":0,"delta":{"role":"assistant","content":"Hello"},"finish_reason":null}]}\n\n' +
+          'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1767225600,"model":"mock-chat",' +
+          '"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n',
       },
     } as const,
   },

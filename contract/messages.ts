@@ -11,38 +11,76 @@ const c = initContract();
  * gateway reads a value. docs/anthropic-messages.md describes the routes.
  */
 
-const CacheControlSchema = z.object({ type: z.literal('ephemeral'), ttl: z.enum(['5m', '1h']).optional() }).passthrough();
+const CacheControlSchema = z
+  .object({ type: z.literal('ephemeral'), ttl: z.enum(['5m', '1h']).optional().describe('How long the cache entry lives: `5m` (default) or `1h`.') })
+  .passthrough();
+const cacheControlField = CacheControlSchema.nullish().describe('A prompt-cache breakpoint: the prompt up to and including this block is cached.');
 
 export const MessagesTextBlockSchema = z
-  .object({ type: z.literal('text'), text: z.string(), cache_control: CacheControlSchema.nullish(), citations: z.array(z.unknown()).nullish() })
+  .object({
+    type: z.literal('text'),
+    text: z.string().describe('The text.'),
+    cache_control: cacheControlField,
+    citations: z.array(z.unknown()).nullish().describe('Citations supporting the text, passed as they came.'),
+  })
   .passthrough();
 export type MessagesTextBlock = z.infer<typeof MessagesTextBlockSchema>;
 
 export const MessagesImageSourceSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('base64'), media_type: z.string().min(1), data: z.string() }).passthrough(),
-  z.object({ type: z.literal('url'), url: z.string().min(1) }).passthrough(),
-  z.object({ type: z.literal('file'), file_id: z.string().min(1) }).passthrough(),
+  z
+    .object({
+      type: z.literal('base64'),
+      media_type: z.string().min(1).describe('The image\'s media type, e.g. `image/png`.'),
+      data: z.string().describe('The image bytes, base64-encoded.'),
+    })
+    .passthrough(),
+  z.object({ type: z.literal('url'), url: z.string().min(1).describe('An image address the provider fetches.') }).passthrough(),
+  z.object({ type: z.literal('file'), file_id: z.string().min(1).describe("An id from Anthropic's Files API.") }).passthrough(),
 ]);
 export const MessagesImageBlockSchema = z
-  .object({ type: z.literal('image'), source: MessagesImageSourceSchema, cache_control: CacheControlSchema.nullish() })
+  .object({ type: z.literal('image'), source: MessagesImageSourceSchema, cache_control: cacheControlField })
   .passthrough();
 
 export const MessagesToolUseBlockSchema = z
-  .object({ type: z.literal('tool_use'), id: z.string().min(1), name: z.string().min(1), input: z.unknown(), cache_control: CacheControlSchema.nullish() })
+  .object({
+    type: z.literal('tool_use'),
+    id: z.string().min(1).describe('Identifies the call; a `tool_result` block answers it with this `tool_use_id`.'),
+    name: z.string().min(1).describe('The tool the model called.'),
+    input: z.unknown().describe("The call's arguments, an object following the tool's `input_schema`."),
+    cache_control: cacheControlField,
+  })
   .passthrough();
 
 export const MessagesToolResultBlockSchema = z
   .object({
     type: z.literal('tool_result'),
-    tool_use_id: z.string().min(1),
-    content: z.union([z.string(), z.array(z.union([MessagesTextBlockSchema, MessagesImageBlockSchema, z.object({ type: z.string() }).passthrough()]))]).optional(),
-    is_error: z.boolean().optional(),
-    cache_control: CacheControlSchema.nullish(),
+    tool_use_id: z.string().min(1).describe('The `id` of the `tool_use` block this answers.'),
+    content: z
+      .union([
+        z.string(),
+        z.array(
+          z.union([
+            MessagesTextBlockSchema,
+            MessagesImageBlockSchema,
+            z.object({ type: z.string().describe('Another block type (document, search result, …), passed as it came.') }).passthrough(),
+          ]),
+        ),
+      ])
+      .optional()
+      .describe("The tool's result: a text, or text, image and other blocks."),
+    is_error: z.boolean().optional().describe('Whether the tool failed; the content then says how.'),
+    cache_control: cacheControlField,
   })
   .passthrough();
 
-export const MessagesThinkingBlockSchema = z.object({ type: z.literal('thinking'), thinking: z.string(), signature: z.string().optional() }).passthrough();
-export const MessagesRedactedThinkingBlockSchema = z.object({ type: z.literal('redacted_thinking'), data: z.string() }).passthrough();
+const thinkingField = z.string().describe("The model's reasoning text.");
+const signatureField = z.string().describe('The signature of the reasoning; send the block back unchanged in later turns.');
+export const MessagesThinkingBlockSchema = z
+  .object({ type: z.literal('thinking'), thinking: thinkingField, signature: signatureField.optional() })
+  .passthrough();
+export const MessagesRedactedThinkingBlockSchema = z
+  .object({ type: z.literal('redacted_thinking'), data: z.string().describe('Encrypted reasoning; send it back unchanged in later turns.') })
+  .passthrough();
 
 const KNOWN_BLOCK_TYPES: ReadonlySet<string> = new Set(['text', 'image', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking']);
 
@@ -52,7 +90,12 @@ const KNOWN_BLOCK_TYPES: ReadonlySet<string> = new Set(['text', 'image', 'tool_u
  * (the pipeline's compiled check, the OpenAPI document) says the same.
  */
 const OtherBlockSchema = z
-  .object({ type: z.string().regex(new RegExp(`^(?!(?:${[...KNOWN_BLOCK_TYPES].join('|')})$)`), 'Invalid content block.') })
+  .object({
+    type: z
+      .string()
+      .regex(new RegExp(`^(?!(?:${[...KNOWN_BLOCK_TYPES].join('|')})$)`), 'Invalid content block.')
+      .describe('Another block type (document, server tool result, …), passed as it came.'),
+  })
   .passthrough();
 
 /** The blocks the gateway reads (translates); any other type passes as it came. */
@@ -77,8 +120,8 @@ export const MessageParamSchema = z
   .object({
     // `system` is not in the API reference, but Claude Code sends such a turn for model ids it
     // does not know; the translated path treats it as system text.
-    role: z.enum(['user', 'assistant', 'system']),
-    content: z.union([z.string(), z.array(MessagesContentBlockParamSchema)]),
+    role: z.enum(['user', 'assistant', 'system']).describe('Who speaks: `user` or `assistant`; a `system` turn is read as system text.'),
+    content: z.union([z.string(), z.array(MessagesContentBlockParamSchema)]).describe('A text, or content blocks.'),
   })
   .passthrough();
 export type MessageParam = z.infer<typeof MessageParamSchema>;
@@ -87,37 +130,56 @@ export type MessageParam = z.infer<typeof MessageParamSchema>;
 export const MessagesCustomToolSchema = z
   .object({
     type: z.literal('custom').optional(),
-    name: z.string().min(1),
-    description: z.string().optional(),
-    input_schema: z.record(z.unknown()),
-    cache_control: CacheControlSchema.nullish(),
+    name: z.string().min(1).describe('The name the model calls it by.'),
+    description: z.string().optional().describe('What it does, for the model.'),
+    input_schema: z.record(z.unknown()).describe('Its input as a JSON Schema object.'),
+    cache_control: cacheControlField,
   })
   .passthrough();
 export type MessagesCustomTool = z.infer<typeof MessagesCustomToolSchema>;
-const ServerToolSchema = z.object({ type: z.string().regex(/^(?!custom$)/), name: z.string().min(1) }).passthrough();
+const ServerToolSchema = z
+  .object({
+    type: z
+      .string()
+      .regex(/^(?!custom$)/)
+      .describe('A server tool\'s versioned type (`web_search_20250305`, …): the upstream runs it.'),
+    name: z.string().min(1).describe("The tool's name."),
+  })
+  .passthrough();
 export const MessagesToolSchema = z.union([MessagesCustomToolSchema, ServerToolSchema]);
 export type MessagesTool = z.infer<typeof MessagesToolSchema>;
 
-export const MessagesToolChoiceSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('auto'), disable_parallel_tool_use: z.boolean().optional() }).passthrough(),
-  z.object({ type: z.literal('any'), disable_parallel_tool_use: z.boolean().optional() }).passthrough(),
-  z.object({ type: z.literal('tool'), name: z.string().min(1), disable_parallel_tool_use: z.boolean().optional() }).passthrough(),
-  z.object({ type: z.literal('none') }).passthrough(),
-]);
+const disableParallelField = z.boolean().optional().describe('Whether the model may call at most one tool.');
+export const MessagesToolChoiceSchema = z
+  .discriminatedUnion('type', [
+    z.object({ type: z.literal('auto'), disable_parallel_tool_use: disableParallelField }).passthrough(),
+    z.object({ type: z.literal('any'), disable_parallel_tool_use: disableParallelField }).passthrough(),
+    z
+      .object({ type: z.literal('tool'), name: z.string().min(1).describe('The tool the model must call.'), disable_parallel_tool_use: disableParallelField })
+      .passthrough(),
+    z.object({ type: z.literal('none') }).passthrough(),
+  ])
+  .describe('`auto`: the model decides; `any`: at least one tool; `tool`: the named one; `none`: no tool.');
 export type MessagesToolChoice = z.infer<typeof MessagesToolChoiceSchema>;
 
-export const MessagesThinkingSchema = z.union([
-  z.object({ type: z.literal('enabled'), budget_tokens: z.number().int().min(1) }).passthrough(),
-  z.object({ type: z.enum(['disabled', 'adaptive']) }).passthrough(),
-]);
+export const MessagesThinkingSchema = z
+  .union([
+    z
+      .object({ type: z.literal('enabled'), budget_tokens: z.number().int().min(1).describe('Most tokens the model may spend reasoning; less than `max_tokens`.') })
+      .passthrough(),
+    z
+      .object({ type: z.enum(['disabled', 'adaptive']).describe('`disabled`: no extended thinking; `adaptive`: the model decides how much to reason.') })
+      .passthrough(),
+  ])
+  .describe('Extended thinking: the model reasons in `thinking` blocks before it answers.');
 
-export const MessagesSystemSchema = z.union([z.string(), z.array(MessagesTextBlockSchema)]);
+export const MessagesSystemSchema = z.union([z.string(), z.array(MessagesTextBlockSchema)]).describe('The system prompt: a text or text blocks.');
 
 const promptFields = {
-  model: z.string().min(1),
-  messages: z.array(MessageParamSchema).min(1),
+  model: z.string().min(1).describe('A model id from GET /v1/models.'),
+  messages: z.array(MessageParamSchema).min(1).describe('The conversation so far, oldest first.'),
   system: MessagesSystemSchema.optional(),
-  tools: z.array(MessagesToolSchema).optional(),
+  tools: z.array(MessagesToolSchema).optional().describe('Tools the model may call: client tools with an `input_schema`, or server tools.'),
   tool_choice: MessagesToolChoiceSchema.optional(),
   thinking: MessagesThinkingSchema.optional(),
 };
@@ -125,13 +187,17 @@ const promptFields = {
 export const MessagesRequestSchema = z
   .object({
     ...promptFields,
-    max_tokens: z.number().int().min(1),
-    stop_sequences: z.array(z.string()).optional(),
-    stream: z.boolean().optional(),
-    temperature: z.number().min(0).max(1).optional(),
-    top_p: z.number().min(0).max(1).optional(),
-    top_k: z.number().int().min(0).optional(),
-    metadata: z.object({ user_id: z.string().nullish() }).passthrough().optional(),
+    max_tokens: z.number().int().min(1).describe('Most tokens the reply may have.'),
+    stop_sequences: z.array(z.string()).optional().describe('Texts where the model stops; `stop_reason` is then `stop_sequence`.'),
+    stream: z.boolean().optional().describe('Reply as server-sent Anthropic stream events (text/event-stream).'),
+    temperature: z.number().min(0).max(1).optional().describe('Sampling temperature, 0 to 1: higher is more random.'),
+    top_p: z.number().min(0).max(1).optional().describe('Nucleus sampling: only the tokens of this top probability mass.'),
+    top_k: z.number().int().min(0).optional().describe('Sample only from the k most likely tokens.'),
+    metadata: z
+      .object({ user_id: z.string().nullish().describe('An opaque id of your end user (no name or email), passed to the provider.') })
+      .passthrough()
+      .optional()
+      .describe('About the request.'),
   })
   // Beta and future fields (context_management, output_config, container, …) pass through.
   .passthrough();
@@ -140,18 +206,24 @@ export type MessagesRequest = z.infer<typeof MessagesRequestSchema>;
 export const CountTokensRequestSchema = z.object(promptFields).passthrough();
 export type CountTokensRequest = z.infer<typeof CountTokensRequestSchema>;
 
-export const CountTokensResponseSchema = z.object({ input_tokens: z.number().int() });
+export const CountTokensResponseSchema = z.object({ input_tokens: z.number().int().describe('Tokens of the prompt: messages, system and tools.') });
 export type CountTokensResponse = z.infer<typeof CountTokensResponseSchema>;
 
 // ---- Replies ------------------------------------------------------------------------------
 
 export const MessagesUsageSchema = z
   .object({
-    input_tokens: z.number().int(),
-    output_tokens: z.number().int(),
-    cache_creation_input_tokens: z.number().int().nullable(),
-    cache_read_input_tokens: z.number().int().nullable(),
-    cache_creation: z.object({ ephemeral_5m_input_tokens: z.number().int(), ephemeral_1h_input_tokens: z.number().int() }).nullish(),
+    input_tokens: z.number().int().describe('Input tokens neither read from nor written to the prompt cache.'),
+    output_tokens: z.number().int().describe('Output tokens, thinking included.'),
+    cache_creation_input_tokens: z.number().int().nullable().describe('Input tokens written to the prompt cache.'),
+    cache_read_input_tokens: z.number().int().nullable().describe('Input tokens read from the prompt cache.'),
+    cache_creation: z
+      .object({
+        ephemeral_5m_input_tokens: z.number().int().describe('Written with a 5-minute lifetime.'),
+        ephemeral_1h_input_tokens: z.number().int().describe('Written with a 1-hour lifetime.'),
+      })
+      .nullish()
+      .describe('The cache writes by lifetime.'),
   })
   .passthrough();
 export type MessagesUsage = z.infer<typeof MessagesUsageSchema>;
@@ -160,50 +232,75 @@ export const MessagesStopReasonSchema = z.enum(['end_turn', 'max_tokens', 'stop_
 export type MessagesStopReason = z.infer<typeof MessagesStopReasonSchema>;
 
 export const MessagesResponseBlockSchema = z.union([
-  z.object({ type: z.literal('text'), text: z.string() }).passthrough(),
-  z.object({ type: z.literal('tool_use'), id: z.string(), name: z.string(), input: z.unknown() }).passthrough(),
-  z.object({ type: z.literal('thinking'), thinking: z.string(), signature: z.string() }).passthrough(),
-  z.object({ type: z.string() }).passthrough(),
+  z.object({ type: z.literal('text'), text: z.string().describe('The text.') }).passthrough(),
+  z
+    .object({
+      type: z.literal('tool_use'),
+      id: z.string().describe('Identifies the call; answer it with a `tool_result` block with this `tool_use_id`.'),
+      name: z.string().describe('The tool the model calls.'),
+      input: z.unknown().describe("The call's arguments, an object following the tool's `input_schema`."),
+    })
+    .passthrough(),
+  z.object({ type: z.literal('thinking'), thinking: thinkingField, signature: signatureField }).passthrough(),
+  z.object({ type: z.string().describe('Another block type (redacted_thinking, server tool use, …), passed as it came.') }).passthrough(),
 ]);
 export type MessagesResponseBlock = z.infer<typeof MessagesResponseBlockSchema>;
 
 export const MessagesResponseSchema = z
   .object({
-    id: z.string(),
+    id: z.string().describe('The id of this reply.'),
     type: z.literal('message'),
     role: z.literal('assistant'),
-    model: z.string(),
-    content: z.array(MessagesResponseBlockSchema),
-    stop_reason: MessagesStopReasonSchema.or(z.string()).nullable(),
-    stop_sequence: z.string().nullable(),
+    model: z.string().describe('The model that answered.'),
+    content: z.array(MessagesResponseBlockSchema).describe("The reply's content blocks, in order."),
+    stop_reason: MessagesStopReasonSchema.or(z.string())
+      .nullable()
+      .describe('Why the reply ended: `end_turn`, `max_tokens`, `stop_sequence`, `tool_use`, `pause_turn` or `refusal`; null in `message_start`.'),
+    stop_sequence: z.string().nullable().describe('The stop sequence that ended the reply, if one did.'),
     usage: MessagesUsageSchema,
   })
   .passthrough();
 export type MessagesResponse = z.infer<typeof MessagesResponseSchema>;
 
+const blockIndexField = z.number().int().describe("The block's position in the message's `content`.");
+
 /** The events of a `stream: true` reply (https://platform.claude.com/docs/en/build-with-claude/streaming). */
 export const MessagesStreamEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('message_start'), message: MessagesResponseSchema }),
-  z.object({ type: z.literal('content_block_start'), index: z.number().int(), content_block: MessagesResponseBlockSchema }),
+  z.object({ type: z.literal('content_block_start'), index: blockIndexField, content_block: MessagesResponseBlockSchema }),
   z.object({
     type: z.literal('content_block_delta'),
-    index: z.number().int(),
-    delta: z.union([
-      z.object({ type: z.literal('text_delta'), text: z.string() }),
-      z.object({ type: z.literal('input_json_delta'), partial_json: z.string() }),
-      z.object({ type: z.literal('thinking_delta'), thinking: z.string() }),
-      z.object({ type: z.literal('signature_delta'), signature: z.string() }),
-    ]),
+    index: blockIndexField,
+    delta: z
+      .union([
+        z.object({ type: z.literal('text_delta'), text: z.string().describe('The next piece of the text.') }),
+        z.object({ type: z.literal('input_json_delta'), partial_json: z.string().describe("The next piece of the tool input's JSON text.") }),
+        z.object({ type: z.literal('thinking_delta'), thinking: z.string().describe('The next piece of the reasoning.') }),
+        z.object({ type: z.literal('signature_delta'), signature: z.string().describe("The thinking block's signature.") }),
+      ])
+      .describe('What this event adds to the block.'),
   }),
-  z.object({ type: z.literal('content_block_stop'), index: z.number().int() }),
+  z.object({ type: z.literal('content_block_stop'), index: blockIndexField }),
   z.object({
     type: z.literal('message_delta'),
-    delta: z.object({ stop_reason: z.string().nullable(), stop_sequence: z.string().nullable() }),
-    usage: MessagesUsageSchema.partial().extend({ output_tokens: z.number().int() }),
+    delta: z
+      .object({
+        stop_reason: z.string().nullable().describe('Why the reply ended (as in the message).'),
+        stop_sequence: z.string().nullable().describe('The stop sequence that ended the reply, if one did.'),
+      })
+      .describe('The end of the message.'),
+    usage: MessagesUsageSchema.partial()
+      .extend({ output_tokens: z.number().int().describe('Output tokens of the whole reply so far, thinking included.') })
+      .describe('The counts of the whole reply so far (cumulative, not the increment).'),
   }),
   z.object({ type: z.literal('message_stop') }),
   z.object({ type: z.literal('ping') }),
-  z.object({ type: z.literal('error'), error: z.object({ type: z.string(), message: z.string() }) }),
+  z.object({
+    type: z.literal('error'),
+    error: z
+      .object({ type: z.string().describe('An Anthropic error type (`overloaded_error`, …).'), message: z.string().describe('What went wrong, for a person.') })
+      .describe('Why the stream failed after it started; the stream ends after it.'),
+  }),
 ]);
 export type MessagesStreamEvent = z.infer<typeof MessagesStreamEventSchema>;
 
@@ -224,8 +321,9 @@ export type MessagesErrorType = z.infer<typeof MessagesErrorTypeSchema>;
 /** The error body on these routes: Anthropic's shape, with the gateway's statuses (docs/errors.md). */
 export const MessagesErrorBodySchema = z.object({
   type: z.literal('error'),
-  error: z.object({ type: MessagesErrorTypeSchema, message: z.string() }),
-  request_id: z.string().optional(),
+  error: z.object({ type: MessagesErrorTypeSchema, message: z.string().describe('What went wrong, for a person.') }).describe('What went wrong.'),
+  request_id: z.string().optional().describe('The id of the request, to quote when reporting a problem.'),
+
 });
 export type MessagesErrorBody = z.infer<typeof MessagesErrorBodySchema>;
 
@@ -258,12 +356,41 @@ export const messagesContract = c.router({
     summary: 'Create a message (Anthropic Messages API)',
     description:
       'The Anthropic Messages API on any catalogue model: passed through to Anthropic-type providers, translated for ' +
-      'the others. With `stream: true` the reply is a `text/event-stream` of Anthropic stream events. `?beta=true` is accepted.',
+      'the others. With `stream: true` the reply is a `text/event-stream` of Anthropic stream events (`event: <type>` and ' +
+      'its `data:`), from `message_start` to `message_stop`, without `[DONE]`; an error after the stream started arrives ' +
+      'as an `error` event. `?beta=true` is accepted.',
     headers: MessagesHeadersSchema,
     query: z.object({ beta: z.string().optional() }),
     body: MessagesRequestSchema,
     responses: { 200: MessagesResponseSchema, ...messagesErrorResponses },
-    metadata: { auth: 'api-key', streamChunk: MessagesStreamEventSchema, errorFormat: 'anthropic' } as const,
+    metadata: {
+      auth: 'api-key',
+      streamChunk: MessagesStreamEventSchema,
+      errorFormat: 'anthropic',
+      examples: {
+        request: { model: 'mock-chat', max_tokens: 64, system: 'Answer briefly.', messages: [{ role: 'user', content: 'What is a gateway?' }] },
+        response: {
+          id: 'msg_01XFDUDYJgAACzvnptvVoYEL',
+          type: 'message',
+          role: 'assistant',
+          model: 'mock-chat',
+          content: [{ type: 'text', text: 'A single entry point in front of several services.' }],
+          stop_reason: 'end_turn',
+          stop_sequence: null,
+          usage: { input_tokens: 18, output_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+        },
+        stream:
+          'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant",' +
+          '"model":"mock-chat","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":18,"output_tokens":1,' +
+          '"cache_creation_input_tokens":0,"cache_read_input_tokens":0}}}\n\n' +
+          'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n' +
+          'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hello"}}\n\n' +
+          'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n' +
+          'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},' +
+          '"usage":{"output_tokens":2}}\n\n' +
+          'event: message_stop\ndata: {"type":"message_stop"}\n\n',
+      },
+    } as const,
   },
   countTokens: {
     method: 'POST',
@@ -274,6 +401,10 @@ export const messagesContract = c.router({
     query: z.object({ beta: z.string().optional() }),
     body: CountTokensRequestSchema,
     responses: { 200: CountTokensResponseSchema, ...messagesErrorResponses },
-    metadata: { auth: 'api-key', errorFormat: 'anthropic' } as const,
+    metadata: {
+      auth: 'api-key',
+      errorFormat: 'anthropic',
+      examples: { request: { model: 'mock-chat', messages: [{ role: 'user', content: 'What is a gateway?' }] }, response: { input_tokens: 12 } },
+    } as const,
   },
 });

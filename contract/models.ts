@@ -11,8 +11,8 @@ export type Capability = z.infer<typeof CapabilitySchema>;
 
 /** USD per million tokens (docs/pricing.md); a cache price not listed is the input price. */
 const RatesShape = {
-  input_per_million: z.number(),
-  output_per_million: z.number(),
+  input_per_million: z.number().describe('Prompt tokens neither read from nor written to the prompt cache.'),
+  output_per_million: z.number().describe('Completion tokens, reasoning included.'),
   cache_read_per_million: z.number().optional().describe('Prompt tokens read from the prompt cache; absent = input_per_million.'),
   cache_write_per_million: z.number().optional().describe('Prompt tokens written to the prompt cache, 5-minute lifetime; absent = input_per_million.'),
   cache_write_1h_per_million: z.number().optional().describe('Prompt tokens written to the prompt cache, 1-hour lifetime; absent = input_per_million.'),
@@ -21,7 +21,8 @@ const RatesShape = {
 export const PricingEntrySchema = z.object({
   ...RatesShape,
   long_context: z
-    .object({ threshold_tokens: z.number().int(), ...RatesShape })
+    .object({ threshold_tokens: z.number().int().describe('The prompt size above which these rates apply.'), ...RatesShape })
+
     .optional()
     .describe("Rates of every token of a request whose whole prompt (cached included) is over threshold_tokens."),
 });

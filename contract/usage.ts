@@ -51,12 +51,14 @@ const BreakdownShape = {
   reasoning_tokens: z.number().int().describe('Of completion_tokens, reasoning tokens.'),
 };
 
-export const UsageModelEntrySchema = z.object({ model: z.string(), ...SpendCountsShape, ...BreakdownShape });
+export const UsageModelEntrySchema = z
+  .object({ model: z.string().describe('The model id.'), ...SpendCountsShape, ...BreakdownShape })
+  .describe("One model's usage by one key over the range.");
 export type UsageModelEntry = z.infer<typeof UsageModelEntrySchema>;
 
 export const DetailedUsageKeyEntrySchema = UsageKeyEntrySchema.extend({
-  total: z.object({ ...SpendCountsShape, ...BreakdownShape }),
-  daily: z.array(UsageDailyRowSchema.extend(BreakdownShape)),
+  total: z.object({ ...SpendCountsShape, ...BreakdownShape }).describe('The sums over the range, with the token breakdown.'),
+  daily: z.array(UsageDailyRowSchema.extend(BreakdownShape)).describe('Every day of the range, oldest first, zeros included, with the token breakdown.'),
   models: z
     .array(UsageModelEntrySchema)
     .describe("The key's usage per model over the range, summed from the usage events (kept usage.retention_days); spend rounded once per model."),
@@ -64,7 +66,10 @@ export const DetailedUsageKeyEntrySchema = UsageKeyEntrySchema.extend({
 export type DetailedUsageKeyEntry = z.infer<typeof DetailedUsageKeyEntrySchema>;
 
 /** The admin and dashboard report: GET /v1/usage/keys's, plus the token breakdown and a per-model split per key. */
-export const DetailedUsageReportSchema = UsageReportSchema.extend({ keys: z.array(DetailedUsageKeyEntrySchema) });
+export const DetailedUsageReportSchema = UsageReportSchema.extend({
+  keys: z.array(DetailedUsageKeyEntrySchema).describe('Every API key of the account, revoked ones included.'),
+});
+
 export type DetailedUsageReport = z.infer<typeof DetailedUsageReportSchema>;
 
 export const usageContract = c.router({

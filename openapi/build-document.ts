@@ -33,6 +33,8 @@ const SCHEMES_BY_AUTH: Record<RouteAuth, string[]> = {
 const TAGS: Record<string, { name: string; description: string }> = {
   chat: { name: 'Chat', description: 'OpenAI-compatible chat completions, streamed or not (docs/chat-and-streaming.md).' },
   embeddings: { name: 'Embeddings', description: 'OpenAI-compatible embeddings (docs/embeddings.md).' },
+  responses: { name: 'Responses', description: 'The OpenAI Responses API, streamed or not, stateless (docs/openai-responses.md).' },
+  messages: { name: 'Messages', description: 'The Anthropic Messages API and its token count (docs/anthropic-messages.md).' },
   models: { name: 'Models', description: 'The model catalogue.' },
   usage: { name: 'Usage', description: 'The per-key usage report of an account (docs/usage-report.md).' },
   admin: { name: 'Admin', description: 'Accounts, keys and usage for the operator and the dashboard (docs/keys-and-accounts.md).' },
@@ -45,8 +47,8 @@ interface RouteMetadata {
   auth?: RouteAuth;
   /** The schema of one `data:` event when the reply is streamed. */
   streamChunk?: ZodTypeAny;
-  /** Example request body and success reply. */
-  examples?: { request?: unknown; response?: unknown };
+  /** Example request body and success reply, and the text of a short stream (streamed routes). */
+  examples?: { request?: unknown; response?: unknown; stream?: string };
 }
 
 /**
@@ -108,30 +110,29 @@ function responseEntry(status: number, schema: unknown, writer: JsonSchemaWriter
   const json: JsonSchema = { schema: writer.write(schema as ZodTypeAny) };
   if (status < 300 && metadata.examples?.response !== undefined) json.example = metadata.examples.response;
   const content: Record<string, JsonSchema> = { 'application/json': json };
-  if (status === 200 && metadata.streamChunk) content['text/event-stream'] = eventStream(metadata.streamChunk, writer);
+  if (status === 200 && metadata.streamChunk) content['text/event-stream'] = eventStream(metadata.streamChunk, metadata.examples?.stream, writer);
   return { description, content };
 }
 
 /**
  * A streamed reply. OpenAPI 3.1 has no schema for the events of a stream: the body is
  * described as text, and the schema of one event is named in the description and given as
- * the media type's `x-event-schema`.
+ * the media type's `x-event-schema`. How a stream ends and how a late error arrives differ
+ * by route: the operation's description says.
  */
-function eventStream(chunk: ZodTypeAny, writer: JsonSchemaWriter): JsonSchema {
+function eventStream(chunk: ZodTypeAny, example: string | undefined, writer: JsonSchemaWriter): JsonSchema {
   const name = writer.nameOf(chunk) ?? 'event';
-  return {
+  const result: JsonSchema = {
     schema: {
       type: 'string',
       description:
         `With \`stream: true\` in the body: server-sent events, each \`data: <JSON>\` holding one \`${name}\` ` +
-        '(components/schemas, and the `x-event-schema` of this media type), then `data: [DONE]`. ' +
-        'An error after the stream started arrives as one `data: {"error": {...}}` event before the end (docs/chat-and-streaming.md).',
+        '(components/schemas, and the `x-event-schema` of this media type). The operation\'s description says how the stream ends.',
     },
     'x-event-schema': writer.write(chunk),
-    example:
-      'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"mock-chat",' +
-      '"choices":[{"index":0,"delta":{"role":"assistant","content":"Hello"},"finish_reason":null}]}\n\ndata: [DONE]\n\n',
   };
+  if (example !== undefined) result.example = example;
+  return result;
 }
 
 function operation(route: AppRoute & { name: string }, writer: JsonSchemaWriter): JsonSchema {
@@ -179,9 +180,10 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
       version,
       summary: 'One OpenAI-compatible API in front of many model providers.',
       description:
-        'Chat completions (with streaming), embeddings, a model catalogue and a per-key usage report, behind API keys ' +
-        'with rate limits and exact usage accounting. Errors always have the body ' +
-        '`{"error": {"message", "type", "param", "code"}}` (docs/errors.md).',
+        'Chat completions (with streaming), the OpenAI Responses and Anthropic Messages APIs, embeddings, a model catalogue ' +
+        'and a per-key usage report, behind API keys with rate limits and exact usage accounting. Errors have the body ' +
+        '`{"error": {"message", "type", "param", "code"}}` (docs/errors.md), except on /v1/messages, which answers with ' +
+        'Anthropic\'s error body.',
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: '/', description: 'The gateway serving this document.' }],

@@ -89,3 +89,31 @@ it('examples validate against their schemas', () => {
   }
   expect(checked).toBeGreaterThanOrEqual(6);
 });
+
+it('every streamed route has a stream example whose events follow its x-event-schema', () => {
+  const document = readDocument() as unknown as OpenApiDocument & {
+    paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { example?: string }> }> }>>;
+  };
+  const ajv = strictAjv(document);
+  const streamed: string[] = [];
+  for (const [path, methods] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(methods)) {
+      const stream = operation.responses['200']?.content?.['text/event-stream'];
+      if (!stream) continue;
+      streamed.push(path);
+      expect(stream.example, path).toBeTypeOf('string');
+      const pointer = `openapi.json#/paths/${path.replace(/\//g, '~1')}/${method}/responses/200/content/text~1event-stream/x-event-schema`;
+      const validate = ajv.compile({ $ref: pointer });
+      for (const event of (stream.example ?? '').split('\n\n').filter(Boolean)) {
+        const lines = event.split('\n');
+        const data = lines.find((line) => line.startsWith('data: '))?.slice('data: '.length) ?? '';
+        if (data === '[DONE]') continue;
+        const value = JSON.parse(data) as { type?: string };
+        expect(validate(value), `${path}: ${data} ${JSON.stringify(validate.errors)}`).toBe(true);
+        const name = lines.find((line) => line.startsWith('event: '))?.slice('event: '.length);
+        if (name !== undefined) expect(value.type, path).toBe(name);
+      }
+    }
+  }
+  expect(streamed.sort()).toEqual(['/v1/chat/completions', '/v1/messages', '/v1/responses']);
+});
