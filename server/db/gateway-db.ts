@@ -13,6 +13,10 @@ export interface AccountRecord {
   id: string;
   name: string;
   createdAt: Date;
+  rpm: number | null;
+  tpm: number | null;
+  /** JSON array text, or null. */
+  models: string | null;
 }
 
 export interface ApiKeyRecord {
@@ -28,6 +32,30 @@ export interface ApiKeyRecord {
   createdAt: Date;
   revokedAt: Date | null;
   updatedAt: Date;
+  models: string | null;
+  expiresAt: Date | null;
+  blockedBy: string | null;
+  lastUsedAt: Date | null;
+  previousKeyHash: string | null;
+  previousKeyExpiresAt: Date | null;
+}
+
+/** The account ceilings read with every key (the request path checks both). */
+export const ACCOUNT_CEILINGS = { select: { rpm: true, tpm: true, models: true } } as const;
+export type AccountCeilingsRecord = Pick<AccountRecord, 'rpm' | 'tpm' | 'models'>;
+export type ApiKeyWithAccountRecord = ApiKeyRecord & { account: AccountCeilingsRecord };
+type WithCeilings = { include: { account: typeof ACCOUNT_CEILINGS } };
+
+export interface AuditEntryRecord {
+  id: string;
+  at: Date;
+  actor: string;
+  accountId: string | null;
+  action: string;
+  targetId: string;
+  before: string | null;
+  after: string | null;
+  requestId: string | null;
 }
 
 export interface UsageKeyRecord {
@@ -67,15 +95,28 @@ export interface LoginTokenRecord {
   usedAt: Date | null;
 }
 
-export type ApiKeyPatch = Partial<Pick<ApiKeyRecord, 'name' | 'status' | 'blocked' | 'rpm' | 'tpm' | 'revokedAt'>> & {
+export type ApiKeyPatch = Partial<
+  Pick<
+    ApiKeyRecord,
+    'name' | 'status' | 'blocked' | 'rpm' | 'tpm' | 'revokedAt' | 'models' | 'expiresAt' | 'blockedBy' | 'keyHash' | 'hint' | 'previousKeyHash' | 'previousKeyExpiresAt'
+  >
+> & {
   updatedAt: Date;
 };
+
+export type AccountPatch = Partial<Pick<AccountRecord, 'name' | 'rpm' | 'tpm' | 'models'>>;
 
 /** What an interactive transaction callback gets. */
 export interface GatewayDbTransaction {
   usageKey: {
     deleteMany(args: { where: { accountId: string } }): Promise<{ count: number }>;
     create(args: { data: UsageKeyRecord }): Promise<UsageKeyRecord>;
+  };
+  account: {
+    update(args: { where: { id: string }; data: AccountPatch }): Promise<AccountRecord>;
+  };
+  apiKey: {
+    updateMany(args: { where: { accountId: string }; data: { updatedAt: Date } }): Promise<{ count: number }>;
   };
   $executeRaw(query: Sql): Promise<number>;
   $queryRaw(query: Sql): Promise<unknown>;
@@ -88,13 +129,28 @@ export interface GatewayDb {
     findUnique(args: { where: { id: string } }): Promise<AccountRecord | null>;
   };
   apiKey: {
-    create(args: { data: ApiKeyRecord }): Promise<ApiKeyRecord>;
-    findUnique(args: { where: { id: string } | { keyHash: string } }): Promise<ApiKeyRecord | null>;
+    create(args: { data: Omit<ApiKeyRecord, 'lastUsedAt' | 'previousKeyHash' | 'previousKeyExpiresAt'> } & WithCeilings): Promise<ApiKeyWithAccountRecord>;
+    findUnique(args: { where: { id: string } | { keyHash: string } | { previousKeyHash: string } } & WithCeilings): Promise<ApiKeyWithAccountRecord | null>;
     findMany(args: {
       where: { accountId: string } | { updatedAt: { gte: Date } };
       orderBy: Array<{ createdAt: Order } | { name: Order } | { updatedAt: Order } | { id: Order }>;
-    }): Promise<ApiKeyRecord[]>;
-    update(args: { where: { id: string }; data: ApiKeyPatch }): Promise<ApiKeyRecord>;
+    } & WithCeilings): Promise<ApiKeyWithAccountRecord[]>;
+    update(args: { where: { id: string }; data: ApiKeyPatch } & WithCeilings): Promise<ApiKeyWithAccountRecord>;
+    updateMany(args: {
+      where: { id: string; OR: Array<{ lastUsedAt: null } | { lastUsedAt: { lt: Date } }> };
+      data: { lastUsedAt: Date };
+    }): Promise<{ count: number }>;
+  };
+  auditEntry: {
+    create(args: { data: AuditEntryRecord }): Promise<AuditEntryRecord>;
+    findMany(args: {
+      where: {
+        accountId?: string;
+        OR?: Array<{ at: { lt: Date } } | { at: Date; id: { lt: string } }>;
+      };
+      orderBy: Array<{ at: Order } | { id: Order }>;
+      take: number;
+    }): Promise<AuditEntryRecord[]>;
   };
   usageKey: {
     findUnique(args: { where: { accountId: string } | { keyHash: string } }): Promise<UsageKeyRecord | null>;

@@ -1,5 +1,5 @@
-import type { AccountRecord, ApiKeyRecord, DashboardSessionRecord, LoginTokenRecord, UsageKeyRecord } from './gateway-db';
-import type { AccountRow, ApiKeyRow, DashboardSessionRow, KeyStatus, LoginTokenRow, UsageDailyRow, UsageKeyRow } from './types';
+import type { AccountCeilingsRecord, AccountRecord, ApiKeyWithAccountRecord, AuditEntryRecord, DashboardSessionRecord, LoginTokenRecord, UsageKeyRecord } from './gateway-db';
+import type { AccountCeilings, AccountRow, ApiKeyRow, AuditEntryRow, BlockedBy, DashboardSessionRow, KeyStatus, LoginTokenRow, UsageDailyRow, UsageKeyRow } from './types';
 
 /** Femto-dollars per nano-dollar: the rollup stores cost as nano-dollars plus a femto remainder. */
 export const FEMTO_PER_NANO = 1_000_000n;
@@ -31,10 +31,43 @@ export function splitFemtoUsd(femto: bigint): Pick<UsageDailyRow, 'costNanoUsd' 
 }
 
 export function toAccountRow(record: AccountRecord): AccountRow {
-  return { id: record.id, name: record.name, createdAt: record.createdAt };
+  return { id: record.id, name: record.name, createdAt: record.createdAt, ...toCeilings(record) };
 }
 
-export function toApiKeyRow(record: ApiKeyRecord): ApiKeyRow {
+function toCeilings(record: AccountCeilingsRecord): AccountCeilings {
+  return { rpm: record.rpm, tpm: record.tpm, models: fromModelsColumn(record.models) };
+}
+
+/** A models column (JSON array of strings, or NULL) as a list; anything else is a corrupt row. */
+export function fromModelsColumn(text: string | null): string[] | null {
+  if (text === null) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new Error(`a models column holds text that is not JSON: ${JSON.stringify(text.slice(0, 100))}`);
+  }
+  if (!Array.isArray(value) || !value.every((entry): entry is string => typeof entry === 'string')) {
+    throw new Error(`a models column holds something other than a list of strings: ${JSON.stringify(text.slice(0, 100))}`);
+  }
+  return value;
+}
+
+export function toModelsColumn(models: string[] | null): string | null {
+  return models === null ? null : JSON.stringify(models);
+}
+
+export function toAuditEntryRow(record: AuditEntryRecord): AuditEntryRow {
+  const actor = record.actor === 'owner' ? 'owner' : 'operator';
+  return { ...record, actor };
+}
+
+function toBlockedBy(value: string | null): BlockedBy | null {
+  if (value === null || value === 'operator' || value === 'owner') return value;
+  throw new Error(`api_keys.blocked_by holds an unknown value: ${JSON.stringify(value)}`);
+}
+
+export function toApiKeyRow(record: ApiKeyWithAccountRecord): ApiKeyRow {
   return {
     id: record.id,
     accountId: record.accountId,
@@ -48,6 +81,13 @@ export function toApiKeyRow(record: ApiKeyRecord): ApiKeyRow {
     createdAt: record.createdAt,
     revokedAt: record.revokedAt,
     updatedAt: record.updatedAt,
+    models: fromModelsColumn(record.models),
+    expiresAt: record.expiresAt,
+    blockedBy: toBlockedBy(record.blockedBy),
+    lastUsedAt: record.lastUsedAt,
+    previousKeyHash: record.previousKeyHash,
+    previousKeyExpiresAt: record.previousKeyExpiresAt,
+    account: toCeilings(record.account),
   };
 }
 
