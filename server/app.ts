@@ -89,9 +89,9 @@ export function createApp(dependencies: AppDependencies): Express {
   app.post(contract.chat.create.path, models.chat);
   app.post(contract.embeddings.create.path, models.embeddings);
   const router = s.router(restOfContract, {
-    models: modelsRouter(config.models),
+    models: modelsRouter(config.models, dependencies.keys),
     usage: usageRouter({ limiter: dependencies.limiter, limits: config.limits, usageReport }),
-    admin: adminRouter({ store: dependencies.store, keys: dependencies.keys, now: dependencies.now, usageReport }),
+    admin: adminRouter({ store: dependencies.store, keys: dependencies.keys, now: dependencies.now, usageReport, catalogue: new Set(calls.catalogue.byId.keys()) }),
     session: sessionRouter({ ...sessions, adminTokenHash, secretAttempts }),
     health: healthRouter(dependencies.readiness, dependencies.openapiDocument),
   });

@@ -2,6 +2,9 @@ import type { Response } from 'express';
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest } from '../../contract';
 import type { Config } from '../config/load-config';
 import type { CachedApiKey } from '../keys/key-cache';
+import { effectiveLimits } from '../keys/key-access';
+import { checkModelAllowed } from '../keys/model-access';
+import { checkReservationFits } from '../rate-limit/key-limiter';
 import { rateLimited } from '../errors/gateway-error';
 import { timeUpstream } from '../metrics/request-timing';
 import { CallAbort } from '../providers/call-signal';
@@ -43,6 +46,7 @@ export async function createChatCompletion(dependencies: ChatDependencies, call:
   const { body, response } = call;
   const receivedAt = dependencies.now();
   const model = resolveModel(dependencies.catalogue, body.model, 'chat');
+  checkModelAllowed(call.key, model.id);
   // Metrics and the access log name the requested model until another one answers.
   response.locals.model = model.id;
   response.locals.provider = model.provider;
@@ -54,6 +58,7 @@ export async function createChatCompletion(dependencies: ChatDependencies, call:
   // Reserved on a quick estimate; the tokenizer runs only if the provider reports no usage.
   const promptEstimate = promptTokenCounter(body);
   const completionReserve = body.max_completion_tokens ?? body.max_tokens ?? Math.min(model.maxOutputTokens ?? DEFAULT_COMPLETION_RESERVE, DEFAULT_COMPLETION_RESERVE);
+  checkReservationFits(effectiveLimits(call.key, dependencies.limits).tpm, quickPromptTokens(body), completionReserve, { prompt: 'messages', completion: body.max_completion_tokens === undefined || body.max_completion_tokens === null ? 'max_tokens' : 'max_completion_tokens' });
   const meter = await Meter.open(dependencies, {
     key: call.key,
     requestId: call.requestId,

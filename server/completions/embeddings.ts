@@ -2,6 +2,9 @@ import type { Response } from 'express';
 import type { EmbeddingsRequest, EmbeddingsResponse } from '../../contract';
 import { invalidRequest } from '../errors/gateway-error';
 import type { CachedApiKey } from '../keys/key-cache';
+import { effectiveLimits } from '../keys/key-access';
+import { checkModelAllowed } from '../keys/model-access';
+import { checkReservationFits } from '../rate-limit/key-limiter';
 import { timeUpstream } from '../metrics/request-timing';
 import { CallAbort } from '../providers/call-signal';
 import { decodeFloat32Base64, float32Base64 } from '../providers/embedding-base64';
@@ -25,6 +28,7 @@ export async function createEmbeddings(dependencies: ChatDependencies, call: Emb
   const { body } = call;
   const receivedAt = dependencies.now();
   const model = resolveModel(dependencies.catalogue, body.model, 'embeddings');
+  checkModelAllowed(call.key, model.id);
   // Metrics and the access log name the requested model until another one answers.
   call.response.locals.model = model.id;
   call.response.locals.provider = model.provider;
@@ -36,6 +40,7 @@ export async function createEmbeddings(dependencies: ChatDependencies, call: Emb
     }
   }
   const attempts = attemptsFor(dependencies.catalogue, model, dependencies.config, (name) => dependencies.providers.get(name));
+  checkReservationFits(effectiveLimits(call.key, dependencies.limits).tpm, quickEmbeddingTokens(body), 0, { prompt: 'input', completion: 'input' });
   const meter = await Meter.open(dependencies, {
     key: call.key,
     requestId: call.requestId,

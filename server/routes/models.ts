@@ -1,6 +1,9 @@
 import { initServer } from '@ts-rest/express';
 import { contract, type ModelEntry } from '../../contract';
 import type { ModelConfig } from '../config/load-config';
+import type { KeyCache } from '../keys/key-cache';
+import { modelListAllows } from '../keys/model-access';
+import { authenticateApiKey } from '../middleware/authenticate';
 
 const s = initServer();
 
@@ -17,11 +20,21 @@ export function toModelEntry(model: ModelConfig): ModelEntry {
   return entry;
 }
 
-/** GET /v1/models (docs/configuration.md, the catalogue): the configured catalogue, no authentication. */
-export function modelsRouter(models: ModelConfig[]) {
+/**
+ * GET /v1/models (docs/configuration.md, the catalogue): the configured catalogue, no
+ * authentication. With an `sk-` key (docs/operator-controls.md), only the models that key may
+ * use; a key that would be refused on a model route is refused here the same way.
+ */
+export function modelsRouter(models: ModelConfig[], keys: KeyCache) {
   // The catalogue is fixed for the life of the process: build the body once.
-  const body = { object: 'list' as const, data: models.map(toModelEntry) };
+  const data = models.map(toModelEntry);
+  const body = { object: 'list' as const, data };
   return s.router(contract.models, {
-    list: async () => ({ status: 200, body }),
+    list: async ({ headers }) => {
+      if (headers.authorization === undefined) return { status: 200, body };
+      const { key } = await authenticateApiKey(keys, headers.authorization);
+      if (key.models === null && key.accountModels === null) return { status: 200, body };
+      return { status: 200, body: { object: 'list' as const, data: data.filter((entry) => modelListAllows(key.models, entry.id) && modelListAllows(key.accountModels, entry.id)) } };
+    },
   });
 }
