@@ -1,6 +1,7 @@
 import type { Account, UpdateAccountBody } from '../../contract';
 import { recordAudit, type AuditContext } from '../audit/audit-log';
 import type { AccountRow } from '../db/types';
+import type { KeyCache } from '../keys/key-cache';
 import { accountNotFound } from '../keys/key-operations';
 import { newId } from '../keys/key-text';
 import { checkModelList } from '../keys/model-access';
@@ -9,7 +10,7 @@ export function toAccountView(row: AccountRow): Account {
   return { id: row.id, name: row.name, created_at: row.createdAt.toISOString(), rpm: row.rpm, tpm: row.tpm, models: row.models };
 }
 
-export type AccountOperationsDependencies = AuditContext & { catalogue?: ReadonlySet<string> };
+export type AccountOperationsDependencies = AuditContext & { catalogue?: ReadonlySet<string>; cache?: KeyCache };
 
 export async function createAccount(dependencies: AccountOperationsDependencies, name: string): Promise<Account> {
   const row = await dependencies.store.createAccount({ id: newId('acct'), name, createdAt: new Date(dependencies.now()) });
@@ -36,6 +37,10 @@ export async function updateAccount(dependencies: AccountOperationsDependencies,
   }
   const row = await dependencies.store.updateAccount(accountId, change);
   if (!row) throw accountNotFound(accountId);
+  if (dependencies.cache && (change.rpm !== undefined || change.tpm !== undefined || change.models !== undefined)) {
+    // The keys carry the ceilings: applied here at once, announced to the other instances.
+    for (const key of await dependencies.store.listApiKeys(accountId)) await dependencies.cache.apiKeyChanged(key);
+  }
   const view = toAccountView(row);
   await recordAudit(dependencies, { action: 'account.update', accountId, targetId: accountId, before: toAccountView(current), after: view });
   return view;

@@ -33,6 +33,13 @@ export function createPrismaStore(db: GatewayDb, options: PrismaStoreOptions): S
   const now = options.now ?? (() => new Date());
   const dailyUsage = options.dailyUsage ?? dailyUsageThroughPrisma(db);
 
+  const markKeysUsed: Store['markKeysUsed'] = async (lastUsed) => {
+    // Never moves back: a batch retried late, or written by another instance, keeps the newest time.
+    for (const [id, at] of lastUsed) {
+      await db.apiKey.updateMany({ where: { id, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: at } }] }, data: { lastUsedAt: at } });
+    }
+  };
+
   return {
     kind: options.kind,
 
@@ -174,14 +181,18 @@ export function createPrismaStore(db: GatewayDb, options: PrismaStoreOptions): S
     async recordUsage(events) {
       if (events.length === 0) return;
       await options.usageWriter.write(events);
+      // docs/operator-controls.md: last use moves with the usage batches, one write per key and
+      // batch, never per request. A failure here fails the batch, whose retry skips the events
+      // already stored and marks the keys again.
+      const lastUsed = new Map<string, Date>();
+      for (const event of events) {
+        const seen = lastUsed.get(event.keyId);
+        if (seen === undefined || seen < event.receivedAt) lastUsed.set(event.keyId, event.receivedAt);
+      }
+      await markKeysUsed(lastUsed);
     },
 
-    async markKeysUsed(lastUsed) {
-      // Never moves back: a batch retried late, or written by another instance, keeps the newest time.
-      for (const [id, at] of lastUsed) {
-        await db.apiKey.updateMany({ where: { id, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: at } }] }, data: { lastUsedAt: at } });
-      }
-    },
+    markKeysUsed,
 
     async appendAudit(entry) {
       await db.auditEntry.create({ data: entry });
