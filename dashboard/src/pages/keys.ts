@@ -28,7 +28,9 @@ function readLimit(input: HTMLInputElement): number | null {
 
 function statusBadge(key: ApiKey): HTMLElement {
   if (key.status === 'REVOKED') return h('span', { class: 'badge badge-revoked' }, 'Revoked');
-  if (key.blocked) return h('span', { class: 'badge badge-blocked' }, key.blocked_by === 'owner' ? 'Blocked' : 'Blocked by the operator');
+  if (key.blocked) {
+    return h('span', {}, h('span', { class: 'badge badge-blocked' }, 'Blocked'), h('small', { class: 'muted' }, key.blocked_by === 'owner' ? ' by the owner' : ' by the operator'));
+  }
   if (key.expires_at !== null && Date.parse(key.expires_at) <= Date.now()) return h('span', { class: 'badge badge-blocked' }, 'Expired');
   return h('span', { class: 'badge badge-active' }, 'Active');
 }
