@@ -1,7 +1,7 @@
 import type { ApiKey, CreatedApiKey } from '../../contract';
 import { OPERATOR, recordAudit, type Actor } from '../audit/audit-log';
 import type { AccountCeilings, ApiKeyPatch, ApiKeyRow, Store } from '../db/types';
-import { GatewayError, invalidRequest, notFound, permissionError } from '../errors/gateway-error';
+import { invalidRequest, notFound, permissionError, type GatewayError } from '../errors/gateway-error';
 import type { KeyCache } from './key-cache';
 import { generateKeyText, hashKey, keyHint, newId } from './key-text';
 import { checkModelList } from './model-access';
