@@ -23,7 +23,7 @@ export function toModelEntry(model: ModelConfig): ModelEntry {
 /**
  * GET /v1/models (docs/configuration.md, the catalogue): the configured catalogue, no
  * authentication. With an `sk-` key (docs/operator-controls.md), only the models that key may
- * use; a key that would be refused on a model route is refused here the same way.
+ * use; an `sk-` key that would be refused on a model route is refused here the same way.
  */
 export function modelsRouter(models: ModelConfig[], keys: KeyCache) {
   // The catalogue is fixed for the life of the process: build the body once.
@@ -31,7 +31,8 @@ export function modelsRouter(models: ModelConfig[], keys: KeyCache) {
   const body = { object: 'list' as const, data };
   return s.router(contract.models, {
     list: async ({ headers }) => {
-      if (headers.authorization === undefined) return { status: 200, body };
+      // Only an sk- key narrows the list: other credentials (none, a usage key, a client's placeholder) see the catalogue.
+      if (headers.authorization === undefined || !/^Bearer[ \t]+sk-/i.test(headers.authorization)) return { status: 200, body };
       const { key } = await authenticateApiKey(keys, headers.authorization);
       if (key.models === null && key.accountModels === null) return { status: 200, body };
       return { status: 200, body: { object: 'list' as const, data: data.filter((entry) => modelListAllows(key.models, entry.id) && modelListAllows(key.accountModels, entry.id)) } };
