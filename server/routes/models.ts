@@ -23,7 +23,7 @@ export function toModelEntry(model: ModelConfig): ModelEntry {
 /**
  * GET /v1/models (docs/configuration.md, the catalogue): the configured catalogue, no
  * authentication. With an `sk-` key (docs/operator-controls.md), only the models that key may
- * use; an `sk-` key that would be refused on a model route is refused here the same way.
+ * use; the route needs no key, so a key that is not usable is ignored (the whole catalogue).
  */
 export function modelsRouter(models: ModelConfig[], keys: KeyCache) {
   // The catalogue is fixed for the life of the process: build the body once.
@@ -31,9 +31,14 @@ export function modelsRouter(models: ModelConfig[], keys: KeyCache) {
   const body = { object: 'list' as const, data };
   return s.router(contract.models, {
     list: async ({ headers }) => {
-      // Only an sk- key narrows the list: other credentials (none, a usage key, a client's placeholder) see the catalogue.
+      // Only a usable sk- key narrows the list. The route needs no key, so any other
+      // credential (none, a usage key, an unknown, revoked or expired key) sees the catalogue.
       if (headers.authorization === undefined || !/^Bearer[ \t]+sk-/i.test(headers.authorization)) return { status: 200, body };
-      const { key } = await authenticateApiKey(keys, headers.authorization);
+      const key = await authenticateApiKey(keys, headers.authorization).then(
+        (principal) => principal.key,
+        () => null,
+      );
+      if (key === null) return { status: 200, body };
       if (key.models === null && key.accountModels === null) return { status: 200, body };
       return { status: 200, body: { object: 'list' as const, data: data.filter((entry) => modelListAllows(key.models, entry.id) && modelListAllows(key.accountModels, entry.id)) } };
     },
