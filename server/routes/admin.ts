@@ -100,9 +100,9 @@ export function adminRouter(dependencies: AdminRouterDependencies) {
       };
     },
     createUsageKey: async ({ params, res }) => ({ status: 201, body: await rotateUsageKey(operationsFor(res), params.accountId) }),
-    createLoginLink: async ({ params, req }) => ({
+    createLoginLink: async ({ params, req, res }) => ({
       status: 201,
-      body: await createLoginLink(dependencies, params.accountId, `${req.protocol}://${req.get('host') ?? 'localhost'}`),
+      body: await createLoginLink(operationsFor(res), params.accountId, `${req.protocol}://${req.get('host') ?? 'localhost'}`),
     }),
     getUsage: async ({ params, query }) => {
       await requireAccount(params.accountId);
