@@ -41,7 +41,8 @@ export function auditSection(accountId?: string): HTMLElement {
         );
       }
       cursor = page.next_cursor ?? undefined;
-      more.hidden = page.next_cursor === null;
+      // Styled buttons ignore the hidden attribute: hide by style.
+      more.style.display = page.next_cursor === null ? 'none' : '';
       more.disabled = false;
     } catch (error) {
       replaceChildren(messages, errorBox(error, 'The audit log could not be read'));
