@@ -1,6 +1,6 @@
 import type { AuditEntry } from '../../contract';
 import type { AuditEntryRow, Store } from '../db/types';
-import { newId } from '../keys/key-text';
+import { randomBase62 } from '../keys/key-text';
 
 /**
  * Who makes a change (docs/operator-controls.md): the operator (admin token, operator session,
@@ -32,9 +32,10 @@ export interface AuditedChange {
  * could not record answers an error, so an operator retrying it gets both.
  */
 export async function recordAudit(context: AuditContext, change: AuditedChange): Promise<void> {
+  const at = context.now();
   await context.store.appendAudit({
-    id: newId('aud'),
-    at: new Date(context.now()),
+    id: auditId(at),
+    at: new Date(at),
     actor: (context.actor ?? OPERATOR).kind,
     accountId: change.accountId,
     action: change.action,
@@ -43,6 +44,17 @@ export async function recordAudit(context: AuditContext, change: AuditedChange):
     after: change.after === null ? null : JSON.stringify(change.after),
     requestId: context.requestId ?? null,
   });
+}
+
+/**
+ * Ids that sort like the entries were made, so the log's order (time, then id) keeps the order
+ * of two changes made in the same millisecond by one process: the time, a monotonic clock
+ * reading, then random characters for uniqueness across processes.
+ */
+function auditId(at: number): string {
+  const time = Math.max(0, at).toString(36).padStart(9, '0');
+  const tick = (process.hrtime.bigint() % 1_000_000_000_000n).toString(36).padStart(8, '0');
+  return `aud_${time}${tick}${randomBase62(8)}`;
 }
 
 export function toAuditView(row: AuditEntryRow): AuditEntry {
