@@ -11,8 +11,24 @@ import { usageContract } from './usage.js';
 
 const c = initContract();
 
+/*
+ * The contract's type by name, part by part: inferred whole, it is too long for the compiler
+ * to write into the client package's declarations.
+ */
+type ContractParts = {
+  chat: typeof chatCompletionsContract;
+  embeddings: typeof embeddingsContract;
+  responses: typeof responsesContract;
+  messages: typeof messagesContract;
+  models: typeof modelsContract;
+  usage: typeof usageContract;
+  admin: typeof adminContract;
+  session: typeof sessionContract;
+  health: typeof healthContract;
+};
+
 /** The one contract: the server, the typed client and the OpenAPI document all come from it. */
-export const contract = c.router({
+export const contract: ContractParts = c.router({
   chat: chatCompletionsContract,
   embeddings: embeddingsContract,
   responses: responsesContract,
