@@ -24,7 +24,7 @@ describe('MessageUsageReader', () => {
     for (let offset = 0; offset < bytes.length; offset += 5) for (const event of decoder.decode(bytes.subarray(offset, offset + 5))) reader.readEvent(event);
     expect(reader.completed).toBe(true);
     expect(reader.error).toBeNull();
-    expect(reader.tokens()).toEqual({ promptTokens: 132, completionTokens: 33 });
+    expect(reader.tokens()).toEqual({ promptTokens: 132, completionTokens: 33, cachedTokens: 100, cacheWriteTokens: 20, cacheWrite1hTokens: 0 });
   });
 
   it('notes an error event and ignores garbage data', () => {
