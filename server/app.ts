@@ -92,7 +92,7 @@ export function createApp(dependencies: AppDependencies): GatewayListener {
   // The model routes are the pipeline's; ts-rest serves the rest of the contract.
   const { chat: _chat, embeddings: _embeddings, responses: _responses, messages: _messages, ...restOfContract } = contract;
   const router = s.router(restOfContract, {
-    models: modelsRouter(config.models, dependencies.keys),
+    models: modelsRouter(config.models, dependencies.keys, dependencies.now),
     usage: usageRouter({ limiter: dependencies.limiter, limits: config.limits, usageReport }),
     admin: adminRouter({ store: dependencies.store, keys: dependencies.keys, now: dependencies.now, usageReport, catalogue: new Set(calls.catalogue.byId.keys()) }),
     session: sessionRouter({ ...sessions, adminTokenHash, secretAttempts }),

@@ -36,7 +36,7 @@ function toRates(rates: Rates): Omit<ModelEntry['pricing'], 'long_context'> {
  * authentication. With an `sk-` key (docs/operator-controls.md), only the models that key may
  * use; the route needs no key, so a key that is not usable is ignored (the whole catalogue).
  */
-export function modelsRouter(models: ModelConfig[], keys: KeyCache) {
+export function modelsRouter(models: ModelConfig[], keys: KeyCache, now: () => number = Date.now) {
   // The catalogue is fixed for the life of the process: build the body once.
   const data = models.map(toModelEntry);
   const body = { object: 'list' as const, data };
@@ -45,7 +45,7 @@ export function modelsRouter(models: ModelConfig[], keys: KeyCache) {
       // Only a usable sk- key narrows the list. The route needs no key, so any other
       // credential (none, a usage key, an unknown, revoked or expired key) sees the catalogue.
       if (headers.authorization === undefined || !/^Bearer[ \t]+sk-/i.test(headers.authorization)) return { status: 200, body };
-      const key = await authenticateApiKey(keys, bearerToken(headers.authorization)).then(
+      const key = await authenticateApiKey(keys, bearerToken(headers.authorization), now).then(
         (principal) => principal.key,
         () => null,
       );
