@@ -17,14 +17,45 @@ export type AdminScope = 'operator' | 'accounts' | 'account' | 'key';
 const adminMetadata = <S extends AdminScope>(scope: S, examples?: { request?: unknown; response?: unknown }) =>
   ({ auth: 'admin', scope, ...(examples ? { examples } : {}) }) as const;
 
+const LimitSchema = z.number().int().min(1).max(1_000_000_000);
+
+/**
+ * A model allow-list (docs/operator-controls.md): catalogue ids or `prefix*` patterns. Absent
+ * or null = every model; an empty list is refused (it would lock the key out of every model:
+ * block or revoke it instead).
+ */
+export const ModelAllowListSchema = z
+  .array(
+    z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._:/@+-]*\*?$|^\*$/, 'a catalogue model id, or a prefix followed by "*"')
+      .max(200),
+  )
+  .min(1)
+  .max(100)
+  .describe('Catalogue model ids or "prefix*" patterns; null = every model.');
+
 export const AccountSchema = z
   .object({
     id: z.string().describe('The account\'s id (`acct_…`).'),
     name: z.string().describe('Its name.'),
     created_at: z.string().describe('ISO 8601 time.'),
+    rpm: z.number().int().nullable().describe("Ceiling of every key's requests per minute; null = none."),
+    tpm: z.number().int().nullable().describe("Ceiling of every key's tokens per minute; null = none."),
+    models: z.array(z.string()).nullable().describe('The models any key of the account may use; null = every model.'),
   })
   .describe('An account: it owns API keys and one usage query key.');
 export type Account = z.infer<typeof AccountSchema>;
+
+export const UpdateAccountBodySchema = z
+  .object({
+    name: z.string().trim().min(1).max(100).optional().describe('Shown in the dashboard and the CLI; 1 to 100 characters.'),
+    rpm: LimitSchema.nullable().optional().describe("Ceiling of every key's requests per minute; null = none."),
+    tpm: LimitSchema.nullable().optional().describe("Ceiling of every key's tokens per minute; null = none."),
+    models: ModelAllowListSchema.nullable().optional(),
+  })
+  .describe('What to change; absent fields stay as they are.');
+export type UpdateAccountBody = z.infer<typeof UpdateAccountBodySchema>;
 
 export const KeyStatusSchema = z.enum(['ACTIVE', 'REVOKED']).describe('A revoked key is refused for good.');
 
@@ -39,6 +70,14 @@ export const ApiKeySchema = z.object({
   tpm: z.number().int().nullable().describe('Tokens per minute; null = the configured default.'),
   created_at: z.string().describe('ISO 8601 time.'),
   revoked_at: z.string().nullable().describe('ISO 8601 time; null while active.'),
+  blocked_by: z.enum(['operator', 'owner']).nullable().describe("Who blocked the key; an owner cannot lift the operator's block."),
+  models: z.array(z.string()).nullable().describe('The models the key may use (within the account\'s); null = every model.'),
+  expires_at: z.string().nullable().describe('After this time the key is refused (401 key_expired); null = never.'),
+  last_used_at: z.string().nullable().describe('The latest request recorded (written with the usage batches, a few seconds behind).'),
+  previous_secret_expires_at: z
+    .string()
+    .nullable()
+    .describe('After a rotation, when the previous secret stops working; null when no previous secret is accepted.'),
 }).describe('An LLM API key (`sk-…`) without its secret.');
 export type ApiKey = z.infer<typeof ApiKeySchema>;
 
@@ -47,8 +86,8 @@ export const CreatedApiKeySchema = ApiKeySchema.extend({
 }).describe('A new API key, with its secret.');
 export type CreatedApiKey = z.infer<typeof CreatedApiKeySchema>;
 
-const LimitSchema = z.number().int().min(1).max(1_000_000_000);
 const keyName = z.string().trim().min(1).max(100).describe('A name to recognise the key by; 1 to 100 characters.');
+const ExpiresAtSchema = z.string().datetime({ offset: true }).describe('ISO 8601 time, e.g. 2026-12-31T23:59:59Z.');
 
 export const CreateAccountBodySchema = z.object({ name: z.string().trim().min(1).max(100).describe('Shown in the dashboard and the CLI; 1 to 100 characters.') });
 
@@ -57,16 +96,65 @@ export const CreateKeyBodySchema = z
     name: keyName,
     rpm: LimitSchema.optional().describe('Requests per minute; the configured default when absent.'),
     tpm: LimitSchema.optional().describe('Tokens per minute; the configured default when absent.'),
+    models: ModelAllowListSchema.optional(),
+    expires_at: ExpiresAtSchema.optional(),
   })
   .describe('A new API key.');
+export type CreateKeyBody = z.infer<typeof CreateKeyBodySchema>;
 
 export const UpdateKeyBodySchema = z
   .object({
     name: keyName.optional(),
     rpm: LimitSchema.nullable().optional().describe('Requests per minute; null = back to the configured default.'),
     tpm: LimitSchema.nullable().optional().describe('Tokens per minute; null = back to the configured default.'),
+    models: ModelAllowListSchema.nullable().optional(),
+    expires_at: ExpiresAtSchema.nullable().optional(),
   })
   .describe('What to change; absent fields stay as they are.');
+export type UpdateKeyBody = z.infer<typeof UpdateKeyBodySchema>;
+
+/** The longest grace a rotated-out secret may keep: a week. */
+export const MAX_ROTATION_GRACE_SECONDS = 7 * 24 * 3600;
+
+export const RotateKeyBodySchema = z
+  .object({
+    grace_seconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_ROTATION_GRACE_SECONDS)
+      .describe('How long the previous secret keeps working; 0 = it stops at once (a leaked key).'),
+  })
+  .describe('A rotation.');
+
+export const AuditEntrySchema = z
+  .object({
+    id: z.string().describe('The entry\'s id; ids sort in the order the entries were made.'),
+    at: z.string().describe('ISO 8601 time.'),
+    actor: z.enum(['operator', 'owner']).describe('Who made the change.'),
+    account_id: z.string().nullable().describe('The account concerned; null for none.'),
+    action: z.string().describe('e.g. key.create, key.update, key.block, key.rotate, account.update.'),
+    target_id: z.string().describe('The id of the changed object.'),
+    before: z.record(z.unknown()).nullable().describe('The object before the change (never a secret); null for a creation.'),
+    after: z.record(z.unknown()).nullable().describe('The object after the change (never a secret).'),
+    request_id: z.string().nullable().describe('The request that made the change.'),
+  })
+  .describe('One state change.');
+export type AuditEntry = z.infer<typeof AuditEntrySchema>;
+
+export const AuditQuerySchema = z.object({
+  account_id: z.string().optional().describe('Only this account\'s entries.'),
+  limit: z.coerce.number().int().min(1).max(500).default(100).describe('Entries per page; 1 to 500.'),
+  cursor: z.string().max(200).optional().describe('`next_cursor` of the previous page.'),
+});
+
+export const AuditPageSchema = z
+  .object({
+    object: z.literal('list'),
+    data: z.array(AuditEntrySchema).describe('Newest first.'),
+    next_cursor: z.string().nullable().describe('Pass as `cursor` for older entries; null on the last page.'),
+  })
+  .describe('A page of the audit log.');
 
 export const UsageKeyInfoSchema = z.object({
   exists: z.boolean().describe('Whether the account has a usage query key.'),
@@ -108,8 +196,17 @@ export const adminContract = c.router(
       responses: { 201: AccountSchema, ...errorResponses },
       metadata: adminMetadata('operator', {
         request: { name: 'Acme' },
-        response: { id: 'acct_3kQ9zT2mW8', name: 'Acme', created_at: '2026-01-01T08:00:00.000Z' },
+        response: { id: 'acct_3kQ9zT2mW8', name: 'Acme', created_at: '2026-01-01T08:00:00.000Z', rpm: null, tpm: null, models: null },
       }),
+    },
+    updateAccount: {
+      method: 'PATCH',
+      path: '/v1/admin/accounts/:accountId',
+      pathParams: AccountParams,
+      summary: "Rename an account or change its ceilings (rpm, tpm, models; null = none)",
+      body: UpdateAccountBodySchema,
+      responses: { 200: AccountSchema, ...errorResponses },
+      metadata: adminMetadata('operator'),
     },
     getAccount: {
       method: 'GET',
@@ -147,6 +244,11 @@ export const adminContract = c.router(
           tpm: null,
           created_at: '2026-01-01T08:05:00.000Z',
           revoked_at: null,
+          blocked_by: null,
+          models: null,
+          expires_at: null,
+          last_used_at: null,
+          previous_secret_expires_at: null,
           key: 'sk-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefgh9xYz',
         },
       }),
@@ -194,6 +296,23 @@ export const adminContract = c.router(
       body: c.noBody(),
       responses: { 200: ApiKeySchema, ...errorResponses },
       metadata: adminMetadata('key'),
+    },
+    rotateKey: {
+      method: 'POST',
+      path: '/v1/admin/keys/:keyId/rotate',
+      pathParams: KeyParams,
+      summary: 'Give a key a new secret, keeping its id, limits and usage (the new secret is in this response only)',
+      body: RotateKeyBodySchema,
+      responses: { 200: CreatedApiKeySchema, ...errorResponses },
+      metadata: adminMetadata('key'),
+    },
+    listAudit: {
+      method: 'GET',
+      path: '/v1/admin/audit',
+      query: AuditQuerySchema,
+      summary: 'The audit log of state changes, newest first (an owner sees its own account\'s)',
+      responses: { 200: AuditPageSchema, ...errorResponses },
+      metadata: adminMetadata('accounts'),
     },
     getUsageKey: {
       method: 'GET',

@@ -95,9 +95,9 @@ export function createApp(dependencies: AppDependencies): GatewayListener {
   // The model routes are the pipeline's; ts-rest serves the rest of the contract.
   const { chat: _chat, embeddings: _embeddings, responses: _responses, messages: _messages, ...restOfContract } = contract;
   const router = s.router(restOfContract, {
-    models: modelsRouter(config.models),
+    models: modelsRouter(config.models, dependencies.keys, dependencies.now),
     usage: usageRouter({ limiter: dependencies.limiter, limits: config.limits, usageReport }),
-    admin: adminRouter({ store: dependencies.store, keys: dependencies.keys, now: dependencies.now, usageReport }),
+    admin: adminRouter({ store: dependencies.store, keys: dependencies.keys, now: dependencies.now, usageReport, catalogue: new Set(calls.catalogue.byId.keys()) }),
     session: sessionRouter({ ...sessions, adminTokenHash, secretAttempts }),
     health: healthRouter(dependencies.readiness, dependencies.openapiDocument),
   });
@@ -125,6 +125,7 @@ export function createApp(dependencies: AppDependencies): GatewayListener {
     report,
     logger,
     clientIp: clientIpFor(app, config.server.trustProxy),
+    now: dependencies.now,
   });
   return createFrontDispatcher(pipeline, app);
 }

@@ -1,8 +1,9 @@
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
-import type { z } from 'zod';
-import { CreateAccountBodySchema, CreateKeyBodySchema, UpdateKeyBodySchema } from '../../contract';
-import { createAccount, listAccounts } from '../accounts/account-operations';
+import { z } from 'zod';
+import { CreateAccountBodySchema, CreateKeyBodySchema, ModelAllowListSchema, UpdateAccountBodySchema, UpdateKeyBodySchema } from '../../contract';
+import { createAccount, listAccounts, updateAccount } from '../accounts/account-operations';
+import { listAudit } from '../audit/audit-log';
 import { ConfigError, loadConfig } from '../config/load-config';
 import { createStore } from '../db/create-store';
 import { migrate } from '../db/migrate';
@@ -11,7 +12,7 @@ import { GatewayError } from '../errors/gateway-error';
 import { fromZodError } from '../errors/validation-error';
 import { KeyCache } from '../keys/key-cache';
 import { publishKeyEventOnce } from '../keys/key-events';
-import { changeApiKey, createApiKey, listApiKeys, rotateUsageKey } from '../keys/key-operations';
+import { changeApiKey, createApiKey, listApiKeys, rotateApiKey, rotateUsageKey } from '../keys/key-operations';
 import { createLoginLink } from '../sessions/session-operations';
 import { serve } from './serve';
 
@@ -26,11 +27,20 @@ const USAGE = `Usage: model-gateway <command> [options]
   accounts login-link ID [--base-url URL]         -> {"url","expires_at"}: a one-time dashboard sign-in for
                                                   the account's owner (URL default: GATEWAY_PUBLIC_URL,
                                                   else http://localhost:PORT)
-  keys create --account ID --name NAME [--rpm N] [--tpm N]
+  accounts limits ID [--rpm N] [--tpm N] [--models LIST|all]
+                                                  the account's ceilings (0 / all = none); LIST: ids or
+                                                  prefix* patterns, comma-separated
+  keys create --account ID --name NAME [--rpm N] [--tpm N] [--models LIST] [--expires-at TIME]
                                                   -> {"id","name","key","hint","status","blocked","created_at"}
   keys list --account ID
   keys revoke ID | keys block ID | keys unblock ID
-  keys limits ID [--rpm N] [--tpm N]              (0 = back to the configured default)
+  keys limits ID [--rpm N] [--tpm N] [--models LIST|all]
+                                                  (0 = back to the configured default; all = every model)
+  keys expiry ID --expires-at TIME|never          TIME: ISO 8601, e.g. 2026-12-31T23:59:59Z
+  keys rotate ID --grace-seconds N                -> the key with its new secret ("key"), shown once; the old
+                                                  secret works N more seconds (0 = stops at once)
+  audit list [--account ID] [--limit N] [--cursor C]
+                                                  the audit log, newest first (next page: --cursor next_cursor)
   usage-key create --account ID                   -> {"key":"uk-…"}
 
 Every command reads GATEWAY_CONFIG, DATABASE_URL and REDIS_URL like serve does, and prints JSON.`;
@@ -45,15 +55,19 @@ const COMMAND_FLAGS: Record<string, string[]> = {
   'accounts create': ['config', 'name'],
   'accounts list': ['config'],
   'accounts login-link': ['config', 'base-url'],
-  'keys create': ['config', 'account', 'name', 'rpm', 'tpm'],
+  'accounts limits': ['config', 'rpm', 'tpm', 'models'],
+  'keys create': ['config', 'account', 'name', 'rpm', 'tpm', 'models', 'expires-at'],
   'keys list': ['config', 'account'],
   'keys revoke': ['config'],
   'keys block': ['config'],
   'keys unblock': ['config'],
-  'keys limits': ['config', 'rpm', 'tpm'],
+  'keys limits': ['config', 'rpm', 'tpm', 'models'],
+  'keys expiry': ['config', 'expires-at'],
+  'keys rotate': ['config', 'grace-seconds'],
+  'audit list': ['config', 'account', 'limit', 'cursor'],
   'usage-key create': ['config', 'account'],
 };
-const NUMBER_FLAGS = new Set(['--port', '--rpm', '--tpm', '--workers']);
+const NUMBER_FLAGS = new Set(['--port', '--rpm', '--tpm', '--workers', '--grace-seconds', '--limit']);
 
 /** Runs one command; resolves to the process exit code. */
 export async function main(argv: string[], env: Record<string, string | undefined> = process.env): Promise<number> {
@@ -77,6 +91,11 @@ export async function main(argv: string[], env: Record<string, string | undefine
         tpm: { type: 'string' },
         'base-url': { type: 'string' },
         workers: { type: 'string' },
+        models: { type: 'string' },
+        'expires-at': { type: 'string' },
+        'grace-seconds': { type: 'string' },
+        limit: { type: 'string' },
+        cursor: { type: 'string' },
       },
     });
     const commandName = command === 'serve' || command === 'migrate' ? command : `${command} ${subcommand ?? ''}`.trim();
@@ -107,7 +126,8 @@ export async function main(argv: string[], env: Record<string, string | undefine
     });
     try {
       const values = { ...options.values, 'base-url': options.values['base-url'] ?? config.publicUrl ?? `http://localhost:${config.server.port}` };
-      print(await runStoreCommand(store, cache, command, subcommand, options.positionals.slice(1), values));
+      const catalogue = new Set(config.models.map((model) => model.id));
+      print(await runStoreCommand({ store, cache, now: Date.now, catalogue }, command, subcommand, options.positionals.slice(1), values));
       return 0;
     } finally {
       await store.close();
@@ -119,17 +139,26 @@ export async function main(argv: string[], env: Record<string, string | undefine
   }
 }
 
-type Values = { name?: string; account?: string; rpm?: string; tpm?: string; 'base-url'?: string };
+type Values = {
+  name?: string;
+  account?: string;
+  rpm?: string;
+  tpm?: string;
+  'base-url'?: string;
+  models?: string;
+  'expires-at'?: string;
+  'grace-seconds'?: string;
+  limit?: string;
+  cursor?: string;
+};
 
 async function runStoreCommand(
-  store: Store,
-  cache: KeyCache,
+  dependencies: { store: Store; cache: KeyCache; now: () => number; catalogue: ReadonlySet<string> },
   command: string,
   subcommand: string | undefined,
   positionals: string[],
   values: Values,
 ): Promise<unknown> {
-  const dependencies = { store, cache, now: Date.now };
   const keyId = () => positionals[0] ?? fail(`${command} ${subcommand} needs a key id`);
   const need = (name: keyof Values) => values[name] ?? fail(`${command} ${subcommand} needs --${name}`);
 
@@ -146,16 +175,30 @@ async function runStoreCommand(
       if (!/^https?:\/\/[^\s/]+(\/\S*)?$/.test(baseUrl)) fail('--base-url must be an http:// or https:// address, e.g. https://gateway.example.com');
       return createLoginLink(dependencies, accountId, baseUrl);
     }
+    case 'accounts limits': {
+      const accountId = positionals[0] ?? fail('accounts limits needs an account id');
+      if (values.rpm === undefined && values.tpm === undefined && values.models === undefined) fail('accounts limits needs --rpm, --tpm and/or --models');
+      const body = checked(UpdateAccountBodySchema, { rpm: limitOption('--rpm', values.rpm), tpm: limitOption('--tpm', values.tpm), models: modelsOption(values.models) });
+      return updateAccount(dependencies, accountId, { rpm: body.rpm, tpm: body.tpm, models: body.models });
+    }
     case 'keys create': {
       // The admin API's body schema (contract/admin.ts): the same limits on either database.
       const body = checked(CreateKeyBodySchema, {
         name: need('name'),
         rpm: values.rpm === undefined ? undefined : wholeNumber('--rpm', values.rpm),
         tpm: values.tpm === undefined ? undefined : wholeNumber('--tpm', values.tpm),
+        models: modelsOption(values.models) ?? undefined,
       });
-      const created = await createApiKey(dependencies, { accountId: need('account'), name: body.name, rpm: body.rpm, tpm: body.tpm });
-      const { id, name, key, hint, status, blocked, created_at } = created;
-      return { id, name, key, hint, status, blocked, created_at };
+      const created = await createApiKey(dependencies, {
+        accountId: need('account'),
+        name: body.name,
+        rpm: body.rpm,
+        tpm: body.tpm,
+        models: body.models,
+        expiresAt: values['expires-at'] === undefined ? undefined : timeOption(values['expires-at']),
+      });
+      const { id, name, key, hint, status, blocked, created_at, models: allowed, expires_at } = created;
+      return { id, name, key, hint, status, blocked, created_at, models: allowed, expires_at };
     }
     case 'keys list':
       return listApiKeys(dependencies, need('account'));
@@ -166,14 +209,23 @@ async function runStoreCommand(
     case 'keys unblock':
       return changeApiKey(dependencies, keyId(), { kind: 'unblock' });
     case 'keys limits': {
-      if (values.rpm === undefined && values.tpm === undefined) fail('keys limits needs --rpm and/or --tpm');
-      const limit = (flag: string, text: string | undefined) => {
-        if (text === undefined) return undefined;
-        const value = wholeNumber(flag, text);
-        return value === 0 ? null : value;
-      };
-      const body = checked(UpdateKeyBodySchema, { rpm: limit('--rpm', values.rpm), tpm: limit('--tpm', values.tpm) });
-      return changeApiKey(dependencies, keyId(), { kind: 'update', rpm: body.rpm, tpm: body.tpm });
+      if (values.rpm === undefined && values.tpm === undefined && values.models === undefined) fail('keys limits needs --rpm, --tpm and/or --models');
+      const body = checked(UpdateKeyBodySchema, { rpm: limitOption('--rpm', values.rpm), tpm: limitOption('--tpm', values.tpm), models: modelsOption(values.models) });
+      return changeApiKey(dependencies, keyId(), { kind: 'update', rpm: body.rpm, tpm: body.tpm, models: body.models });
+    }
+    case 'keys expiry': {
+      const text = need('expires-at');
+      return changeApiKey(dependencies, keyId(), { kind: 'update', expiresAt: text === 'never' ? null : timeOption(text) });
+    }
+    case 'keys rotate':
+      return rotateApiKey(dependencies, keyId(), integerOption('--grace-seconds', need('grace-seconds'), 0));
+    case 'audit list': {
+      const page = await listAudit(dependencies.store, {
+        accountId: values.account,
+        limit: values.limit === undefined ? 100 : Math.min(500, integerOption('--limit', values.limit, 1)),
+        cursor: values.cursor,
+      });
+      return page ?? fail('--cursor must be a next_cursor that audit list printed');
     }
     case 'usage-key create':
       return { key: (await rotateUsageKey(dependencies, need('account'))).key };
@@ -232,6 +284,27 @@ function integerOption(flag: string, text: string, minimum: number): number {
   const value = Number(text);
   if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < minimum) fail(`${flag} must be a whole number of at least ${minimum}`);
   return value;
+}
+
+/** A limit flag: 0 = none (the default, or no ceiling); the schema checks the range. */
+function limitOption(flag: string, text: string | undefined): number | null | undefined {
+  if (text === undefined) return undefined;
+  const value = wholeNumber(flag, text);
+  return value === 0 ? null : value;
+}
+
+/** `--models a,b*` as a list (checked like the admin API's), `all` = every model. */
+function modelsOption(text: string | undefined): string[] | null | undefined {
+  if (text === undefined) return undefined;
+  if (text === 'all') return null;
+  const parsed = ModelAllowListSchema.safeParse(text.split(',').map((entry) => entry.trim()).filter((entry) => entry !== ''));
+  if (!parsed.success) fail('--models must be "all" or a comma-separated list of model ids or prefix* patterns');
+  return parsed.data;
+}
+
+function timeOption(text: string): Date {
+  if (!z.string().datetime({ offset: true }).safeParse(text).success) fail('--expires-at must be an ISO 8601 time such as 2026-12-31T23:59:59Z');
+  return new Date(text);
 }
 
 function fail(message: string): never {

@@ -1,7 +1,9 @@
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest } from '../../contract';
 import type { Config, ModelConfig } from '../config/load-config';
 import { rateLimited } from '../errors/gateway-error';
+import { effectiveLimits } from '../keys/key-access';
 import type { CachedApiKey } from '../keys/key-cache';
+import { checkModelAllowed } from '../keys/model-access';
 import { timeUpstream } from '../metrics/request-timing';
 import type { ClientConnection } from '../pipeline/reply';
 import type { RequestContext } from '../pipeline/request-context';
@@ -11,6 +13,7 @@ import { isAbortError } from '../providers/http-client';
 import type { ProviderRegistry } from '../providers/registry';
 import type { ChatStream, TokenUsage } from '../providers/types';
 import { fromChatUsage, toChatUsage } from '../providers/token-usage';
+import { checkReservationFits, type ReservationFields } from '../rate-limit/key-limiter';
 import type { StreamLimiter } from '../rate-limit/stream-limiter';
 import { countTextTokens, promptTokenCounter, quickPromptTokens, quickTextTokens } from '../usage/count-tokens';
 import { Meter, type MeterDependencies } from './meter';
@@ -32,6 +35,11 @@ export interface ChatCall {
   context: RequestContext;
   /** The client: a client that goes away before the reply starts cancels the upstream call. */
   client: ClientConnection;
+  /**
+   * The route's own names of the prompt and the output limit, for the 400 of a request that
+   * can never fit the key's tokens per minute; chat's when absent.
+   */
+  fields?: ReservationFields;
 }
 
 export type ChatResult = { stream: false; completion: ChatCompletion; model: ModelConfig } | { stream: true; chunks: ChatChunkStream };
@@ -70,6 +78,7 @@ export async function runChatCall(dependencies: ChatDependencies, call: ChatCall
   const { body, context, client } = call;
   const receivedAt = dependencies.now();
   const model = resolveModel(dependencies.catalogue, body.model, 'chat');
+  checkModelAllowed(call.key, model.id);
   // Metrics and the access log name the requested model until another one answers.
   context.model = model.id;
   context.provider = model.provider;
@@ -82,6 +91,8 @@ export async function runChatCall(dependencies: ChatDependencies, call: ChatCall
   const promptEstimate = promptTokenCounter(body);
   const completionReserve = body.max_completion_tokens ?? body.max_tokens ?? Math.min(model.maxOutputTokens ?? DEFAULT_COMPLETION_RESERVE, DEFAULT_COMPLETION_RESERVE);
   const quickPrompt = quickPromptTokens(body);
+  const fields = call.fields ?? { prompt: 'messages', completion: body.max_completion_tokens === undefined || body.max_completion_tokens === null ? 'max_tokens' : 'max_completion_tokens' };
+  checkReservationFits(effectiveLimits(call.key, dependencies.limits).tpm, quickPrompt, completionReserve, fields);
   const meter = await Meter.open(dependencies, {
     key: call.key,
     requestId: context.requestId,

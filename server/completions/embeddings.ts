@@ -1,6 +1,9 @@
 import type { EmbeddingsRequest, EmbeddingsResponse } from '../../contract';
 import { invalidRequest } from '../errors/gateway-error';
 import type { CachedApiKey } from '../keys/key-cache';
+import { effectiveLimits } from '../keys/key-access';
+import { checkModelAllowed } from '../keys/model-access';
+import { checkReservationFits } from '../rate-limit/key-limiter';
 import { timeUpstream } from '../metrics/request-timing';
 import type { ClientConnection } from '../pipeline/reply';
 import type { RequestContext } from '../pipeline/request-context';
@@ -27,6 +30,7 @@ export async function createEmbeddings(dependencies: ChatDependencies, call: Emb
   const { body, context } = call;
   const receivedAt = dependencies.now();
   const model = resolveModel(dependencies.catalogue, body.model, 'embeddings');
+  checkModelAllowed(call.key, model.id);
   // Metrics and the access log name the requested model until another one answers.
   context.model = model.id;
   context.provider = model.provider;
@@ -40,6 +44,7 @@ export async function createEmbeddings(dependencies: ChatDependencies, call: Emb
   const attempts = attemptsFor(dependencies.catalogue, model, dependencies.config, (name) => dependencies.providers.get(name));
   // Reserved on a quick estimate; the tokenizer runs only if the provider reports no usage.
   const quickPrompt = quickEmbeddingTokens(body);
+  checkReservationFits(effectiveLimits(call.key, dependencies.limits).tpm, quickPrompt, 0, { prompt: 'input', completion: 'input' });
   const meter = await Meter.open(dependencies, {
     key: call.key,
     requestId: context.requestId,

@@ -1,5 +1,6 @@
 import type { Config, ModelConfig } from '../config/load-config';
 import { rateLimited, usageUnavailable, type GatewayError } from '../errors/gateway-error';
+import { effectiveLimits } from '../keys/key-access';
 import type { CachedApiKey } from '../keys/key-cache';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
 import type { RequestContext, UsageOutcome } from '../pipeline/request-context';
@@ -83,10 +84,7 @@ export class Meter {
   ): Promise<Meter> {
     // docs/usage-durability.md: a call whose usage could not be made durable is not served.
     if (dependencies.durability && !dependencies.durability.available()) throw usageUnavailable();
-    const limits = {
-      rpm: input.key.rpm ?? dependencies.limits.defaultRpm,
-      tpm: input.key.tpm ?? dependencies.limits.defaultTpm,
-    };
+    const limits = effectiveLimits(input.key, dependencies.limits);
     const reservation = await dependencies.limiter.reserve(input.key.id, limits, input.reserveTokens);
     if (!reservation.allowed) {
       input.context.rateLimitExceeded = reservation.exceeded ?? 'requests';

@@ -23,7 +23,7 @@ export interface CreateStoreOptions {
 const SQLITE_BUSY_TIMEOUT_MS = 10_000;
 
 /**
- * Opens the database named by a DATABASE_URL (decisions §6): `file:…` is SQLite through
+ * Opens the database named by a DATABASE_URL (docs/configuration.md): `file:…` is SQLite through
  * better-sqlite3, relative to process.cwd(), its directory created if missing;
  * `postgres://` or `postgresql://` is PostgreSQL through pg. Does not migrate: call
  * `migrate(databaseUrl)` first.

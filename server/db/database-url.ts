@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 
-/** Where a DATABASE_URL points (decisions §6: `file:…` = SQLite, `postgres://…` = Postgres). */
+/** Where a DATABASE_URL points (docs/configuration.md: `file:…` = SQLite, `postgres://…` = Postgres). */
 export type DatabaseTarget =
   | { kind: 'sqlite'; filename: string }
   | { kind: 'postgres'; connectionString: string };

@@ -1,5 +1,5 @@
 import type { Sql } from '@prisma/client/runtime/client';
-import type { AccountRow, ApiKeyRow, DashboardSessionRow, LoginTokenRow, UsageDailyRow, UsageKeyRow } from './types';
+import type { AccountRow, ApiKeyRow, AuditEntryRow, DashboardSessionRow, LoginTokenRow, UsageDailyRow, UsageKeyRow } from './types';
 
 /*
  * The part of the generated Prisma clients the store uses. The SQLite and Postgres clients
@@ -12,10 +12,24 @@ type Order = 'asc' | 'desc';
 
 /*
  * The records as the generated clients read and write them: the rows of types.ts, where
- * the database's type is wider (a status is any text, the rollup's sums are BIGINT).
+ * the database's type is wider (a status, an actor or who blocked is any text, an allow-list
+ * is JSON text, the rollup's sums are BIGINT); rows.ts converts them.
  */
-export type AccountRecord = AccountRow;
-export type ApiKeyRecord = Omit<ApiKeyRow, 'status'> & { status: string };
+export type AccountRecord = Omit<AccountRow, 'models'> & { models: string | null };
+export type ApiKeyRecord = Omit<ApiKeyRow, 'status' | 'models' | 'blockedBy' | 'account'> & {
+  status: string;
+  /** JSON array text, or null. */
+  models: string | null;
+  blockedBy: string | null;
+};
+
+/** The account ceilings read with every key (the request path checks both). */
+export const ACCOUNT_CEILINGS = { select: { rpm: true, tpm: true, models: true } } as const;
+export type AccountCeilingsRecord = Pick<AccountRecord, 'rpm' | 'tpm' | 'models'>;
+export type ApiKeyWithAccountRecord = ApiKeyRecord & { account: AccountCeilingsRecord };
+type WithCeilings = { include: { account: typeof ACCOUNT_CEILINGS } };
+
+export type AuditEntryRecord = Omit<AuditEntryRow, 'actor'> & { actor: string };
 export type UsageKeyRecord = UsageKeyRow;
 export type UsageDailyRecord = Omit<UsageDailyRow, 'promptTokens' | 'completionTokens' | 'cachedTokens' | 'cacheWriteTokens' | 'cacheWrite1hTokens' | 'reasoningTokens' | 'costNanoUsd' | 'costFemtoRemainder'> & {
   promptTokens: bigint;
@@ -30,15 +44,28 @@ export type UsageDailyRecord = Omit<UsageDailyRow, 'promptTokens' | 'completionT
 export type DashboardSessionRecord = DashboardSessionRow;
 export type LoginTokenRecord = LoginTokenRow;
 
-export type ApiKeyPatch = Partial<Pick<ApiKeyRecord, 'name' | 'status' | 'blocked' | 'rpm' | 'tpm' | 'revokedAt'>> & {
+export type ApiKeyPatch = Partial<
+  Pick<
+    ApiKeyRecord,
+    'name' | 'status' | 'blocked' | 'rpm' | 'tpm' | 'revokedAt' | 'models' | 'expiresAt' | 'blockedBy' | 'keyHash' | 'hint' | 'previousKeyHash' | 'previousKeyExpiresAt'
+  >
+> & {
   updatedAt: Date;
 };
+
+export type AccountPatch = Partial<Pick<AccountRecord, 'name' | 'rpm' | 'tpm' | 'models'>>;
 
 /** What an interactive transaction callback gets. */
 export interface GatewayDbTransaction {
   usageKey: {
     deleteMany(args: { where: { accountId: string } }): Promise<{ count: number }>;
     create(args: { data: UsageKeyRecord }): Promise<UsageKeyRecord>;
+  };
+  account: {
+    update(args: { where: { id: string }; data: AccountPatch }): Promise<AccountRecord>;
+  };
+  apiKey: {
+    updateMany(args: { where: { accountId: string }; data: { updatedAt: Date } }): Promise<{ count: number }>;
   };
   $executeRaw(query: Sql): Promise<number>;
   $queryRaw(query: Sql): Promise<unknown>;
@@ -51,13 +78,28 @@ export interface GatewayDb {
     findUnique(args: { where: { id: string } }): Promise<AccountRecord | null>;
   };
   apiKey: {
-    create(args: { data: ApiKeyRecord }): Promise<ApiKeyRecord>;
-    findUnique(args: { where: { id: string } | { keyHash: string } }): Promise<ApiKeyRecord | null>;
+    create(args: { data: Omit<ApiKeyRecord, 'lastUsedAt' | 'previousKeyHash' | 'previousKeyExpiresAt'> } & WithCeilings): Promise<ApiKeyWithAccountRecord>;
+    findUnique(args: { where: { id: string } | { keyHash: string } | { previousKeyHash: string } } & WithCeilings): Promise<ApiKeyWithAccountRecord | null>;
     findMany(args: {
       where: { accountId: string } | { updatedAt: { gte: Date } };
       orderBy: Array<{ createdAt: Order } | { name: Order } | { updatedAt: Order } | { id: Order }>;
-    }): Promise<ApiKeyRecord[]>;
-    update(args: { where: { id: string }; data: ApiKeyPatch }): Promise<ApiKeyRecord>;
+    } & WithCeilings): Promise<ApiKeyWithAccountRecord[]>;
+    update(args: { where: { id: string }; data: ApiKeyPatch } & WithCeilings): Promise<ApiKeyWithAccountRecord>;
+    updateMany(args: {
+      where: { id: string; OR: Array<{ lastUsedAt: null } | { lastUsedAt: { lt: Date } }> };
+      data: { lastUsedAt: Date };
+    }): Promise<{ count: number }>;
+  };
+  auditEntry: {
+    create(args: { data: AuditEntryRecord }): Promise<AuditEntryRecord>;
+    findMany(args: {
+      where: {
+        accountId?: string;
+        OR?: Array<{ at: { lt: Date } } | { at: Date; id: { lt: string } }>;
+      };
+      orderBy: Array<{ at: Order } | { id: Order }>;
+      take: number;
+    }): Promise<AuditEntryRecord[]>;
   };
   usageKey: {
     findUnique(args: { where: { accountId: string } | { keyHash: string } }): Promise<UsageKeyRecord | null>;

@@ -1,7 +1,7 @@
 import { dailyUsageThroughPrisma, type DailyUsageQuery } from './daily-usage';
 import { modelUsageThroughPrisma } from './model-usage';
-import type { GatewayDb } from './gateway-db';
-import { toApiKeyRow } from './rows';
+import { ACCOUNT_CEILINGS, type GatewayDb } from './gateway-db';
+import { toAccountRow, toApiKeyRow, toAuditEntryRow, toModelsColumn } from './rows';
 import type { Store } from './types';
 import type { UsageWriter } from './usage-writer';
 
@@ -26,24 +26,55 @@ const WRITE_TRANSACTION = { maxWait: 10_000, timeout: 30_000 };
 /** Prisma's "record to update not found". */
 const RECORD_NOT_FOUND = 'P2025';
 
+/** Every key read carries its account's ceilings. */
+const WITH_CEILINGS = { include: { account: ACCOUNT_CEILINGS } } as const;
+
 /** The Store on a Prisma client of either dialect. */
 export function createPrismaStore(db: GatewayDb, options: PrismaStoreOptions): Store {
   const now = options.now ?? (() => new Date());
   const dailyUsage = options.dailyUsage ?? dailyUsageThroughPrisma(db);
 
+  const markKeysUsed: Store['markKeysUsed'] = async (lastUsed) => {
+    // Never moves back: a batch retried late, or written by another instance, keeps the newest time.
+    for (const [id, at] of lastUsed) {
+      await db.apiKey.updateMany({ where: { id, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: at } }] }, data: { lastUsedAt: at } });
+    }
+  };
+
   return {
     kind: options.kind,
 
     async createAccount(input) {
-      return db.account.create({ data: input });
+      const data = { id: input.id, name: input.name, createdAt: input.createdAt, rpm: input.rpm ?? null, tpm: input.tpm ?? null, models: toModelsColumn(input.models ?? null) };
+      return toAccountRow(await db.account.create({ data }));
+    },
+
+    async updateAccount(id, patch) {
+      const data = {
+        ...pick(patch, ['name', 'rpm', 'tpm']),
+        ...(patch.models === undefined ? {} : { models: toModelsColumn(patch.models) }),
+      };
+      const ceilingsChanged = patch.rpm !== undefined || patch.tpm !== undefined || patch.models !== undefined;
+      try {
+        const record = await db.$transaction(async (transaction) => {
+          const updated = await transaction.account.update({ where: { id }, data });
+          if (ceilingsChanged) await transaction.apiKey.updateMany({ where: { accountId: id }, data: { updatedAt: now() } });
+          return updated;
+        }, WRITE_TRANSACTION);
+        return toAccountRow(record);
+      } catch (error) {
+        if (isPrismaError(error, RECORD_NOT_FOUND)) return null;
+        throw error;
+      }
     },
 
     async listAccounts() {
-      return db.account.findMany({ orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+      return (await db.account.findMany({ orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] })).map(toAccountRow);
     },
 
     async getAccount(id) {
-      return db.account.findUnique({ where: { id } });
+      const record = await db.account.findUnique({ where: { id } });
+      return record === null ? null : toAccountRow(record);
     },
 
     async createApiKey(input) {
@@ -61,18 +92,24 @@ export function createPrismaStore(db: GatewayDb, options: PrismaStoreOptions): S
           createdAt: input.createdAt,
           revokedAt: null,
           updatedAt: now(),
+          models: toModelsColumn(input.models ?? null),
+          expiresAt: input.expiresAt ?? null,
+          blockedBy: null,
         },
+        ...WITH_CEILINGS,
       });
       return toApiKeyRow(record);
     },
 
     async getApiKey(id) {
-      const record = await db.apiKey.findUnique({ where: { id } });
+      const record = await db.apiKey.findUnique({ where: { id }, ...WITH_CEILINGS });
       return record === null ? null : toApiKeyRow(record);
     },
 
     async findApiKeyByHash(keyHash) {
-      const record = await db.apiKey.findUnique({ where: { keyHash } });
+      const record =
+        (await db.apiKey.findUnique({ where: { keyHash }, ...WITH_CEILINGS })) ??
+        (await db.apiKey.findUnique({ where: { previousKeyHash: keyHash }, ...WITH_CEILINGS }));
       return record === null ? null : toApiKeyRow(record);
     },
 
@@ -80,6 +117,7 @@ export function createPrismaStore(db: GatewayDb, options: PrismaStoreOptions): S
       const records = await db.apiKey.findMany({
         where: { accountId },
         orderBy: [{ createdAt: 'asc' }, { name: 'asc' }, { id: 'asc' }],
+        ...WITH_CEILINGS,
       });
       return records.map(toApiKeyRow);
     },
@@ -90,9 +128,11 @@ export function createPrismaStore(db: GatewayDb, options: PrismaStoreOptions): S
           where: { id },
           // Only the listed fields: a caller's object may carry more at runtime.
           data: {
-            ...pick(patch, ['name', 'status', 'blocked', 'rpm', 'tpm', 'revokedAt']),
+            ...pick(patch, ['name', 'status', 'blocked', 'rpm', 'tpm', 'revokedAt', 'expiresAt', 'blockedBy', 'keyHash', 'hint', 'previousKeyHash', 'previousKeyExpiresAt']),
+            ...(patch.models === undefined ? {} : { models: toModelsColumn(patch.models) }),
             updatedAt: now(),
           },
+          ...WITH_CEILINGS,
         });
         return toApiKeyRow(record);
       } catch (error) {
@@ -105,6 +145,7 @@ export function createPrismaStore(db: GatewayDb, options: PrismaStoreOptions): S
       const records = await db.apiKey.findMany({
         where: { updatedAt: { gte: since } },
         orderBy: [{ updatedAt: 'asc' }, { id: 'asc' }],
+        ...WITH_CEILINGS,
       });
       return records.map(toApiKeyRow);
     },
@@ -136,6 +177,29 @@ export function createPrismaStore(db: GatewayDb, options: PrismaStoreOptions): S
     async recordUsage(events) {
       if (events.length === 0) return;
       await options.usageWriter.write(events);
+      // docs/operator-controls.md: last use moves with the usage batches, one write per key and
+      // batch, never per request. A failure here fails the batch, whose retry skips the events
+      // already stored and marks the keys again.
+      const lastUsed = new Map<string, Date>();
+      for (const event of events) {
+        const seen = lastUsed.get(event.keyId);
+        if (seen === undefined || seen < event.receivedAt) lastUsed.set(event.keyId, event.receivedAt);
+      }
+      await markKeysUsed(lastUsed);
+    },
+
+    markKeysUsed,
+
+    async appendAudit(entry) {
+      await db.auditEntry.create({ data: entry });
+    },
+
+    async listAudit(query) {
+      const where: Parameters<GatewayDb['auditEntry']['findMany']>[0]['where'] = {};
+      if (query.accountId !== undefined) where.accountId = query.accountId;
+      if (query.before) where.OR = [{ at: { lt: query.before.at } }, { at: query.before.at, id: { lt: query.before.id } }];
+      const records = await db.auditEntry.findMany({ where, orderBy: [{ at: 'desc' }, { id: 'desc' }], take: query.limit });
+      return records.map(toAuditEntryRow);
     },
 
     dailyUsage,

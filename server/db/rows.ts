@@ -1,5 +1,5 @@
-import type { ApiKeyRecord } from './gateway-db';
-import type { ApiKeyRow, KeyStatus, UsageDailyRow } from './types';
+import type { AccountCeilingsRecord, AccountRecord, ApiKeyWithAccountRecord, AuditEntryRecord } from './gateway-db';
+import type { AccountCeilings, AccountRow, ApiKeyRow, AuditEntryRow, BlockedBy, KeyStatus, UsageDailyRow } from './types';
 
 /** Femto-dollars per nano-dollar: the rollup stores cost as nano-dollars plus a femto remainder. */
 export const FEMTO_PER_NANO = 1_000_000n;
@@ -30,9 +30,52 @@ export function splitFemtoUsd(femto: bigint): Pick<UsageDailyRow, 'costNanoUsd' 
   return { costNanoUsd: exactInteger(femto / FEMTO_PER_NANO), costFemtoRemainder: Number(femto % FEMTO_PER_NANO) };
 }
 
-/** The one field whose database type is wider than the row's: checked, not cast. */
-export function toApiKeyRow(record: ApiKeyRecord): ApiKeyRow {
-  return { ...record, status: toKeyStatus(record.status) };
+export function toAccountRow(record: AccountRecord): AccountRow {
+  return { ...record, models: fromModelsColumn(record.models) };
+}
+
+function toCeilings(record: AccountCeilingsRecord): AccountCeilings {
+  return { rpm: record.rpm, tpm: record.tpm, models: fromModelsColumn(record.models) };
+}
+
+/** A models column (JSON array of strings, or NULL) as a list; anything else is a corrupt row. */
+export function fromModelsColumn(text: string | null): string[] | null {
+  if (text === null) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new Error(`a models column holds text that is not JSON: ${JSON.stringify(text.slice(0, 100))}`);
+  }
+  if (!Array.isArray(value) || !value.every((entry): entry is string => typeof entry === 'string')) {
+    throw new Error(`a models column holds something other than a list of strings: ${JSON.stringify(text.slice(0, 100))}`);
+  }
+  return value;
+}
+
+export function toModelsColumn(models: string[] | null): string | null {
+  return models === null ? null : JSON.stringify(models);
+}
+
+export function toAuditEntryRow(record: AuditEntryRecord): AuditEntryRow {
+  const actor = record.actor === 'owner' ? 'owner' : 'operator';
+  return { ...record, actor };
+}
+
+function toBlockedBy(value: string | null): BlockedBy | null {
+  if (value === null || value === 'operator' || value === 'owner') return value;
+  throw new Error(`api_keys.blocked_by holds an unknown value: ${JSON.stringify(value)}`);
+}
+
+/** The fields whose database type is wider than the row's: checked, not cast. */
+export function toApiKeyRow(record: ApiKeyWithAccountRecord): ApiKeyRow {
+  return {
+    ...record,
+    status: toKeyStatus(record.status),
+    models: fromModelsColumn(record.models),
+    blockedBy: toBlockedBy(record.blockedBy),
+    account: toCeilings(record.account),
+  };
 }
 
 function toKeyStatus(status: string): KeyStatus {

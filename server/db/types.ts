@@ -5,11 +5,22 @@
 
 export type KeyStatus = 'ACTIVE' | 'REVOKED';
 
-export interface AccountRow {
+/** What the operator caps an account's keys to (docs/operator-controls.md); null = no ceiling. */
+export interface AccountCeilings {
+  rpm: number | null;
+  tpm: number | null;
+  /** Catalogue ids or "prefix*" patterns; null = every model. */
+  models: string[] | null;
+}
+
+export interface AccountRow extends AccountCeilings {
   id: string;
   name: string;
   createdAt: Date;
 }
+
+/** Who blocked a key: an owner cannot lift the operator's block. */
+export type BlockedBy = 'operator' | 'owner';
 
 export interface ApiKeyRow {
   id: string;
@@ -26,7 +37,48 @@ export interface ApiKeyRow {
   createdAt: Date;
   revokedAt: Date | null;
   updatedAt: Date;
+  /** Catalogue ids or "prefix*" patterns; null = every model (within the account's). */
+  models: string[] | null;
+  expiresAt: Date | null;
+  /** Set while `blocked`. */
+  blockedBy: BlockedBy | null;
+  /** The latest request recorded, as of the last usage batch written. */
+  lastUsedAt: Date | null;
+  /** The secret replaced by the last rotation, accepted until `previousKeyExpiresAt`. */
+  previousKeyHash: string | null;
+  previousKeyExpiresAt: Date | null;
+  /** The account's ceilings, read with the key. */
+  account: AccountCeilings;
 }
+
+/** One state change by the operator or an account owner (docs/operator-controls.md). */
+export interface AuditEntryRow {
+  id: string;
+  at: Date;
+  actor: 'operator' | 'owner';
+  accountId: string | null;
+  /** e.g. "key.create", "key.block", "account.update". */
+  action: string;
+  targetId: string;
+  /** JSON of the object before and after (never a secret). */
+  before: string | null;
+  after: string | null;
+  requestId: string | null;
+}
+
+export type ApiKeyPatch = Partial<
+  Pick<
+    ApiKeyRow,
+    'name' | 'status' | 'blocked' | 'rpm' | 'tpm' | 'revokedAt' | 'models' | 'expiresAt' | 'blockedBy' | 'keyHash' | 'hint' | 'previousKeyHash' | 'previousKeyExpiresAt'
+  >
+>;
+
+/** What creating a key takes; no allow-list or expiry when absent. */
+export type NewApiKey = Omit<
+  ApiKeyRow,
+  'revokedAt' | 'updatedAt' | 'status' | 'blocked' | 'blockedBy' | 'lastUsedAt' | 'previousKeyHash' | 'previousKeyExpiresAt' | 'account' | 'models' | 'expiresAt'
+> &
+  Partial<Pick<ApiKeyRow, 'models' | 'expiresAt'>>;
 
 export interface UsageKeyRow {
   id: string;
@@ -138,16 +190,22 @@ export interface LoginTokenRow {
 export interface Store {
   readonly kind: 'sqlite' | 'postgres';
 
-  createAccount(input: { id: string; name: string; createdAt: Date }): Promise<AccountRow>;
+  createAccount(input: { id: string; name: string; createdAt: Date } & Partial<AccountCeilings>): Promise<AccountRow>;
   listAccounts(): Promise<AccountRow[]>;
   getAccount(id: string): Promise<AccountRow | null>;
+  /**
+   * Changes an account; with its ceilings changed, also stamps its keys' `updatedAt` in the
+   * same transaction, so every instance's key cache re-reads them (they carry the ceilings).
+   */
+  updateAccount(id: string, patch: Partial<Pick<AccountRow, 'name'> & AccountCeilings>): Promise<AccountRow | null>;
 
-  createApiKey(input: Omit<ApiKeyRow, 'revokedAt' | 'updatedAt' | 'status' | 'blocked'>): Promise<ApiKeyRow>;
+  createApiKey(input: NewApiKey): Promise<ApiKeyRow>;
   getApiKey(id: string): Promise<ApiKeyRow | null>;
+  /** Matches the current secret's hash, or the previous one while a rotation's grace lasts (the caller checks the time). */
   findApiKeyByHash(keyHash: string): Promise<ApiKeyRow | null>;
   /** Ordered by createdAt then name. */
   listApiKeys(accountId: string): Promise<ApiKeyRow[]>;
-  updateApiKey(id: string, patch: Partial<Pick<ApiKeyRow, 'name' | 'status' | 'blocked' | 'rpm' | 'tpm' | 'revokedAt'>>): Promise<ApiKeyRow | null>;
+  updateApiKey(id: string, patch: ApiKeyPatch): Promise<ApiKeyRow | null>;
   /** Keys whose row changed at or after `since` (updatedAt), for cache invalidation across processes. */
   apiKeysChangedSince(since: Date): Promise<ApiKeyRow[]>;
 
@@ -164,6 +222,12 @@ export interface Store {
    * events and in the rollup, so retrying a batch whose commit was not acknowledged is safe.
    */
   recordUsage(events: UsageEventRow[]): Promise<void>;
+  /** Moves each key's `lastUsedAt` forward to the given time (never back); one write per key per batch. */
+  markKeysUsed(lastUsed: Map<string, Date>): Promise<void>;
+
+  appendAudit(entry: AuditEntryRow): Promise<void>;
+  /** Newest first; `before` is the last entry of the previous page. */
+  listAudit(query: { accountId?: string; limit: number; before?: { at: Date; id: string } }): Promise<AuditEntryRow[]>;
   /** Rollup rows of an account with `startDay <= day <= endDay`, in no particular order. */
   dailyUsage(accountId: string, startDay: string, endDay: string): Promise<UsageDailyRow[]>;
   /** Per key and model, from the usage events (kept `usage.retention_days`): the admin report's split. */

@@ -47,11 +47,11 @@ export interface ErrorBody {
 export const invalidRequest = (code: string, message: string, param: string | null = null, status = 400): GatewayError =>
   new GatewayError(status, 'invalid_request_error', code, message, { param });
 
-export const authenticationError = (code: 'missing_api_key' | 'invalid_api_key', message: string): GatewayError =>
+export const authenticationError = (code: 'missing_api_key' | 'invalid_api_key' | 'key_expired', message: string): GatewayError =>
   new GatewayError(401, 'authentication_error', code, message);
 
-export const permissionError = (code: string, message: string): GatewayError =>
-  new GatewayError(403, 'permission_error', code, message);
+export const permissionError = (code: string, message: string, param: string | null = null): GatewayError =>
+  new GatewayError(403, 'permission_error', code, message, { param });
 
 export const notFound = (code: 'model_not_found' | 'route_not_found' | 'not_found', message: string, param: string | null = null): GatewayError =>
   new GatewayError(404, 'invalid_request_error', code, message, { param });

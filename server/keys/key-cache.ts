@@ -11,6 +11,16 @@ export interface CachedApiKey {
   blocked: boolean;
   rpm: number | null;
   tpm: number | null;
+  /** The key's model allow-list and its account's (docs/operator-controls.md); null = every model. */
+  models: string[] | null;
+  accountModels: string[] | null;
+  /** The account's ceilings; null = none. */
+  accountRpm: number | null;
+  accountTpm: number | null;
+  /** Epoch ms after which the key is refused (401 key_expired); null = never. */
+  expiresAt: number | null;
+  /** Set on the entry of a rotated-out secret: epoch ms when it stops working. */
+  graceEndsAt: number | null;
 }
 
 export interface CachedUsageKey {
@@ -41,7 +51,8 @@ export interface KeyCacheOptions {
  */
 export class KeyCache {
   private readonly apiKeys = new Map<string, CachedApiKey>();
-  private readonly apiKeyHashById = new Map<string, string>();
+  /** A key's hashes in `apiKeys`: its secret's and, during a rotation's grace, the previous one's. */
+  private readonly apiKeyHashById = new Map<string, string[]>();
   private readonly usageKeys = new Map<string, CachedUsageKey>();
   private readonly usageKeyHashByAccount = new Map<string, string>();
   private readonly unknown = new Map<string, number>();
@@ -91,7 +102,10 @@ export class KeyCache {
       const sequence = this.nextSequence();
       const row = await this.store.findApiKeyByHash(keyHash);
       if (!row) return this.rememberUnknown(keyHash);
-      return this.putApiKey(row, sequence);
+      this.putApiKey(row, sequence);
+      // The row may have been read before a rotation that this cache has already applied:
+      // then the hash looked up is no longer one of the key's, and is refused.
+      return this.apiKeys.get(keyHash) ?? null;
     });
   }
 
@@ -111,7 +125,8 @@ export class KeyCache {
   /** Applies a changed key row (from this process or from polling). */
   putApiKey(row: ApiKeyRow, readSequence = this.nextSequence()): CachedApiKey {
     const stale = this.isStale(`sk:${row.id}`, readSequence);
-    const cached = this.apiKeys.get(row.keyHash);
+    const hashes = this.apiKeyHashById.get(row.id) ?? [];
+    const cached = hashes[0] === undefined ? undefined : this.apiKeys.get(hashes[0]);
     // A poll that read the row before a change committed must not undo it; REVOKED is final.
     if (cached && (stale || (cached.status === 'REVOKED' && row.status !== 'REVOKED'))) return cached;
     const entry: CachedApiKey = {
@@ -122,10 +137,24 @@ export class KeyCache {
       blocked: row.blocked,
       rpm: row.rpm,
       tpm: row.tpm,
+      models: row.models,
+      accountModels: row.account.models,
+      accountRpm: row.account.rpm,
+      accountTpm: row.account.tpm,
+      expiresAt: row.expiresAt === null ? null : row.expiresAt.getTime(),
+      graceEndsAt: null,
     };
-    this.unknown.delete(row.keyHash);
-    this.apiKeys.set(row.keyHash, entry);
-    this.apiKeyHashById.set(row.id, row.keyHash);
+    const next: Array<[string, CachedApiKey]> = [[row.keyHash, entry]];
+    if (row.previousKeyHash !== null && row.previousKeyExpiresAt !== null) {
+      next.push([row.previousKeyHash, { ...entry, graceEndsAt: row.previousKeyExpiresAt.getTime() }]);
+    }
+    // A rotation replaces the secret: the hashes the row no longer has stop working here at once.
+    for (const hash of hashes) if (!next.some(([kept]) => kept === hash)) this.apiKeys.delete(hash);
+    for (const [hash, value] of next) {
+      this.unknown.delete(hash);
+      this.apiKeys.set(hash, value);
+    }
+    this.apiKeyHashById.set(row.id, next.map(([hash]) => hash));
     return entry;
   }
 

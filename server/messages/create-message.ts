@@ -5,16 +5,19 @@ import { Meter } from '../completions/meter';
 import { attemptsFor, resolveModel, type Attempt } from '../completions/resolve-model';
 import { toGatewayError } from '../completions/to-gateway-error';
 import { UpstreamError } from '../errors/gateway-error';
+import { effectiveLimits } from '../keys/key-access';
 import type { CachedApiKey } from '../keys/key-cache';
+import { checkModelAllowed } from '../keys/model-access';
 import type { Reply } from '../pipeline/reply';
 import type { RequestContext } from '../pipeline/request-context';
 import { CallAbort } from '../providers/call-signal';
 import { callWithFallbacks } from '../providers/call-with-fallbacks';
+import { checkReservationFits } from '../rate-limit/key-limiter';
 import type { NativeMessagesApi, NativeMessagesHeaders } from '../providers/types';
 import { estimatePromptTokens } from '../usage/count-tokens';
 import { messagesToChat } from './messages-to-chat';
 import { passThroughMessage } from './pass-through-message';
-import { translatedMessage } from './translated-message';
+import { MESSAGES_FIELDS, translatedMessage } from './translated-message';
 
 export interface MessagesDependencies extends ChatDependencies {
   generateId: () => string;
@@ -42,13 +45,16 @@ export type NativeAttempt = Attempt & { native: NativeMessagesApi };
 export async function createMessage(dependencies: MessagesDependencies, call: MessagesCall): Promise<object | null> {
   const model = resolveModel(dependencies.catalogue, call.body.model, 'chat');
   const attempts = attemptsFor(dependencies.catalogue, model, dependencies.config, (name) => dependencies.providers.get(name));
+  // The translated call checks the allow-list and the request's size itself (chat-call.ts).
   if (!speaksMessages(attempts)) return translatedMessage(dependencies, call);
 
+  checkModelAllowed(call.key, model.id);
   const stream = call.body.stream === true;
   call.context.model = model.id;
   call.context.provider = model.provider;
   call.context.stream = stream;
   const promptEstimate = passThroughPromptEstimate(call.body);
+  checkReservationFits(effectiveLimits(call.key, dependencies.limits).tpm, promptEstimate, call.body.max_tokens, MESSAGES_FIELDS);
   const meter = await Meter.open(dependencies, {
     key: call.key,
     requestId: call.context.requestId,
@@ -66,9 +72,9 @@ export async function createMessage(dependencies: MessagesDependencies, call: Me
 }
 
 /**
- * The rate-limit reservation of a passed-through request: a token per 4 characters of its
- * prompt (system, messages, tools: the JSON text, as an upper bound) plus `max_tokens`,
- * reconciled with the upstream's usage afterwards (docs/rate-limits.md).
+ * The prompt's part of a passed-through request's rate-limit reservation (`max_tokens` is
+ * the rest): a token per 4 characters of its prompt (system, messages, tools: the JSON text,
+ * as an upper bound), reconciled with the upstream's usage afterwards (docs/rate-limits.md).
  */
 /** A quick estimate of the prompt: a quarter token per character of its JSON. */
 function passThroughPromptEstimate(body: MessagesRequest): number {
@@ -102,6 +108,9 @@ function anthropicHeaders(headers: IncomingHttpHeaders): NativeMessagesHeaders {
  */
 export async function countMessageTokens(dependencies: MessagesDependencies, call: MessagesCall<CountTokensRequest>): Promise<{ input_tokens: number }> {
   const model = resolveModel(dependencies.catalogue, call.body.model, 'chat');
+  // A model the key may not use is not counted either (docs/operator-controls.md); nothing is
+  // reserved, so no request is too large for it.
+  checkModelAllowed(call.key, model.id);
   call.context.model = model.id;
   call.context.provider = model.provider;
   const meter = await Meter.open(dependencies, {

@@ -1,12 +1,16 @@
 import { runChatCall, type ChatChunkStream } from '../completions/chat-call';
 import { toMessagesErrorBody } from '../errors/anthropic-error-body';
 import { GatewayError } from '../errors/gateway-error';
+import type { ReservationFields } from '../rate-limit/key-limiter';
 import { sendSse } from '../streaming/send-sse';
 import { quickPromptTokens } from '../usage/count-tokens';
 import { chatToMessage } from './chat-to-message';
 import type { MessagesCall, MessagesDependencies } from './create-message';
 import { MessageStreamTranslator, event } from './message-stream-events';
 import { messagesToChat } from './messages-to-chat';
+
+/** What the 400 of a request that can never fit the key's tokens per minute names (docs/operator-controls.md). */
+export const MESSAGES_FIELDS: ReservationFields = { prompt: 'messages', completion: 'max_tokens' };
 
 /**
  * POST /v1/messages to a model whose upstream does not speak Messages: the request translated
@@ -17,7 +21,7 @@ import { messagesToChat } from './messages-to-chat';
 export async function translatedMessage(dependencies: MessagesDependencies, call: MessagesCall): Promise<object | null> {
   const stream = call.body.stream === true;
   const chat = messagesToChat(call.body, stream);
-  const result = await runChatCall(dependencies, { body: chat, key: call.key, context: call.context, client: call.reply });
+  const result = await runChatCall(dependencies, { body: chat, key: call.key, context: call.context, client: call.reply, fields: MESSAGES_FIELDS });
   const id = `msg_${dependencies.generateId()}`;
   if (!result.stream) {
     const { usage } = result.completion;

@@ -6,6 +6,7 @@ import { CSRF_HEADER, type RouteAuth } from '../../contract';
 import { authenticationError, GatewayError, permissionError, rateLimited } from '../errors/gateway-error';
 import type { KeyLimiter } from '../rate-limit/key-limiter';
 import type { CachedApiKey, CachedUsageKey, KeyCache } from '../keys/key-cache';
+import { apiKeyRefusal } from '../keys/key-access';
 import { looksLikeKey } from '../keys/key-text';
 import { clearSessionCookie, readSessionCookie } from '../sessions/session-cookie';
 import { checkAdminToken, csrfTokenMatches, findSession, type ResolvedSession, type SessionDependencies } from '../sessions/session-operations';
@@ -28,6 +29,8 @@ export interface AuthenticateOptions {
   sessions?: SessionDependencies;
   /** Wrong admin tokens per client IP (config `limits.admin_auth_failures_per_minute`); absent = unlimited. */
   secretAttempts?: SecretAttemptGuard;
+  /** The clock key expiry and rotation grace are decided by; default Date.now. */
+  now?: () => number;
 }
 
 /** Counts failed secret checks per client IP: `guardSecretCheck`. */
@@ -76,8 +79,8 @@ export function routeAuth(request: AuthenticatedRequest): RouteAuth {
 
 /**
  * docs/keys-and-accounts.md: `sk-` keys for model routes, the
- * `uk-` key for the usage route, the admin token for admin routes. Unknown or revoked -> 401,
- * blocked -> 403. A known key is checked from the cache without a database read.
+ * `uk-` key for the usage route, the admin token for admin routes. Unknown, revoked or expired ->
+ * 401, blocked -> 403 (keys/key-access.ts decides). A known key is checked from the cache without a database read.
  */
 export function authenticate(options: AuthenticateOptions) {
   return function authenticateMiddleware(request: AuthenticatedRequest, response: Response, next: NextFunction): void {
@@ -106,7 +109,7 @@ export function authenticate(options: AuthenticateOptions) {
     if (token === null) return next(missingApiKey());
     switch (auth) {
       case 'api-key':
-        return void checkApiKey(options.keys, token).then(done, next);
+        return void checkApiKey(options.keys, token, options.now ?? Date.now).then(done, next);
       case 'usage-key':
         return void checkUsageKey(options.keys, token).then(done, next);
       case 'admin':
@@ -129,9 +132,9 @@ export function authenticate(options: AuthenticateOptions) {
  * given the token its route reads (`bearerToken`, or `x-api-key` where the route accepts
  * it): the same checks and the same errors (rejected with).
  */
-export async function authenticateApiKey(keys: KeyCache, token: string | null): Promise<ApiKeyPrincipal> {
+export async function authenticateApiKey(keys: KeyCache, token: string | null, now: () => number = Date.now): Promise<ApiKeyPrincipal> {
   if (token === null) throw missingApiKey();
-  const result = await checkApiKey(keys, token);
+  const result = await checkApiKey(keys, token, now);
   if (result instanceof GatewayError) throw result;
   return result;
 }
@@ -147,16 +150,14 @@ const missingApiKey = (): GatewayError => authenticationError('missing_api_key',
 
 const invalidKey = (): GatewayError => authenticationError('invalid_api_key', 'Invalid API key.');
 
-async function checkApiKey(keys: KeyCache, token: string): Promise<ApiKeyPrincipal | GatewayError> {
+async function checkApiKey(keys: KeyCache, token: string, now: () => number): Promise<ApiKeyPrincipal | GatewayError> {
   if (token.startsWith('uk-')) {
     return authenticationError('invalid_api_key', 'A usage query key (uk-) cannot call models; use an API key (sk-).');
   }
   if (!looksLikeKey(token, 'sk-')) return invalidKey();
   const key = await keys.findApiKey(token);
   if (!key) return invalidKey();
-  if (key.status === 'REVOKED') return authenticationError('invalid_api_key', 'This API key has been revoked.');
-  if (key.blocked) return permissionError('key_blocked', 'This API key is blocked.');
-  return { kind: 'api-key', key };
+  return apiKeyRefusal(key, now()) ?? { kind: 'api-key', key };
 }
 
 async function checkUsageKey(keys: KeyCache, token: string): Promise<Principal | GatewayError> {

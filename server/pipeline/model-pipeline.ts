@@ -59,6 +59,8 @@ export interface ModelPipelineOptions {
   logger: Logger;
   /** The client's address for the access log (the proxy settings apply). */
   clientIp: (request: IncomingMessage) => string | undefined;
+  /** The clock key expiry and rotation grace are decided by (docs/operator-controls.md); default Date.now. */
+  now?: () => number;
 }
 
 /** A route with what is prepared once, at start: its compiled body validator. */
@@ -122,7 +124,7 @@ export class ModelPipeline {
     // Stage 3: auth.
     const token = apiKeyOf(route, request);
     if (token === null && route.acceptsXApiKey === true) throw MISSING_KEY_EITHER_HEADER();
-    const principal = await authenticateApiKey(this.options.keys, token);
+    const principal = await authenticateApiKey(this.options.keys, token, this.options.now);
     context.principal = principal;
     // Stage 4: validation.
     const parsed = prepared.validate(read.body);

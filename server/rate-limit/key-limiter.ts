@@ -1,3 +1,4 @@
+import { invalidRequest } from '../errors/gateway-error';
 import { formatDuration } from './format-duration';
 import type { BucketState, RateLimitStore } from './types';
 
@@ -50,6 +51,31 @@ export interface KeyLimiter {
 // fresh bucket at its new capacity at once, instead of refilling a drained one at the new rate.
 const requestsBucketId = (keyId: string, rpm: number): string => `key:${keyId}:requests:${rpm}`;
 const tokensBucketId = (keyId: string, tpm: number): string => `key:${keyId}:tokens:${tpm}`;
+
+/** The request fields a too-large request's 400 names: its prompt and its output limit. */
+export interface ReservationFields {
+  prompt: string;
+  completion: string;
+}
+
+/**
+ * docs/operator-controls.md, requests that can never pass: a reservation larger than the key's
+ * whole tpm capacity would be refused after every wait, so it is a 400 naming what to change
+ * (the prompt's field when the prompt alone is too large, else the output limit), never a
+ * 429 that clients retry.
+ */
+export function checkReservationFits(tpm: number, promptTokens: number, completionTokens: number, params: ReservationFields = { prompt: 'messages', completion: 'max_tokens' }): void {
+  const prompt = wholeTokens(promptTokens);
+  const total = prompt + wholeTokens(completionTokens);
+  if (total <= tpm) return;
+  const param = prompt > tpm ? params.prompt : params.completion;
+  throw invalidRequest(
+    'request_too_large',
+    `This request may use up to ${total} tokens (about ${prompt} in the prompt + ${total - prompt} of output), more than this key's ` +
+      `limit of ${tpm} tokens per minute, so it could never pass. ${param === params.prompt ? 'Shorten the prompt.' : `Lower ${param}.`}`,
+    param,
+  );
+}
 
 /** docs/rate-limits.md: whole seconds, at least 1, from when capacity really returns. */
 function retryAfterSeconds(buckets: Pick<BucketState, 'retryAfterMs'>[]): string {

@@ -7,7 +7,7 @@ import type { RequestContext } from '../pipeline/request-context';
 import { encodeSseEvent } from '../streaming/encode-sse';
 import { sendSse } from '../streaming/send-sse';
 import { chatToResponse, responseSkeleton, toResponsesUsage } from './chat-to-response';
-import { runPassThrough } from './pass-through-call';
+import { RESPONSES_FIELDS, runPassThrough } from './pass-through-call';
 import { ResponseStreamTranslator, type StreamEvent } from './response-stream';
 import { responsesToChat, type ChatTranslation } from './responses-to-chat';
 
@@ -37,7 +37,7 @@ export async function createResponse(dependencies: ResponsesDependencies, call: 
   const translation = responsesToChat(body, dependencies.config.providers[model.provider]?.responsesHostedTools ?? 'drop');
 
   announceDroppedTools(context, translation);
-  const result = await runChatCall(dependencies, { body: translation.request, key: call.key, context, client: reply });
+  const result = await runChatCall(dependencies, { body: translation.request, key: call.key, context, client: reply, fields: RESPONSES_FIELDS });
   if (!result.stream) {
     const { completion } = result;
     const usage = { promptTokens: completion.usage.prompt_tokens, completionTokens: completion.usage.completion_tokens };

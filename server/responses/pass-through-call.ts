@@ -4,10 +4,13 @@ import { Meter } from '../completions/meter';
 import { observedAttempt } from '../completions/observe-upstream';
 import type { Attempt } from '../completions/resolve-model';
 import { toGatewayError } from '../completions/to-gateway-error';
+import { effectiveLimits } from '../keys/key-access';
+import { checkModelAllowed } from '../keys/model-access';
 import type { ModelCall } from '../pipeline/model-pipeline';
 import { timeUpstream } from '../metrics/request-timing';
 import { CallAbort } from '../providers/call-signal';
 import { callWithFallbacks } from '../providers/call-with-fallbacks';
+import { checkReservationFits, type ReservationFields } from '../rate-limit/key-limiter';
 import { isAbortError } from '../providers/http-client';
 import type { HttpResponse, TokenUsage } from '../providers/types';
 import { badResponse } from '../providers/upstream-errors';
@@ -25,6 +28,9 @@ export interface PassThroughCall extends ModelCall<ResponsesRequest> {
 
 const DEFAULT_COMPLETION_RESERVE = 4096;
 
+/** What the 400 of a request that can never fit the key's tokens per minute names (docs/operator-controls.md). */
+export const RESPONSES_FIELDS: ReservationFields = { prompt: 'input', completion: 'max_output_tokens' };
+
 /**
  * /v1/responses to an upstream that serves it (`responses_api: true`, docs/openai-responses.md):
  * the body as it came with `model` replaced, the reply or stream passed back as received, the
@@ -37,18 +43,21 @@ export async function runPassThrough(dependencies: ChatDependencies, call: PassT
   const stream = body.stream === true;
   const model = call.attempts[0]?.model;
   if (!model) throw new Error('runPassThrough needs at least one attempt.');
+  checkModelAllowed(call.key, model.id);
   context.model = model.id;
   context.provider = model.provider;
   context.stream = stream;
 
   const promptEstimate = promptTokenCounter(estimate);
   const completionReserve = body.max_output_tokens ?? Math.min(model.maxOutputTokens ?? DEFAULT_COMPLETION_RESERVE, DEFAULT_COMPLETION_RESERVE);
+  const promptReserve = quickPromptTokens(estimate);
+  checkReservationFits(effectiveLimits(call.key, dependencies.limits).tpm, promptReserve, completionReserve, RESPONSES_FIELDS);
   const meter = await Meter.open(dependencies, {
     key: call.key,
     requestId: context.requestId,
     receivedAt,
     stream,
-    reserveTokens: quickPromptTokens(estimate) + completionReserve,
+    reserveTokens: promptReserve + completionReserve,
     context,
     model,
     promptTokens: quickPromptTokens(estimate),

@@ -3,6 +3,7 @@ import type { DashboardSession, LoginLink } from '../../contract';
 import { toAccountView } from '../accounts/account-operations';
 import type { DashboardSessionRow, Store } from '../db/types';
 import { authenticationError, type GatewayError } from '../errors/gateway-error';
+import { recordAudit } from '../audit/audit-log';
 import { accountNotFound } from '../keys/key-operations';
 import { hashesEqual, hashKey, newId, randomBase62 } from '../keys/key-text';
 
@@ -39,7 +40,7 @@ export function csrfTokenMatches(sessionToken: string, header: string | undefine
 }
 
 /** `model-gateway accounts login-link ID` and POST /v1/admin/accounts/{id}/login-link. */
-export async function createLoginLink(dependencies: SessionDependencies, accountId: string, baseUrl: string): Promise<LoginLink> {
+export async function createLoginLink(dependencies: SessionDependencies & { requestId?: string | null }, accountId: string, baseUrl: string): Promise<LoginLink> {
   const account = await dependencies.store.getAccount(accountId);
   if (!account) throw accountNotFound(accountId);
   const token = LOGIN_TOKEN_PREFIX + randomBase62(48);
@@ -51,6 +52,8 @@ export async function createLoginLink(dependencies: SessionDependencies, account
     createdAt: new Date(now),
     expiresAt: new Date(now + LOGIN_LINK_TTL_MS),
   });
+  // A new way into the account: audited (docs/operator-controls.md), never with its token.
+  await recordAudit(dependencies, { action: 'account.login_link', accountId, targetId: row.id, before: null, after: { expires_at: row.expiresAt.toISOString() } });
   // In the fragment: browsers never send it to a server, so it stays out of access logs and Referer.
   return { url: `${baseUrl.replace(/\/+$/, '')}/dashboard/login#token=${token}`, expires_at: row.expiresAt.toISOString() };
 }

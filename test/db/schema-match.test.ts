@@ -6,6 +6,7 @@ import { parseDatabaseUrl } from '../../server/db/database-url';
 import type {
   AccountRecord,
   ApiKeyRecord,
+  AuditEntryRecord,
   DashboardSessionRecord,
   LoginTokenRecord,
   UsageDailyRecord,
@@ -32,7 +33,7 @@ describe('schema.prisma', () => {
   });
 });
 
-const account = { id: 'acc_schema', name: 'Schema Co', createdAt: new Date('2026-01-02T03:04:05.678Z') };
+const account = { id: 'acc_schema', name: 'Schema Co', createdAt: new Date('2026-01-02T03:04:05.678Z'), rpm: 600, tpm: 90_000, models: '["gpt-4o","claude-*"]' };
 const apiKey = {
   id: 'key_schema',
   accountId: account.id,
@@ -46,6 +47,23 @@ const apiKey = {
   createdAt: new Date('2026-01-02T03:04:05.001Z'),
   revokedAt: new Date('2026-01-03T00:00:00.999Z'),
   updatedAt: new Date('2026-01-03T00:00:01.000Z'),
+  models: '["gpt-4o"]',
+  expiresAt: new Date('2026-02-01T00:00:00.000Z'),
+  blockedBy: 'operator',
+  lastUsedAt: new Date('2026-01-02T23:59:59.999Z'),
+  previousKeyHash: 'a'.repeat(64),
+  previousKeyExpiresAt: new Date('2026-01-02T04:00:00.000Z'),
+};
+const auditEntry = {
+  id: 'aud_schema',
+  at: new Date('2026-01-03T00:00:01.000Z'),
+  actor: 'owner',
+  accountId: account.id,
+  action: 'key.block',
+  targetId: 'key_schema',
+  before: '{"blocked":false}',
+  after: '{"blocked":true}',
+  requestId: 'req_audit',
 };
 const usageKey = {
   id: 'uk_schema',
@@ -118,6 +136,7 @@ const fixtures = [
   { model: 'UsageDaily', data: usageDaily, fields: SqlitePrisma.UsageDailyScalarFieldEnum },
   { model: 'DashboardSession', data: dashboardSession, fields: SqlitePrisma.DashboardSessionScalarFieldEnum },
   { model: 'LoginToken', data: loginToken, fields: SqlitePrisma.LoginTokenScalarFieldEnum },
+  { model: 'AuditEntry', data: auditEntry, fields: SqlitePrisma.AuditEntryScalarFieldEnum },
 ];
 
 interface Delegate<Create, Read, Where> {
@@ -143,6 +162,7 @@ interface TestClient {
   usageDaily: Delegate<UsageDailyRecord, UsageDailyRecord, { keyId_day: { keyId: string; day: string } }>;
   dashboardSession: Delegate<DashboardSessionRecord, DashboardSessionRecord, { tokenHash: string }>;
   loginToken: Delegate<LoginTokenRecord, LoginTokenRecord, { tokenHash: string }>;
+  auditEntry: Delegate<AuditEntryRecord, AuditEntryRecord, { id: string }>;
   $disconnect(): Promise<void>;
 }
 
@@ -213,6 +233,8 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
         expect(await client.usageDaily.create({ data: usageDaily })).toEqual(usageDaily);
         expect(await client.dashboardSession.create({ data: dashboardSession })).toEqual(dashboardSession);
         expect(await client.loginToken.create({ data: loginToken })).toEqual(loginToken);
+        expect(await client.auditEntry.create({ data: auditEntry })).toEqual(auditEntry);
+        expect(await client.auditEntry.findUniqueOrThrow({ where: { id: auditEntry.id } })).toEqual(auditEntry);
 
         expect(await client.account.findUniqueOrThrow({ where: { id: account.id } })).toEqual(account);
         expect(await client.apiKey.findUniqueOrThrow({ where: { keyHash: apiKey.keyHash } })).toEqual(apiKey);
@@ -231,7 +253,7 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
 
         // Defaults declared in the schema exist in the SQL, and the database generates ids.
         const defaults = await client.apiKey.create({
-          data: { ...apiKey, id: 'key_defaults', keyHash: '0'.repeat(64), status: undefined, blocked: undefined, rpm: null, revokedAt: null },
+          data: { ...apiKey, id: 'key_defaults', keyHash: '0'.repeat(64), status: undefined, blocked: undefined, rpm: null, revokedAt: null, previousKeyHash: null },
         });
         expect(defaults).toMatchObject({ status: 'ACTIVE', blocked: false, rpm: null, revokedAt: null });
         const { id, ...withoutId } = usageEvent;

@@ -81,7 +81,7 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
     it('creates, lists and gets accounts', async () => {
       const second = await store.createAccount({ id: 'acc_b', name: 'Beta', createdAt: new Date('2026-01-02T00:00:00.001Z') });
       const first = await store.createAccount({ id: 'acc_a', name: 'Alpha', createdAt: new Date('2026-01-01T00:00:00.999Z') });
-      expect(first).toEqual({ id: 'acc_a', name: 'Alpha', createdAt: new Date('2026-01-01T00:00:00.999Z') });
+      expect(first).toEqual({ id: 'acc_a', name: 'Alpha', createdAt: new Date('2026-01-01T00:00:00.999Z'), rpm: null, tpm: null, models: null });
       expect(await store.getAccount('acc_b')).toEqual(second);
       expect(await store.getAccount('acc_missing')).toBeNull();
       const listed = await store.listAccounts();
@@ -114,6 +114,13 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
         createdAt: new Date('2026-02-01T08:15:30.123Z'),
         revokedAt: null,
         updatedAt: T0,
+        models: null,
+        expiresAt: null,
+        blockedBy: null,
+        lastUsedAt: null,
+        previousKeyHash: null,
+        previousKeyExpiresAt: null,
+        account: { rpm: null, tpm: null, models: null },
       });
       expect(await store.getApiKey('key_1')).toEqual(key);
       expect(await store.findApiKeyByHash('a'.repeat(64))).toEqual(key);

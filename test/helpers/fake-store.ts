@@ -1,6 +1,9 @@
 import type {
+  AccountCeilings,
   AccountRow,
+  ApiKeyPatch,
   ApiKeyRow,
+  AuditEntryRow,
   DashboardSessionRow,
   LoginTokenRow,
   ModelUsageRow,
@@ -8,6 +11,7 @@ import type {
   UsageDailyRow,
   UsageEventRow,
   UsageKeyRow,
+  NewApiKey,
 } from '../../server/db/types';
 import { splitFemtoUsd } from '../../server/db/rows';
 import type { UsageEvent } from '../../server/usage/types';
@@ -40,6 +44,8 @@ export class FakeStore implements Store {
   private readonly eventIds = new Set<string>();
   private readonly sessions = new Map<string, DashboardSessionRow>();
   private readonly loginTokens = new Map<string, LoginTokenRow>();
+  /** Audit entries, oldest first. */
+  readonly audit: AuditEntryRow[] = [];
   private failuresLeft = 0;
   private failuresAfterCommitLeft = 0;
   private down = false;
@@ -183,10 +189,48 @@ export class FakeStore implements Store {
     return pruned;
   }
 
-  async createAccount(input: { id: string; name: string; createdAt: Date }): Promise<AccountRow> {
-    const account = { ...input };
+  async createAccount(input: { id: string; name: string; createdAt: Date } & Partial<AccountCeilings>): Promise<AccountRow> {
+    const account: AccountRow = { rpm: null, tpm: null, models: null, ...input };
     this.accounts.set(account.id, account);
     return { ...account };
+  }
+
+  async updateAccount(id: string, patch: Partial<Pick<AccountRow, 'name'> & AccountCeilings>): Promise<AccountRow | null> {
+    const account = this.accounts.get(id);
+    if (account === undefined) return null;
+    const updated = { ...account, ...definedOnly(patch) };
+    this.accounts.set(id, updated);
+    if (patch.rpm !== undefined || patch.tpm !== undefined || patch.models !== undefined) {
+      for (const key of this.apiKeys.values()) if (key.accountId === id) key.updatedAt = this.now();
+    }
+    return { ...updated };
+  }
+
+  /** A stored key with its account's current ceilings, as the real store reads it. */
+  private withCeilings(key: ApiKeyRow): ApiKeyRow {
+    const account = this.accounts.get(key.accountId);
+    return { ...key, account: { rpm: account?.rpm ?? null, tpm: account?.tpm ?? null, models: account?.models ?? null } };
+  }
+
+  async markKeysUsed(lastUsed: Map<string, Date>): Promise<void> {
+    for (const [id, at] of lastUsed) {
+      const key = this.apiKeys.get(id);
+      if (key && (key.lastUsedAt === null || key.lastUsedAt < at)) key.lastUsedAt = at;
+    }
+  }
+
+  async appendAudit(entry: AuditEntryRow): Promise<void> {
+    this.audit.push({ ...entry });
+  }
+
+  async listAudit(query: { accountId?: string; limit: number; before?: { at: Date; id: string } }): Promise<AuditEntryRow[]> {
+    const newestFirst = [...this.audit].sort((left, right) => right.at.getTime() - left.at.getTime() || compare(right.id, left.id));
+    const { before } = query;
+    return newestFirst
+      .filter((entry) => query.accountId === undefined || entry.accountId === query.accountId)
+      .filter((entry) => !before || entry.at < before.at || (entry.at.getTime() === before.at.getTime() && entry.id < before.id))
+      .slice(0, query.limit)
+      .map((entry) => ({ ...entry }));
   }
 
   async listAccounts(): Promise<AccountRow[]> {
@@ -198,44 +242,57 @@ export class FakeStore implements Store {
     return account === undefined ? null : { ...account };
   }
 
-  async createApiKey(input: Omit<ApiKeyRow, 'revokedAt' | 'updatedAt' | 'status' | 'blocked'>): Promise<ApiKeyRow> {
-    const key: ApiKeyRow = { ...input, status: 'ACTIVE', blocked: false, revokedAt: null, updatedAt: this.now() };
+  async createApiKey(input: NewApiKey): Promise<ApiKeyRow> {
+    const key: ApiKeyRow = {
+      models: null,
+      expiresAt: null,
+      ...input,
+      status: 'ACTIVE',
+      blocked: false,
+      blockedBy: null,
+      revokedAt: null,
+      updatedAt: this.now(),
+      lastUsedAt: null,
+      previousKeyHash: null,
+      previousKeyExpiresAt: null,
+      account: { rpm: null, tpm: null, models: null },
+    };
     this.apiKeys.set(key.id, key);
-    return { ...key };
+    return this.withCeilings(key);
   }
 
   async getApiKey(id: string): Promise<ApiKeyRow | null> {
     const key = this.apiKeys.get(id);
-    return key === undefined ? null : { ...key };
+    return key === undefined ? null : this.withCeilings(key);
   }
 
   async findApiKeyByHash(keyHash: string): Promise<ApiKeyRow | null> {
-    const key = [...this.apiKeys.values()].find((candidate) => candidate.keyHash === keyHash);
-    return key === undefined ? null : { ...key };
+    const key = [...this.apiKeys.values()].find((candidate) => candidate.keyHash === keyHash || candidate.previousKeyHash === keyHash);
+    return key === undefined ? null : this.withCeilings(key);
   }
 
   async listApiKeys(accountId: string): Promise<ApiKeyRow[]> {
     return [...this.apiKeys.values()]
       .filter((key) => key.accountId === accountId)
       .sort((left, right) => left.createdAt.getTime() - right.createdAt.getTime() || compare(left.name, right.name))
-      .map((key) => ({ ...key }));
+      .map((key) => this.withCeilings(key));
   }
 
   async updateApiKey(
     id: string,
-    patch: Partial<Pick<ApiKeyRow, 'name' | 'status' | 'blocked' | 'rpm' | 'tpm' | 'revokedAt'>>,
+    patch: ApiKeyPatch,
   ): Promise<ApiKeyRow | null> {
     const key = this.apiKeys.get(id);
     if (key === undefined) return null;
     const updated: ApiKeyRow = { ...key, ...definedOnly(patch), updatedAt: this.now() };
     this.apiKeys.set(id, updated);
-    return { ...updated };
+    return this.withCeilings(updated);
   }
 
   async apiKeysChangedSince(since: Date): Promise<ApiKeyRow[]> {
     return [...this.apiKeys.values()]
       .filter((key) => key.updatedAt.getTime() >= since.getTime())
-      .map((key) => ({ ...key }));
+      .map((key) => this.withCeilings(key));
   }
 
   async setUsageKey(input: {

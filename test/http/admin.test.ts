@@ -37,7 +37,14 @@ describe('admin routes', () => {
     const account = await client.admin.createAccount({ body: { name: 'Acme' } });
     expect(account.status).toBe(201);
     if (account.status !== 201) return;
-    expect(account.body).toEqual({ id: expect.stringMatching(/^acct_/), name: 'Acme', created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) });
+    expect(account.body).toEqual({
+      id: expect.stringMatching(/^acct_/),
+      name: 'Acme',
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      rpm: null,
+      tpm: null,
+      models: null,
+    });
 
     const created = await client.admin.createKey({ params: { accountId: account.body.id }, body: { name: 'prod', rpm: 100, tpm: 5000 } });
     expect(created.status).toBe(201);

@@ -6,7 +6,7 @@ import { shanghaiDay } from '../../server/usage/shanghai-day';
 const intlDay = new Intl.DateTimeFormat('en-CA', { timeZone: 'Asia/Shanghai', year: 'numeric', month: '2-digit', day: '2-digit' });
 
 describe('shanghaiDay', () => {
-  it('puts the last millisecond before 16:00Z on the same day and 16:00Z on the next (decisions §3)', () => {
+  it('puts the last millisecond before 16:00Z on the same day and 16:00Z on the next (docs/usage-report.md)', () => {
     expect(shanghaiDay(Date.parse('2026-11-20T15:59:59.999Z'))).toBe('2026-11-20');
     expect(shanghaiDay(Date.parse('2026-11-20T16:00:00.000Z'))).toBe('2026-11-21');
     expect(shanghaiDay(Date.parse('2026-11-20T15:59:59.999Z'))).toBe('2026-11-20');

@@ -1,12 +1,15 @@
 import type { Account } from '../../../contract';
 import { api, expectStatus } from '../api';
 import { field, h, replaceChildren } from '../dom';
-import { formatDateTime } from '../format';
+import { formatDateTime, formatInteger } from '../format';
 import { navigate, paths, type PageContext } from '../router';
 import { isOperator, ownAccountId } from '../state';
 import { loaded, loading } from '../ui/layout';
 import { announce, clearFormError, emptyState, errorBox, showFormError } from '../ui/notice';
 import { secretPanel } from '../ui/secret';
+import { formDialog } from '../ui/dialog';
+import { auditSection } from './audit-log';
+import { modelsInput, modelsText, readModels } from './key-settings';
 
 /** The operator's list of accounts: create one, open its keys and usage, hand its owner a login link. */
 export async function accountsPage({ main, isCurrent }: PageContext): Promise<void> {
@@ -23,7 +26,14 @@ export async function accountsPage({ main, isCurrent }: PageContext): Promise<vo
   const tableSlot = h('div');
   let accounts = list.data;
 
-  const drawTable = () => replaceChildren(tableSlot, accountsTable(accounts, slot));
+  const drawTable = () =>
+    replaceChildren(
+      tableSlot,
+      accountsTable(accounts, slot, (updated) => {
+        accounts = accounts.map((account) => (account.id === updated.id ? updated : account));
+        drawTable();
+      }),
+    );
 
   const name = h('input', { type: 'text', name: 'name', required: true, maxlength: '100', autocomplete: 'off' });
   const submit = h('button', { type: 'submit', class: 'button primary' }, 'Create account');
@@ -54,10 +64,50 @@ export async function accountsPage({ main, isCurrent }: PageContext): Promise<vo
     form,
     slot,
     tableSlot,
+    auditSection(),
   );
 }
 
-function accountsTable(accounts: Account[], slot: HTMLElement): HTMLElement {
+/** A ceiling field: empty = none. */
+function ceilingInput(name: 'rpm' | 'tpm', value: number | null): HTMLInputElement {
+  return h('input', { type: 'number', name, min: '1', step: '1', inputmode: 'numeric', value: value ?? '', placeholder: 'no ceiling' });
+}
+
+function readCeiling(input: HTMLInputElement): number | null {
+  const text = input.value.trim();
+  return text === '' ? null : Number(text);
+}
+
+function ceilingsText(account: Account): string {
+  const part = (value: number | null, unit: string) => (value === null ? `any ${unit}` : `≤ ${formatInteger(value)} ${unit}`);
+  return `${part(account.rpm, 'RPM')} · ${part(account.tpm, 'TPM')} · ${modelsText(account.models)}`;
+}
+
+/** docs/operator-controls.md: the account's ceilings, which its owner's keys stay within. */
+function editCeilings(account: Account, onSaved: (account: Account) => void, returnFocus: () => HTMLElement | null): void {
+  const rpm = ceilingInput('rpm', account.rpm);
+  const tpm = ceilingInput('tpm', account.tpm);
+  const models = modelsInput(account.models);
+  formDialog({
+    title: `Ceilings of “${account.name}”`,
+    description: 'Every key of the account stays within them; its owner cannot raise them. Empty = no ceiling.',
+    fields: [
+      field('Requests per minute (RPM)', rpm),
+      field('Tokens per minute (TPM)', tpm),
+      field('Models', models, 'Model ids or prefix* patterns, comma-separated; empty = every model.'),
+    ],
+    submitLabel: 'Save ceilings',
+    returnFocus,
+    onSubmit: async () => {
+      const body = { rpm: readCeiling(rpm), tpm: readCeiling(tpm), models: readModels(models) };
+      const updated = await expectStatus(api().admin.updateAccount({ params: { accountId: account.id }, body }), 200);
+      onSaved(updated);
+      announce(`Ceilings of “${updated.name}”: ${ceilingsText(updated)}.`);
+    },
+  });
+}
+
+function accountsTable(accounts: Account[], slot: HTMLElement, onSaved: (account: Account) => void): HTMLElement {
   if (accounts.length === 0) {
     return emptyState('No accounts yet', ['Create the first one above, or on the command line: ', h('code', {}, 'model-gateway accounts create --name NAME'), '.']);
   }
@@ -84,11 +134,14 @@ function accountsTable(accounts: Account[], slot: HTMLElement): HTMLElement {
         },
       );
     });
+    const ceilings = h('button', { type: 'button', class: 'button small', 'aria-label': `Change the ceilings of ${account.name}` }, 'Ceilings');
+    ceilings.addEventListener('click', () => editCeilings(account, onSaved, () => ceilings));
     return h(
       'tr',
       {},
       h('th', { scope: 'row', 'data-label': 'Name' }, h('a', { href: paths.keys(account.id) }, account.name)),
       h('td', { 'data-label': 'ID' }, h('code', {}, account.id)),
+      h('td', { 'data-label': 'Ceilings' }, ceilingsText(account)),
       h('td', { 'data-label': 'Created' }, h('time', { datetime: account.created_at, title: account.created_at }, formatDateTime(account.created_at))),
       h(
         'td',
@@ -98,6 +151,7 @@ function accountsTable(accounts: Account[], slot: HTMLElement): HTMLElement {
           { class: 'actions' },
           h('a', { class: 'button small', href: paths.keys(account.id), 'aria-label': `API keys of ${account.name}` }, 'Keys'),
           h('a', { class: 'button small', href: paths.usage(account.id), 'aria-label': `Usage of ${account.name}` }, 'Usage'),
+          ceilings,
           linkButton,
         ),
       ),
@@ -110,7 +164,7 @@ function accountsTable(accounts: Account[], slot: HTMLElement): HTMLElement {
       'table',
       { class: 'table responsive' },
       h('caption', { class: 'visually-hidden' }, 'Accounts'),
-      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Name'), h('th', { scope: 'col' }, 'ID'), h('th', { scope: 'col' }, 'Created'), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')))),
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Name'), h('th', { scope: 'col' }, 'ID'), h('th', { scope: 'col' }, 'Ceilings'), h('th', { scope: 'col' }, 'Created'), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')))),
       h('tbody', {}, rows),
     ),
   );

@@ -7,6 +7,9 @@ import { confirmDialog, formDialog } from '../ui/dialog';
 import { accountHeader, loadAccount, loaded, loading } from '../ui/layout';
 import { announce, clearFormError, emptyState, errorBox, showFormError } from '../ui/notice';
 import { secretPanel } from '../ui/secret';
+import { isOperator } from '../state';
+import { auditSection } from './audit-log';
+import { expiresInput, graceInput, keyTimesText, modelsInput, modelsText, readExpires, readGrace, readModels } from './key-settings';
 
 function limitInput(name: 'rpm' | 'tpm', value: number | null = null): HTMLInputElement {
   return h('input', { type: 'number', name, min: '1', step: '1', inputmode: 'numeric', value: value ?? '', placeholder: 'default' });
@@ -25,7 +28,11 @@ function readLimit(input: HTMLInputElement): number | null {
 
 function statusBadge(key: ApiKey): HTMLElement {
   if (key.status === 'REVOKED') return h('span', { class: 'badge badge-revoked' }, 'Revoked');
-  return key.blocked ? h('span', { class: 'badge badge-blocked' }, 'Blocked') : h('span', { class: 'badge badge-active' }, 'Active');
+  if (key.blocked) {
+    return h('span', {}, h('span', { class: 'badge badge-blocked' }, 'Blocked'), h('small', { class: 'muted' }, key.blocked_by === 'owner' ? ' by the owner' : ' by the operator'));
+  }
+  if (key.expires_at !== null && Date.parse(key.expires_at) <= Date.now()) return h('span', { class: 'badge badge-blocked' }, 'Expired');
+  return h('span', { class: 'badge badge-active' }, 'Active');
 }
 
 function limitsText(key: ApiKey): string {
@@ -90,20 +97,48 @@ export async function keysPage({ main, params, isCurrent }: PageContext): Promis
     limits.addEventListener('click', () => {
       const rpm = limitInput('rpm', key.rpm);
       const tpm = limitInput('tpm', key.tpm);
+      const models = modelsInput(key.models);
+      const expires = expiresInput(key.expires_at);
       formDialog({
         title: `Limits of “${key.name}”`,
-        description: 'Per minute, shared by chat and embeddings. Leave a field empty for the gateway’s default.',
-        fields: [field('Requests per minute (RPM)', rpm), field('Tokens per minute (TPM)', tpm)],
+        description: 'Per minute, shared by chat and embeddings, within the account’s ceilings. Leave a field empty for the default.',
+        fields: [
+          field('Requests per minute (RPM)', rpm),
+          field('Tokens per minute (TPM)', tpm),
+          field('Models', models, 'Model ids or prefix* patterns, comma-separated; empty = every model the account may use.'),
+          field('Expires', expires, 'Empty = never.'),
+        ],
         submitLabel: 'Save limits',
         returnFocus: () => rowHeader(key.id),
         onSubmit: async () => {
-          const body = { rpm: readLimit(rpm), tpm: readLimit(tpm) };
+          const body = { rpm: readLimit(rpm), tpm: readLimit(tpm), models: readModels(models), expires_at: readExpires(expires) };
           const updated = await expectStatus(api().admin.updateKey({ params: { keyId: key.id }, body }), 200);
           replace(updated);
           announce(`Limits of “${updated.name}”: ${limitsText(updated)}.`);
         },
       });
     });
+    const rotate = h('button', { type: 'button', class: 'button small', 'aria-label': `Rotate the secret of key ${key.name}` }, 'Rotate');
+    rotate.addEventListener('click', () => {
+      const grace = graceInput();
+      formDialog({
+        title: `New secret for “${key.name}”`,
+        description: 'The key keeps its id, name, limits and usage. The current secret keeps working for the grace period; 0 stops it at once (a leaked key).',
+        fields: [field('Grace period (seconds)', grace)],
+        submitLabel: 'Rotate secret',
+        returnFocus: () => rowHeader(key.id),
+        onSubmit: async () => {
+          const created = await expectStatus(api().admin.rotateKey({ params: { keyId: key.id }, body: { grace_seconds: readGrace(grace) } }), 200);
+          const { key: secret, ...view } = created;
+          replace(view);
+          showSecret(created.name, secret);
+        },
+      });
+    });
+    // The operator's block is the operator's to lift (docs/operator-controls.md).
+    if (key.blocked && key.blocked_by === 'operator' && !isOperator()) {
+      return h('div', { class: 'actions' }, rename, limits, rotate, h('span', { class: 'muted' }, 'Blocked by the operator'), revokeButton(key));
+    }
     const block = h('button', { type: 'button', class: 'button small', 'aria-label': `${key.blocked ? 'Unblock' : 'Block'} key ${key.name}` }, key.blocked ? 'Unblock' : 'Block');
     block.addEventListener('click', () => {
       const params = { params: { keyId: key.id } };
@@ -113,6 +148,10 @@ export async function keysPage({ main, params, isCurrent }: PageContext): Promis
         (updated) => (updated.blocked ? `Key “${updated.name}” blocked: its requests get 403 until unblocked.` : `Key “${updated.name}” unblocked.`),
       );
     });
+    return h('div', { class: 'actions' }, rename, limits, rotate, block, revokeButton(key));
+  };
+
+  const revokeButton = (key: ApiKey): HTMLButtonElement => {
     const revoke = h('button', { type: 'button', class: 'button small danger', 'aria-label': `Revoke key ${key.name}` }, 'Revoke');
     revoke.addEventListener('click', () => {
       void confirmDialog({
@@ -124,7 +163,7 @@ export async function keysPage({ main, params, isCurrent }: PageContext): Promis
         if (confirmed) void act(revoke, () => expectStatus(api().admin.revokeKey({ params: { keyId: key.id } }), 200), (updated) => `Key “${updated.name}” revoked.`);
       });
     });
-    return h('div', { class: 'actions' }, rename, limits, block, revoke);
+    return revoke;
   };
 
   const draw = () => {
@@ -139,7 +178,8 @@ export async function keysPage({ main, params, isCurrent }: PageContext): Promis
         h('th', { scope: 'row', 'data-label': 'Name', tabindex: '-1' }, key.name),
         h('td', { 'data-label': 'Key' }, h('code', {}, key.hint)),
         h('td', { 'data-label': 'Status' }, statusBadge(key)),
-        h('td', { 'data-label': 'Limits' }, limitsText(key)),
+        h('td', { 'data-label': 'Limits' }, limitsText(key), h('br'), h('small', { class: 'muted' }, modelsText(key.models))),
+        h('td', { 'data-label': 'Use' }, keyTimesText(key)),
         h('td', { 'data-label': 'Created' }, h('time', { datetime: key.created_at, title: key.created_at }, formatDateTime(key.created_at))),
         h('td', { 'data-label': 'Actions' }, rowActions(key)),
       ),
@@ -153,7 +193,7 @@ export async function keysPage({ main, params, isCurrent }: PageContext): Promis
           'table',
           { class: 'table responsive' },
           h('caption', { class: 'visually-hidden' }, `API keys of ${account.name}`),
-          h('thead', {}, h('tr', {}, ['Name', 'Key', 'Status', 'Limits', 'Created'].map((title) => h('th', { scope: 'col' }, title)), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')))),
+          h('thead', {}, h('tr', {}, ['Name', 'Key', 'Status', 'Limits', 'Use', 'Created'].map((title) => h('th', { scope: 'col' }, title)), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')))),
           h('tbody', {}, rows),
         ),
       ),
@@ -161,15 +201,29 @@ export async function keysPage({ main, params, isCurrent }: PageContext): Promis
   };
 
   const secretSlot = h('div', { class: 'secret-slot' });
+  const showSecret = (keyName: string, secret: string) => {
+    const panel = secretPanel({
+      title: `Your new key “${keyName}”`,
+      note: 'Copy it now and keep it somewhere safe: it is shown only this once. Afterwards the dashboard shows only its hint.',
+      secret,
+      label: `API key ${keyName}`,
+      onDone: () => name.focus(),
+    });
+    replaceChildren(secretSlot, panel);
+    panel.focus();
+  };
   const name = h('input', { type: 'text', name: 'name', required: true, maxlength: '100', autocomplete: 'off' });
   const rpm = limitInput('rpm');
   const tpm = limitInput('tpm');
+  const models = modelsInput();
+  const expires = expiresInput();
   const submit = h('button', { type: 'submit', class: 'button primary' }, 'Create key');
   const form = h(
     'form',
     { class: 'card inline-form', novalidate: true, 'aria-labelledby': 'create-key' },
     h('h2', { id: 'create-key' }, 'New API key'),
-    h('div', { class: 'form-row' }, field('Name', name, 'Where it is used, e.g. “laptop” or “production”.'), field('RPM', rpm, 'Optional'), field('TPM', tpm, 'Optional'), submit),
+    h('div', { class: 'form-row' }, field('Name', name, 'Where it is used, e.g. “laptop” or “production”.'), field('RPM', rpm, 'Optional'), field('TPM', tpm, 'Optional')),
+    h('div', { class: 'form-row' }, field('Models', models, 'Optional: ids or prefix* patterns, comma-separated'), field('Expires', expires, 'Optional'), submit),
   );
   form.addEventListener('submit', (event) => {
     event.preventDefault();
@@ -177,7 +231,13 @@ export async function keysPage({ main, params, isCurrent }: PageContext): Promis
     submit.disabled = true;
     Promise.resolve()
       .then(() => {
-        const body = { name: name.value, rpm: readLimit(rpm) ?? undefined, tpm: readLimit(tpm) ?? undefined };
+        const body = {
+          name: name.value,
+          rpm: readLimit(rpm) ?? undefined,
+          tpm: readLimit(tpm) ?? undefined,
+          models: readModels(models) ?? undefined,
+          expires_at: readExpires(expires) ?? undefined,
+        };
         return expectStatus(api().admin.createKey({ params: { accountId }, body }), 201);
       })
       .then(
@@ -187,15 +247,7 @@ export async function keysPage({ main, params, isCurrent }: PageContext): Promis
           const { key: secret, ...view } = created;
           keys = [...keys, view];
           draw();
-          const panel = secretPanel({
-            title: `Your new key “${created.name}”`,
-            note: 'Copy it now and keep it somewhere safe: it is shown only this once. Afterwards the dashboard shows only its hint.',
-            secret,
-            label: `API key ${created.name}`,
-            onDone: () => name.focus(),
-          });
-          replaceChildren(secretSlot, panel);
-          panel.focus();
+          showSecret(created.name, secret);
         },
         (error: unknown) => {
           submit.disabled = false;
@@ -205,5 +257,5 @@ export async function keysPage({ main, params, isCurrent }: PageContext): Promis
   });
 
   draw();
-  loaded(main, accountHeader(account, 'API keys', 'keys'), form, secretSlot, messages, tableSlot);
+  loaded(main, accountHeader(account, 'API keys', 'keys'), form, secretSlot, messages, tableSlot, auditSection(accountId));
 }

@@ -8,8 +8,8 @@ import { announce, emptyState, errorBox } from '../ui/notice';
 import { secretPanel } from '../ui/secret';
 
 /**
- * The account's settings: its usage query key (service-spec: "generated in the dashboard
- * settings"). Generating a new one replaces the old one at once (docs/keys-and-accounts.md).
+ * The account's settings: its usage query key, generated here. Generating a new one replaces
+ * the old one at once (docs/keys-and-accounts.md).
  */
 export async function settingsPage({ main, params, isCurrent }: PageContext): Promise<void> {
   const accountId = params.accountId ?? '';

@@ -1,0 +1,72 @@
+import type { AuditEntry } from '../../../contract';
+import { api, expectStatus } from '../api';
+import { h, replaceChildren } from '../dom';
+import { formatDateTime } from '../format';
+import { errorBox } from '../ui/notice';
+
+const PAGE = 25;
+
+/** What changed between an entry's before and after, as "field: old → new". */
+function changeText(entry: AuditEntry): string {
+  if (entry.before === null) return 'created';
+  const after = entry.after ?? {};
+  const changed = Object.keys(after).filter((name) => JSON.stringify(after[name]) !== JSON.stringify(entry.before?.[name]));
+  return changed.map((name) => `${name}: ${JSON.stringify(entry.before?.[name] ?? null)} → ${JSON.stringify(after[name])}`).join('; ') || 'no change';
+}
+
+/**
+ * docs/operator-controls.md: the audit log, newest first, a page at a time. An owner's
+ * session gets its own account's entries whatever it asks for.
+ */
+export function auditSection(accountId?: string): HTMLElement {
+  const body = h('tbody');
+  const more = h('button', { type: 'button', class: 'button small' }, 'Older entries');
+  const messages = h('div', { class: 'messages' });
+  let cursor: string | undefined;
+
+  const load = async () => {
+    more.disabled = true;
+    try {
+      const page = await expectStatus(api().admin.listAudit({ query: { account_id: accountId, limit: PAGE, cursor } }), 200);
+      for (const entry of page.data) {
+        body.append(
+          h(
+            'tr',
+            {},
+            h('td', { 'data-label': 'When' }, h('time', { datetime: entry.at, title: entry.at }, formatDateTime(entry.at))),
+            h('td', { 'data-label': 'Who' }, entry.actor === 'operator' ? 'Operator' : 'Owner'),
+            h('td', { 'data-label': 'What' }, h('code', {}, entry.action), ' ', h('code', {}, entry.target_id)),
+            h('td', { 'data-label': 'Change' }, changeText(entry)),
+          ),
+        );
+      }
+      cursor = page.next_cursor ?? undefined;
+      // Styled buttons ignore the hidden attribute: hide by style.
+      more.style.display = page.next_cursor === null ? 'none' : '';
+      more.disabled = false;
+    } catch (error) {
+      replaceChildren(messages, errorBox(error, 'The audit log could not be read'));
+      more.disabled = false;
+    }
+  };
+  more.addEventListener('click', () => void load());
+  void load();
+
+  return h(
+    'section',
+    { class: 'card', 'aria-labelledby': 'audit-log' },
+    h('h2', { id: 'audit-log' }, 'Audit log'),
+    messages,
+    h(
+      'div',
+      { class: 'table-wrap' },
+      h(
+        'table',
+        { class: 'table responsive' },
+        h('thead', {}, h('tr', {}, ['When', 'Who', 'What', 'Change'].map((title) => h('th', { scope: 'col' }, title)))),
+        body,
+      ),
+    ),
+    more,
+  );
+}
