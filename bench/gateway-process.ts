@@ -122,15 +122,30 @@ export async function startGateway(setup: GatewaySetup): Promise<GatewayUnderTes
     return JSON.parse(stdout) as Record<string, string>;
   };
   const account = await cli('accounts', 'create', '--name', 'bench');
-  const key = await cli('keys', 'create', '--account', account.id ?? '', '--name', 'bench', '--rpm', String(KEY_RPM), '--tpm', String(KEY_TPM));
+  const key = await cli(
+    'keys',
+    'create',
+    '--account',
+    account.id ?? '',
+    '--name',
+    'bench',
+    '--rpm',
+    String(KEY_RPM),
+    '--tpm',
+    String(KEY_TPM),
+  );
 
   const logFile = path.join(setup.workDirectory, 'gateway.log');
-  const gateway = await startServer('gateway', [process.execPath, ...withServingFlags(setup.nodeFlags), bin, 'serve', '--port', String(port), '--host', '127.0.0.1'], {
-    env,
-    logFile,
-    port,
-    readyUrl: `http://127.0.0.1:${port}/healthz`,
-  });
+  const gateway = await startServer(
+    'gateway',
+    [process.execPath, ...withServingFlags(setup.nodeFlags), bin, 'serve', '--port', String(port), '--host', '127.0.0.1'],
+    {
+      env,
+      logFile,
+      port,
+      readyUrl: `http://127.0.0.1:${port}/healthz`,
+    },
+  );
   let store: Store | null = null;
   const openStore = async () => (store ??= await createStore(database.url));
   return {

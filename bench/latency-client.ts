@@ -52,7 +52,7 @@ async function main(argv: string[]): Promise<void> {
   let errors = 0;
   const started = process.hrtime.bigint();
   const deadline = started + BigInt(Math.round(Number(values.duration ?? 5) * 1e9));
-  for (let now = started; now < deadline; ) {
+  for (let now = started; now < deadline;) {
     const ok = await once();
     const ended = process.hrtime.bigint();
     latencies.push(Number(ended - now) / 1000);

@@ -71,7 +71,17 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
  * one-connection figures are taken. Every request it sends is answered before it stops.
  */
 export function runSequential(options: LoadOptions): Promise<LoadResult> {
-  const args = ['--import', 'tsx', SEQUENTIAL_CLIENT, '--url', options.url, '--body-file', options.bodyFile, '--duration', String(options.durationSeconds)];
+  const args = [
+    '--import',
+    'tsx',
+    SEQUENTIAL_CLIENT,
+    '--url',
+    options.url,
+    '--body-file',
+    options.bodyFile,
+    '--duration',
+    String(options.durationSeconds),
+  ];
   if (options.authorization) args.push('--authorization', options.authorization);
   return new Promise((resolve, reject) => {
     execFile(process.execPath, args, { maxBuffer: 1 << 20 }, (error, stdout, stderr) => {

@@ -61,7 +61,16 @@ function buildReplies(options: MockUpstreamOptions): Replies {
   const floats = Buffer.alloc(vector.length * 4);
   vector.forEach((value, index) => floats.writeFloatLE(value, index * 4));
   const anthropicUsage = { input_tokens: 42, output_tokens: options.chunks, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
-  const message = { id: 'msg_bench', type: 'message', role: 'assistant', model: 'bench-upstream', content: [], stop_reason: null, stop_sequence: null, usage: anthropicUsage };
+  const message = {
+    id: 'msg_bench',
+    type: 'message',
+    role: 'assistant',
+    model: 'bench-upstream',
+    content: [],
+    stop_reason: null,
+    stop_sequence: null,
+    usage: anthropicUsage,
+  };
   const event = (payload: { type: string } & Record<string, unknown>) => `event: ${payload.type}\ndata: ${JSON.stringify(payload)}\n\n`;
   const messageEvents = [
     event({ type: 'message_start', message: { ...message, usage: { ...anthropicUsage, output_tokens: 1 } } }),
@@ -102,7 +111,8 @@ function answer(request: IncomingMessage, response: ServerResponse, text: string
   } catch {
     return json(response, 400, Buffer.from('{"error":{"message":"bad JSON","type":"invalid_request_error"}}'));
   }
-  if (request.method !== 'POST' || !match) return json(response, 404, Buffer.from('{"error":{"message":"not found","type":"invalid_request_error"}}'));
+  if (request.method !== 'POST' || !match)
+    return json(response, 404, Buffer.from('{"error":{"message":"not found","type":"invalid_request_error"}}'));
   const delayMs = Number(match[1] ?? 0);
   if (match[2] === '/v1/embeddings') return embeddings(response, body, replies);
   if (match[2] === '/v1/messages') {
@@ -115,7 +125,8 @@ function answer(request: IncomingMessage, response: ServerResponse, text: string
 
   response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const options = body.stream_options as { include_usage?: boolean } | undefined;
-  const events = options?.include_usage === true ? [...replies.streamEvents, replies.usageEvent, replies.done] : [...replies.streamEvents, replies.done];
+  const events =
+    options?.include_usage === true ? [...replies.streamEvents, replies.usageEvent, replies.done] : [...replies.streamEvents, replies.done];
   if (delayMs === 0) {
     for (const event of events) response.write(event);
     response.end();
@@ -141,7 +152,9 @@ function embeddings(response: ServerResponse, body: Record<string, unknown>, rep
   json(
     response,
     200,
-    Buffer.from(`{"object":"list","data":[${data}],"model":"bench-embed-upstream","usage":{"prompt_tokens":${tokens},"total_tokens":${tokens}}}`),
+    Buffer.from(
+      `{"object":"list","data":[${data}],"model":"bench-embed-upstream","usage":{"prompt_tokens":${tokens},"total_tokens":${tokens}}}`,
+    ),
   );
 }
 

@@ -90,13 +90,23 @@ async function main(argv: string[]): Promise<number> {
   const work = mkdtempSync(path.join(tmpdir(), 'gw-bench-'));
   const log = (line: string) => process.stderr.write(`${line}\n`);
   // The gateway runs as it does in production: from the bundle, rebuilt here from the sources.
-  execFileSync('npm', ['run', '-s', 'build:server'], { cwd: fileURLToPath(new URL('..', import.meta.url)), stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync('npm', ['run', '-s', 'build:server'], {
+    cwd: fileURLToPath(new URL('..', import.meta.url)),
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   log(`bench: ${cpus()[0]?.model ?? 'cpu'} x ${availableParallelism()}, node ${process.version}, work directory ${work}`);
 
   const script = (name: string) => fileURLToPath(new URL(name, import.meta.url));
-  const mock = await startScript('mock', script('./mock-upstream.ts'), ['--chunks', String(options.chunks), '--dimensions', String(options.dimensions)]);
+  const mock = await startScript('mock', script('./mock-upstream.ts'), [
+    '--chunks',
+    String(options.chunks),
+    '--dimensions',
+    String(options.dimensions),
+  ]);
   const proxy = await startScript('bare proxy', script('./bare-proxy.ts'), ['--upstream', `http://127.0.0.1:${mock.port}`]);
-  const jsonProxy = options.jsonProxy ? await startScript('json proxy', script('./json-proxy.ts'), ['--upstream', `http://127.0.0.1:${mock.port}`]) : null;
+  const jsonProxy = options.jsonProxy
+    ? await startScript('json proxy', script('./json-proxy.ts'), ['--upstream', `http://127.0.0.1:${mock.port}`])
+    : null;
   let gateway: GatewayUnderTest | null = null;
   let other: GatewayUnderTest | null = null;
   try {
@@ -113,14 +123,23 @@ async function main(argv: string[]): Promise<number> {
     gateway = await startGateway({ ...setup, workDirectory: work });
     if (options.compare) {
       const otherWork = mkdtempSync(path.join(work, 'other-'));
-      other = await startGateway({ ...setup, workDirectory: otherWork, nodeFlags: options.nodeFlags, bin: path.join(options.compare, 'bin', 'model-gateway.js') });
+      other = await startGateway({
+        ...setup,
+        workDirectory: otherWork,
+        nodeFlags: options.nodeFlags,
+        bin: path.join(options.compare, 'bin', 'model-gateway.js'),
+      });
       log(`bench: other gateway (${options.compare}) :${other.process.port}`);
     }
-    log(`bench: mock :${mock.port}, bare proxy :${proxy.port}, gateway :${gateway.process.port} (${options.postgres ? 'Postgres + Redis' : 'SQLite'}, LOG_LEVEL=${options.logLevel}, log ${gateway.logFile})`);
+    log(
+      `bench: mock :${mock.port}, bare proxy :${proxy.port}, gateway :${gateway.process.port} (${options.postgres ? 'Postgres + Redis' : 'SQLite'}, LOG_LEVEL=${options.logLevel}, log ${gateway.logFile})`,
+    );
     const targets: Targets = { mock, proxy, gateway, other, jsonProxy };
     const usage: UsageCount = { loadSent: 0, loadAnswered: 0, loadRecorded: 0, exactSent: 0 };
 
-    const selected = scenarios(options.chunks, options.dimensions).filter((scenario) => !options.only || options.only.includes(scenario.id));
+    const selected = scenarios(options.chunks, options.dimensions).filter(
+      (scenario) => !options.only || options.only.includes(scenario.id),
+    );
     const results: Record<string, TargetStats[]> = {};
     const tables: string[] = [];
     // wrk's scenarios first: what they cut off when they stop is counted before the exact part.
@@ -153,7 +172,11 @@ async function main(argv: string[]): Promise<number> {
     }
     const machine = `${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown'}), node ${process.version}, ${options.postgres ? 'Postgres + Redis' : 'SQLite'}, LOG_LEVEL=${options.logLevel}, ${options.duration}s x ${options.rounds === 1 ? '1 round' : `${options.rounds} rounds`} per target`;
     process.stdout.write(`\n${machine}\n\n${tables.join('\n\n')}\n\n${formatProbes(probes)}\n\n${formatTable(rows)}\n`);
-    if (options.json) writeFileSync(options.json, `${JSON.stringify({ machine, results, probes, rss: { settled: rss, atEnd: rssAtEnd }, finished, usage, rows }, null, 2)}\n`);
+    if (options.json)
+      writeFileSync(
+        options.json,
+        `${JSON.stringify({ machine, results, probes, rss: { settled: rss, atEnd: rssAtEnd }, finished, usage, rows }, null, 2)}\n`,
+      );
     return rows.some((row) => row.verdict === 'FAIL') ? 1 : 0;
   } finally {
     if (other) await other.finish().catch(() => undefined);
@@ -183,7 +206,13 @@ async function settledUsage(gateway: GatewayUnderTest): Promise<number> {
   return gateway.countUsage();
 }
 
-async function runScenario(scenario: Scenario, targets: Targets, options: Options, work: string, usage: UsageCount): Promise<TargetStats[]> {
+async function runScenario(
+  scenario: Scenario,
+  targets: Targets,
+  options: Options,
+  work: string,
+  usage: UsageCount,
+): Promise<TargetStats[]> {
   const bodyFile = path.join(work, `${scenario.id}.json`);
   writeFileSync(bodyFile, scenario.body);
   const baselineFile = path.join(work, `${scenario.id}.baseline.json`);
@@ -192,7 +221,9 @@ async function runScenario(scenario: Scenario, targets: Targets, options: Option
     { name: 'mock', process: targets.mock, authorization: undefined },
     { name: 'bare proxy', process: targets.proxy, authorization: undefined },
     // It answers JSON only: streams are not its business.
-    ...(targets.jsonProxy && scenario.id !== 'stream' && scenario.id !== 'responses-stream' ? [{ name: 'json proxy', process: targets.jsonProxy, authorization: undefined }] : []),
+    ...(targets.jsonProxy && scenario.id !== 'stream' && scenario.id !== 'responses-stream'
+      ? [{ name: 'json proxy', process: targets.jsonProxy, authorization: undefined }]
+      : []),
     { name: 'gateway', process: targets.gateway.process, authorization: targets.gateway.authorization },
     ...(targets.other ? [{ name: 'other gateway', process: targets.other.process, authorization: targets.other.authorization }] : []),
   ];
@@ -285,7 +316,12 @@ async function streamProbes(targets: Targets, options: Options, usage: UsageCoun
 
 function formatProbes(probes: Probes): string {
   const header = ['streams', 'first byte p50 ms', 'p99 ms', 'failures'];
-  const lines = Object.entries(probes.firstByte).map(([name, entry]) => [name, entry.p50.toFixed(2), entry.p99.toFixed(2), String(entry.failures)]);
+  const lines = Object.entries(probes.firstByte).map(([name, entry]) => [
+    name,
+    entry.p50.toFixed(2),
+    entry.p99.toFixed(2),
+    String(entry.failures),
+  ]);
   return `time to the first event of a stream (1 connection, ${FIRST_BYTE_SAMPLES} streams each)\n${alignedTable([header, ...lines])}`;
 }
 
@@ -332,14 +368,24 @@ function verdicts(
   if (single && singleMock) {
     const p50 = single.p50Ms - singleMock.p50Ms;
     const p99 = single.p99Ms - singleMock.p99Ms;
-    rows.push({ metric: 'added latency p50, 1 connection', value: `${p50.toFixed(2)} ms`, target: `<= ${ADDED_P50_TARGET_MS} ms`, verdict: p50 <= ADDED_P50_TARGET_MS ? 'PASS' : 'FAIL' });
-    rows.push({ metric: 'added latency p99, 1 connection', value: `${p99.toFixed(2)} ms`, target: `<= ${ADDED_P99_TARGET_MS} ms`, verdict: p99 <= ADDED_P99_TARGET_MS ? 'PASS' : 'FAIL' });
+    rows.push({
+      metric: 'added latency p50, 1 connection',
+      value: `${p50.toFixed(2)} ms`,
+      target: `<= ${ADDED_P50_TARGET_MS} ms`,
+      verdict: p50 <= ADDED_P50_TARGET_MS ? 'PASS' : 'FAIL',
+    });
+    rows.push({
+      metric: 'added latency p99, 1 connection',
+      value: `${p99.toFixed(2)} ms`,
+      target: `<= ${ADDED_P99_TARGET_MS} ms`,
+      verdict: p99 <= ADDED_P99_TARGET_MS ? 'PASS' : 'FAIL',
+    });
     // Of the added time, the part spent in the gateway itself (its header: until the reply's
     // headers, minus the wait for the upstream); the rest is the second network hop and the
     // wait for the mock's answer, with whatever the machine's scheduling adds to them.
     if (single.overheadP50Ms !== undefined && single.overheadP99Ms !== undefined) {
       rows.push({
-        metric: 'gateway\'s own time (x-gateway-overhead-ms), 1 connection',
+        metric: "gateway's own time (x-gateway-overhead-ms), 1 connection",
         value: `p50 ${single.overheadP50Ms.toFixed(2)} ms, p99 ${single.overheadP99Ms.toFixed(2)} ms`,
         target: '',
         verdict: 'info',
@@ -351,7 +397,7 @@ function verdicts(
   if (firstByte && firstByteMock) {
     const added = firstByte.p50 - firstByteMock.p50;
     rows.push({
-      metric: 'stream first byte after the upstream\'s, p50',
+      metric: "stream first byte after the upstream's, p50",
       value: `${added.toFixed(2)} ms (p99 ${(firstByte.p99 - firstByteMock.p99).toFixed(2)} ms)`,
       target: `<= ${FIRST_BYTE_TARGET_MS} ms`,
       verdict: added <= FIRST_BYTE_TARGET_MS && firstByte.failures === 0 ? 'PASS' : 'FAIL',
@@ -359,7 +405,8 @@ function verdicts(
   }
   // Events SLOW_DELAY_MS apart upstream: the first must reach the client long before the last.
   const { spread } = probes;
-  const incremental = spread.ok && spread.firstByteMs < 2 * SLOW_DELAY_MS + 20 && spread.endMs - spread.firstByteMs >= options.chunks * SLOW_DELAY_MS * 0.8;
+  const incremental =
+    spread.ok && spread.firstByteMs < 2 * SLOW_DELAY_MS + 20 && spread.endMs - spread.firstByteMs >= options.chunks * SLOW_DELAY_MS * 0.8;
   rows.push({
     metric: `no whole-body buffering (events ${SLOW_DELAY_MS} ms apart upstream)`,
     value: `first event at ${spread.firstByteMs.toFixed(0)} ms, end at ${spread.endMs.toFixed(0)} ms`,
@@ -380,7 +427,12 @@ function verdicts(
     verdict: rss.settled <= RSS_TARGET_MIB ? 'PASS' : 'FAIL',
   });
   const errors = Object.values(results).reduce((sum, stats) => sum + (stats.find((entry) => entry.target === 'gateway')?.errors ?? 0), 0);
-  rows.push({ metric: 'gateway errors (socket errors, non-2xx)', value: String(errors), target: '0', verdict: errors === 0 ? 'PASS' : 'FAIL' });
+  rows.push({
+    metric: 'gateway errors (socket errors, non-2xx)',
+    value: String(errors),
+    target: '0',
+    verdict: errors === 0 ? 'PASS' : 'FAIL',
+  });
   const exactRecorded = finished.usageEvents - usage.loadRecorded;
   const drained = finished.exitCode === 0 ? '' : ` (exit ${finished.exitCode}: usage lost at drain)`;
   rows.push({

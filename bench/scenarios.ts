@@ -54,7 +54,12 @@ export const RESPONSES_STREAM_BODY = JSON.stringify({
 export const SLOW_STREAM_BODY = STREAM_BODY.replace('"bench-chat"', '"bench-chat-slow"');
 export const HOLD_STREAM_BODY = STREAM_BODY.replace('"bench-chat"', '"bench-chat-hold"');
 /** The same turn in the Anthropic Messages format (docs/anthropic-messages.md). */
-const MESSAGES_TURN = { system: MESSAGES[0]?.content, messages: [{ role: 'user', content: MESSAGES[1]?.content }], max_tokens: 256, stream: true };
+const MESSAGES_TURN = {
+  system: MESSAGES[0]?.content,
+  messages: [{ role: 'user', content: MESSAGES[1]?.content }],
+  max_tokens: 256,
+  stream: true,
+};
 /** To an anthropic-type upstream: the pass-through, whose CPU per request is held to 1.5x the bare proxy's. */
 export const MESSAGES_STREAM_BODY = JSON.stringify({ model: 'bench-claude', ...MESSAGES_TURN });
 /** To the chat upstream: translated both ways, held to 2.5x the bare proxy's. */
@@ -71,7 +76,13 @@ export function scenarios(chunks: number, dimensions: number): Scenario[] {
   });
   return [
     { id: 'chat', title: 'chat, non-streaming, 64 connections', path: '/v1/chat/completions', body: CHAT_BODY, connections: 64 },
-    { id: 'stream', title: `chat, streaming (${chunks} chunks), 64 connections`, path: '/v1/chat/completions', body: STREAM_BODY, connections: 64 },
+    {
+      id: 'stream',
+      title: `chat, streaming (${chunks} chunks), 64 connections`,
+      path: '/v1/chat/completions',
+      body: STREAM_BODY,
+      connections: 64,
+    },
     {
       id: 'responses-stream',
       title: `responses translated to a chat upstream, streaming (${chunks} chunks), 64 connections`,
@@ -80,7 +91,13 @@ export function scenarios(chunks: number, dimensions: number): Scenario[] {
       connections: 64,
       baseline: { path: '/v1/chat/completions', body: STREAM_BODY },
     },
-    { id: 'messages-stream', title: `messages, pass-through stream (${chunks} deltas), 64 connections`, path: '/v1/messages', body: MESSAGES_STREAM_BODY, connections: 64 },
+    {
+      id: 'messages-stream',
+      title: `messages, pass-through stream (${chunks} deltas), 64 connections`,
+      path: '/v1/messages',
+      body: MESSAGES_STREAM_BODY,
+      connections: 64,
+    },
     {
       id: 'messages-translated',
       title: `messages, translated stream (${chunks} chunks), 64 connections`,

@@ -32,7 +32,10 @@ function streamOnce(target: StreamTarget, agent: Agent, onOpen?: () => void, onC
       opened = false;
       resolve({ status, headersMs, firstByteMs, endMs: performance.now() - started, complete: tail.endsWith('data: [DONE]\n\n') });
     };
-    const headers: Record<string, string> = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(target.body)) };
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(target.body)),
+    };
     if (target.authorization) headers.authorization = target.authorization;
     const outbound = httpRequest(target.url, { method: 'POST', headers, agent }, (response) => {
       headersMs = performance.now() - started;

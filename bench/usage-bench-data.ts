@@ -22,7 +22,9 @@ export interface PopulationOptions {
 
 const DAY_MS = 86_400_000;
 /** mock-text's prices (0.0375 / 0.15 USD per million), prices floats drift on. */
-const PRICING = buildPricing({ input_per_million: 0.0375, output_per_million: 0.15 }, (key) => (key === 'input_per_million' ? 37_500_000n : 150_000_000n));
+const PRICING = buildPricing({ input_per_million: 0.0375, output_per_million: 0.15 }, (key) =>
+  key === 'input_per_million' ? 37_500_000n : 150_000_000n,
+);
 
 export async function createPopulation(store: Store, options: PopulationOptions, createdAt: Date): Promise<Population> {
   const accounts: Population['accounts'] = [];

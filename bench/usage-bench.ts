@@ -126,7 +126,11 @@ async function runLayout(options: UsageBenchOptions, layoutName: UsageBenchLayou
     const recorder = await timeRecorder(store, traffic(population, { ...history, from: preloaded }), recorded, log);
 
     const stored = await store.countUsageEvents();
-    const rollupRequests = await totalRollupRequests(store, population.accounts.map((account) => account.id), endDay);
+    const rollupRequests = await totalRollupRequests(
+      store,
+      population.accounts.map((account) => account.id),
+      endDay,
+    );
     if (database.kind === 'postgres') await benchQuery(database.url, 'ANALYZE');
 
     const report = await timeReport(store, population.bigAccountId, now, endDay, options.reportRuns, log);
@@ -238,14 +242,18 @@ async function timeRecorder(
       if (performance.now() - lastProgress > 10_000) {
         lastProgress = performance.now();
         const written = recorder.stats().written;
-        log(`  recorder: ${written.toLocaleString('en-US')} / ${total.toLocaleString('en-US')} written, ${Math.round(written / ((lastProgress - started) / 1000))} events/s`);
+        log(
+          `  recorder: ${written.toLocaleString('en-US')} / ${total.toLocaleString('en-US')} written, ${Math.round(written / ((lastProgress - started) / 1000))} events/s`,
+        );
       }
     }
   }
   const drained = await recorder.drain(600_000);
   const seconds = (performance.now() - started) / 1000;
   const stats = recorder.stats();
-  log(`  recorder: ${stats.written.toLocaleString('en-US')} events in ${seconds.toFixed(1)} s (lost ${drained.lost}, dropped ${stats.dropped})`);
+  log(
+    `  recorder: ${stats.written.toLocaleString('en-US')} events in ${seconds.toFixed(1)} s (lost ${drained.lost}, dropped ${stats.dropped})`,
+  );
   return { eventsPerSecond: stats.written / seconds, lost: drained.lost + stats.dropped };
 }
 
@@ -267,7 +275,14 @@ interface ReportTiming {
   rows: number;
 }
 
-async function timeReport(store: Store, accountId: string, now: number, endDay: number, runs: number, log: (line: string) => void): Promise<ReportTiming> {
+async function timeReport(
+  store: Store,
+  accountId: string,
+  now: number,
+  endDay: number,
+  runs: number,
+  log: (line: string) => void,
+): Promise<ReportTiming> {
   const reporter = createUsageReporter({ store, now: () => now });
   const query = { start: formatDay(endDay - (REPORT_RANGE_DAYS - 1)), end: formatDay(endDay) };
   const warmUp = 3;
@@ -295,7 +310,9 @@ async function timeReport(store: Store, accountId: string, now: number, endDay: 
     rows = dailyRows.length;
     jsonBytes = json.length;
   }
-  log(`  report ${query.start} .. ${query.end}: ${keys} keys, ${rows} day rows, runs (ms): ${reportMs.map((ms) => ms.toFixed(0)).join(' ')}`);
+  log(
+    `  report ${query.start} .. ${query.end}: ${keys} keys, ${rows} day rows, runs (ms): ${reportMs.map((ms) => ms.toFixed(0)).join(' ')}`,
+  );
   return {
     medianMs: percentile(reportMs, 0.5),
     p95Ms: percentile(reportMs, 0.95),
@@ -327,7 +344,8 @@ async function main(argv: string[]): Promise<number> {
     return value;
   };
   const layout = values.layout ?? 'both';
-  if (layout !== 'both' && layout !== 'spread' && layout !== 'single') throw new Error(`--layout: expected spread, single or both, got ${layout}`);
+  if (layout !== 'both' && layout !== 'spread' && layout !== 'single')
+    throw new Error(`--layout: expected spread, single or both, got ${layout}`);
   const rows = await runUsageBench({
     dialect: values.sqlite ? 'sqlite' : 'postgres',
     layouts: layout === 'both' ? DEFAULT_USAGE_BENCH_OPTIONS.layouts : [layout],

@@ -37,7 +37,7 @@ export const ModelAllowListSchema = z
 
 export const AccountSchema = z
   .object({
-    id: z.string().describe('The account\'s id (`acct_…`).'),
+    id: z.string().describe("The account's id (`acct_…`)."),
     name: z.string().describe('Its name.'),
     created_at: z.string().describe('ISO 8601 time.'),
     rpm: z.number().int().nullable().describe("Ceiling of every key's requests per minute; null = none."),
@@ -59,26 +59,28 @@ export type UpdateAccountBody = z.infer<typeof UpdateAccountBodySchema>;
 
 export const KeyStatusSchema = z.enum(['ACTIVE', 'REVOKED']).describe('A revoked key is refused for good.');
 
-export const ApiKeySchema = z.object({
-  id: z.string().describe('The key\'s id (`key_…`), not the secret.'),
-  account_id: z.string().describe('The account it belongs to.'),
-  name: z.string().describe('Its name.'),
-  hint: z.string().describe('The first and last characters of the key, to recognise it.'),
-  status: KeyStatusSchema,
-  blocked: z.boolean().describe('A blocked key is refused (403) until unblocked.'),
-  rpm: z.number().int().nullable().describe('Requests per minute; null = the configured default.'),
-  tpm: z.number().int().nullable().describe('Tokens per minute; null = the configured default.'),
-  created_at: z.string().describe('ISO 8601 time.'),
-  revoked_at: z.string().nullable().describe('ISO 8601 time; null while active.'),
-  blocked_by: z.enum(['operator', 'owner']).nullable().describe("Who blocked the key; an owner cannot lift the operator's block."),
-  models: z.array(z.string()).nullable().describe('The models the key may use (within the account\'s); null = every model.'),
-  expires_at: z.string().nullable().describe('After this time the key is refused (401 key_expired); null = never.'),
-  last_used_at: z.string().nullable().describe('The latest request recorded (written with the usage batches, a few seconds behind).'),
-  previous_secret_expires_at: z
-    .string()
-    .nullable()
-    .describe('After a rotation, when the previous secret stops working; null when no previous secret is accepted.'),
-}).describe('An LLM API key (`sk-…`) without its secret.');
+export const ApiKeySchema = z
+  .object({
+    id: z.string().describe("The key's id (`key_…`), not the secret."),
+    account_id: z.string().describe('The account it belongs to.'),
+    name: z.string().describe('Its name.'),
+    hint: z.string().describe('The first and last characters of the key, to recognise it.'),
+    status: KeyStatusSchema,
+    blocked: z.boolean().describe('A blocked key is refused (403) until unblocked.'),
+    rpm: z.number().int().nullable().describe('Requests per minute; null = the configured default.'),
+    tpm: z.number().int().nullable().describe('Tokens per minute; null = the configured default.'),
+    created_at: z.string().describe('ISO 8601 time.'),
+    revoked_at: z.string().nullable().describe('ISO 8601 time; null while active.'),
+    blocked_by: z.enum(['operator', 'owner']).nullable().describe("Who blocked the key; an owner cannot lift the operator's block."),
+    models: z.array(z.string()).nullable().describe("The models the key may use (within the account's); null = every model."),
+    expires_at: z.string().nullable().describe('After this time the key is refused (401 key_expired); null = never.'),
+    last_used_at: z.string().nullable().describe('The latest request recorded (written with the usage batches, a few seconds behind).'),
+    previous_secret_expires_at: z
+      .string()
+      .nullable()
+      .describe('After a rotation, when the previous secret stops working; null when no previous secret is accepted.'),
+  })
+  .describe('An LLM API key (`sk-…`) without its secret.');
 export type ApiKey = z.infer<typeof ApiKeySchema>;
 
 export const CreatedApiKeySchema = ApiKeySchema.extend({
@@ -89,7 +91,9 @@ export type CreatedApiKey = z.infer<typeof CreatedApiKeySchema>;
 const keyName = z.string().trim().min(1).max(100).describe('A name to recognise the key by; 1 to 100 characters.');
 const ExpiresAtSchema = z.string().datetime({ offset: true }).describe('ISO 8601 time, e.g. 2026-12-31T23:59:59Z.');
 
-export const CreateAccountBodySchema = z.object({ name: z.string().trim().min(1).max(100).describe('Shown in the dashboard and the CLI; 1 to 100 characters.') });
+export const CreateAccountBodySchema = z.object({
+  name: z.string().trim().min(1).max(100).describe('Shown in the dashboard and the CLI; 1 to 100 characters.'),
+});
 
 export const CreateKeyBodySchema = z
   .object({
@@ -129,7 +133,7 @@ export const RotateKeyBodySchema = z
 
 export const AuditEntrySchema = z
   .object({
-    id: z.string().describe('The entry\'s id; ids sort in the order the entries were made.'),
+    id: z.string().describe("The entry's id; ids sort in the order the entries were made."),
     at: z.string().describe('ISO 8601 time.'),
     actor: z.enum(['operator', 'owner']).describe('Who made the change.'),
     account_id: z.string().nullable().describe('The account concerned; null for none.'),
@@ -143,7 +147,7 @@ export const AuditEntrySchema = z
 export type AuditEntry = z.infer<typeof AuditEntrySchema>;
 
 export const AuditQuerySchema = z.object({
-  account_id: z.string().optional().describe('Only this account\'s entries.'),
+  account_id: z.string().optional().describe("Only this account's entries."),
   limit: z.coerce.number().int().min(1).max(500).default(100).describe('Entries per page; 1 to 500.'),
   cursor: z.string().max(200).optional().describe('`next_cursor` of the previous page.'),
 });
@@ -156,28 +160,35 @@ export const AuditPageSchema = z
   })
   .describe('A page of the audit log.');
 
-export const UsageKeyInfoSchema = z.object({
-  exists: z.boolean().describe('Whether the account has a usage query key.'),
-  hint: z.string().nullable().describe('Its first and last characters; null without a key.'),
-  created_at: z.string().nullable().describe('ISO 8601 time; null without a key.'),
-}).describe('The account\'s usage query key, without its secret.');
+export const UsageKeyInfoSchema = z
+  .object({
+    exists: z.boolean().describe('Whether the account has a usage query key.'),
+    hint: z.string().nullable().describe('Its first and last characters; null without a key.'),
+    created_at: z.string().nullable().describe('ISO 8601 time; null without a key.'),
+  })
+  .describe("The account's usage query key, without its secret.");
 
-export const LoginLinkSchema = z.object({
-  url: z.string().describe('Opens the dashboard signed in to the account, once. Hand it to the account owner.'),
-  expires_at: z.string().describe('ISO 8601 time after which the link no longer works.'),
-}).describe('A one-time dashboard sign-in link.');
+export const LoginLinkSchema = z
+  .object({
+    url: z.string().describe('Opens the dashboard signed in to the account, once. Hand it to the account owner.'),
+    expires_at: z.string().describe('ISO 8601 time after which the link no longer works.'),
+  })
+  .describe('A one-time dashboard sign-in link.');
 export type LoginLink = z.infer<typeof LoginLinkSchema>;
 
-export const CreatedUsageKeySchema = z.object({
-  key: z.string().describe('The usage query key (uk-…). Shown once; it replaces the previous one.'),
-  hint: z.string().describe('Its first and last characters.'),
-  created_at: z.string().describe('ISO 8601 time.'),
-}).describe('A new usage query key, with its secret.');
+export const CreatedUsageKeySchema = z
+  .object({
+    key: z.string().describe('The usage query key (uk-…). Shown once; it replaces the previous one.'),
+    hint: z.string().describe('Its first and last characters.'),
+    created_at: z.string().describe('ISO 8601 time.'),
+  })
+  .describe('A new usage query key, with its secret.');
 
-const listOf = <T extends z.ZodTypeAny>(item: T) => z.object({ object: z.literal('list'), data: z.array(item).describe('Every entry, oldest first.') });
+const listOf = <T extends z.ZodTypeAny>(item: T) =>
+  z.object({ object: z.literal('list'), data: z.array(item).describe('Every entry, oldest first.') });
 
-const AccountParams = z.object({ accountId: z.string().describe('The account\'s id (`acct_…`).') });
-const KeyParams = z.object({ keyId: z.string().describe('The key\'s id (`key_…`), not the secret.') });
+const AccountParams = z.object({ accountId: z.string().describe("The account's id (`acct_…`).") });
+const KeyParams = z.object({ keyId: z.string().describe("The key's id (`key_…`), not the secret.") });
 
 export const adminContract = c.router(
   {
@@ -203,7 +214,7 @@ export const adminContract = c.router(
       method: 'PATCH',
       path: '/v1/admin/accounts/:accountId',
       pathParams: AccountParams,
-      summary: "Rename an account or change its ceilings (rpm, tpm, models; null = none)",
+      summary: 'Rename an account or change its ceilings (rpm, tpm, models; null = none)',
       body: UpdateAccountBodySchema,
       responses: { 200: AccountSchema, ...errorResponses },
       metadata: adminMetadata('operator'),
@@ -310,7 +321,7 @@ export const adminContract = c.router(
       method: 'GET',
       path: '/v1/admin/audit',
       query: AuditQuerySchema,
-      summary: 'The audit log of state changes, newest first (an owner sees its own account\'s)',
+      summary: "The audit log of state changes, newest first (an owner sees its own account's)",
       responses: { 200: AuditPageSchema, ...errorResponses },
       metadata: adminMetadata('accounts'),
     },
@@ -318,7 +329,7 @@ export const adminContract = c.router(
       method: 'GET',
       path: '/v1/admin/accounts/:accountId/usage-key',
       pathParams: AccountParams,
-      summary: "Whether the account has a usage query key, and its hint",
+      summary: 'Whether the account has a usage query key, and its hint',
       responses: { 200: UsageKeyInfoSchema, ...errorResponses },
       metadata: adminMetadata('account'),
     },

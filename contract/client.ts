@@ -54,8 +54,7 @@ export class GatewayStreamError extends Error {
   }
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function toErrorBody(status: number, value: unknown, fallback: string): ErrorBodyShape['error'] {
   const error = isRecord(value) && isRecord(value.error) ? value.error : {};
@@ -112,7 +111,10 @@ export async function* streamRoute<R extends StreamingRoute>(
       continue;
     }
     if (isRecord(value) && 'error' in value) throw new GatewayStreamError(200, toErrorBody(200, value, 'The stream failed.'));
-    throw new GatewayStreamError(200, toErrorBody(200, undefined, `An event did not match the route's event schema: ${event.data.slice(0, 200)}`));
+    throw new GatewayStreamError(
+      200,
+      toErrorBody(200, undefined, `An event did not match the route's event schema: ${event.data.slice(0, 200)}`),
+    );
   }
 }
 

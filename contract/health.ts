@@ -4,10 +4,12 @@ import { errorResponses } from './errors.js';
 
 const c = initContract();
 
-export const ReadinessSchema = z.object({
-  status: z.enum(['ok', 'unavailable']).describe('`ok` when every enabled dependency is reachable.'),
-  checks: z.record(z.enum(['ok', 'down', 'disabled'])).describe('Each dependency (database, redis) and its state.'),
-}).describe('Whether the gateway can serve requests.');
+export const ReadinessSchema = z
+  .object({
+    status: z.enum(['ok', 'unavailable']).describe('`ok` when every enabled dependency is reachable.'),
+    checks: z.record(z.enum(['ok', 'down', 'disabled'])).describe('Each dependency (database, redis) and its state.'),
+  })
+  .describe('Whether the gateway can serve requests.');
 
 export const healthContract = c.router({
   health: {

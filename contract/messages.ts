@@ -12,9 +12,14 @@ const c = initContract();
  */
 
 const CacheControlSchema = z
-  .object({ type: z.literal('ephemeral'), ttl: z.enum(['5m', '1h']).optional().describe('How long the cache entry lives: `5m` (default) or `1h`.') })
+  .object({
+    type: z.literal('ephemeral'),
+    ttl: z.enum(['5m', '1h']).optional().describe('How long the cache entry lives: `5m` (default) or `1h`.'),
+  })
   .passthrough();
-const cacheControlField = CacheControlSchema.nullish().describe('A prompt-cache breakpoint: the prompt up to and including this block is cached.');
+const cacheControlField = CacheControlSchema.nullish().describe(
+  'A prompt-cache breakpoint: the prompt up to and including this block is cached.',
+);
 
 export const MessagesTextBlockSchema = z
   .object({
@@ -30,7 +35,7 @@ export const MessagesImageSourceSchema = z.discriminatedUnion('type', [
   z
     .object({
       type: z.literal('base64'),
-      media_type: z.string().min(1).describe('The image\'s media type, e.g. `image/png`.'),
+      media_type: z.string().min(1).describe("The image's media type, e.g. `image/png`."),
       data: z.string().describe('The image bytes, base64-encoded.'),
     })
     .passthrough(),
@@ -79,7 +84,10 @@ export const MessagesThinkingBlockSchema = z
   .object({ type: z.literal('thinking'), thinking: thinkingField, signature: signatureField.optional() })
   .passthrough();
 export const MessagesRedactedThinkingBlockSchema = z
-  .object({ type: z.literal('redacted_thinking'), data: z.string().describe('Encrypted reasoning; send it back unchanged in later turns.') })
+  .object({
+    type: z.literal('redacted_thinking'),
+    data: z.string().describe('Encrypted reasoning; send it back unchanged in later turns.'),
+  })
   .passthrough();
 
 const KNOWN_BLOCK_TYPES: ReadonlySet<string> = new Set(['text', 'image', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking']);
@@ -142,7 +150,7 @@ const ServerToolSchema = z
     type: z
       .string()
       .regex(/^(?!custom$)/)
-      .describe('A server tool\'s versioned type (`web_search_20250305`, …): the upstream runs it.'),
+      .describe("A server tool's versioned type (`web_search_20250305`, …): the upstream runs it."),
     name: z.string().min(1).describe("The tool's name."),
   })
   .passthrough();
@@ -155,7 +163,11 @@ export const MessagesToolChoiceSchema = z
     z.object({ type: z.literal('auto'), disable_parallel_tool_use: disableParallelField }).passthrough(),
     z.object({ type: z.literal('any'), disable_parallel_tool_use: disableParallelField }).passthrough(),
     z
-      .object({ type: z.literal('tool'), name: z.string().min(1).describe('The tool the model must call.'), disable_parallel_tool_use: disableParallelField })
+      .object({
+        type: z.literal('tool'),
+        name: z.string().min(1).describe('The tool the model must call.'),
+        disable_parallel_tool_use: disableParallelField,
+      })
       .passthrough(),
     z.object({ type: z.literal('none') }).passthrough(),
   ])
@@ -165,15 +177,24 @@ export type MessagesToolChoice = z.infer<typeof MessagesToolChoiceSchema>;
 export const MessagesThinkingSchema = z
   .union([
     z
-      .object({ type: z.literal('enabled'), budget_tokens: z.number().int().min(1).describe('Most tokens the model may spend reasoning; less than `max_tokens`.') })
+      .object({
+        type: z.literal('enabled'),
+        budget_tokens: z.number().int().min(1).describe('Most tokens the model may spend reasoning; less than `max_tokens`.'),
+      })
       .passthrough(),
     z
-      .object({ type: z.enum(['disabled', 'adaptive']).describe('`disabled`: no extended thinking; `adaptive`: the model decides how much to reason.') })
+      .object({
+        type: z
+          .enum(['disabled', 'adaptive'])
+          .describe('`disabled`: no extended thinking; `adaptive`: the model decides how much to reason.'),
+      })
       .passthrough(),
   ])
   .describe('Extended thinking: the model reasons in `thinking` blocks before it answers.');
 
-export const MessagesSystemSchema = z.union([z.string(), z.array(MessagesTextBlockSchema)]).describe('The system prompt: a text or text blocks.');
+export const MessagesSystemSchema = z
+  .union([z.string(), z.array(MessagesTextBlockSchema)])
+  .describe('The system prompt: a text or text blocks.');
 
 const promptFields = {
   model: z.string().min(1).describe('A model id from GET /v1/models.'),
@@ -206,7 +227,9 @@ export type MessagesRequest = z.infer<typeof MessagesRequestSchema>;
 export const CountTokensRequestSchema = z.object(promptFields).passthrough();
 export type CountTokensRequest = z.infer<typeof CountTokensRequestSchema>;
 
-export const CountTokensResponseSchema = z.object({ input_tokens: z.number().int().describe('Tokens of the prompt: messages, system and tools.') });
+export const CountTokensResponseSchema = z.object({
+  input_tokens: z.number().int().describe('Tokens of the prompt: messages, system and tools.'),
+});
 export type CountTokensResponse = z.infer<typeof CountTokensResponseSchema>;
 
 // ---- Replies ------------------------------------------------------------------------------
@@ -255,7 +278,9 @@ export const MessagesResponseSchema = z
     content: z.array(MessagesResponseBlockSchema).describe("The reply's content blocks, in order."),
     stop_reason: MessagesStopReasonSchema.or(z.string())
       .nullable()
-      .describe('Why the reply ended: `end_turn`, `max_tokens`, `stop_sequence`, `tool_use`, `pause_turn` or `refusal`; null in `message_start`.'),
+      .describe(
+        'Why the reply ended: `end_turn`, `max_tokens`, `stop_sequence`, `tool_use`, `pause_turn` or `refusal`; null in `message_start`.',
+      ),
     stop_sequence: z.string().nullable().describe('The stop sequence that ended the reply, if one did.'),
     usage: MessagesUsageSchema,
   })
@@ -274,7 +299,10 @@ export const MessagesStreamEventSchema = z.discriminatedUnion('type', [
     delta: z
       .union([
         z.object({ type: z.literal('text_delta'), text: z.string().describe('The next piece of the text.') }),
-        z.object({ type: z.literal('input_json_delta'), partial_json: z.string().describe("The next piece of the tool input's JSON text.") }),
+        z.object({
+          type: z.literal('input_json_delta'),
+          partial_json: z.string().describe("The next piece of the tool input's JSON text."),
+        }),
         z.object({ type: z.literal('thinking_delta'), thinking: z.string().describe('The next piece of the reasoning.') }),
         z.object({ type: z.literal('signature_delta'), signature: z.string().describe("The thinking block's signature.") }),
       ])
@@ -298,7 +326,10 @@ export const MessagesStreamEventSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('error'),
     error: z
-      .object({ type: z.string().describe('An Anthropic error type (`overloaded_error`, …).'), message: z.string().describe('What went wrong, for a person.') })
+      .object({
+        type: z.string().describe('An Anthropic error type (`overloaded_error`, …).'),
+        message: z.string().describe('What went wrong, for a person.'),
+      })
       .describe('Why the stream failed after it started; the stream ends after it.'),
   }),
 ]);
@@ -321,9 +352,10 @@ export type MessagesErrorType = z.infer<typeof MessagesErrorTypeSchema>;
 /** The error body on these routes: Anthropic's shape, with the gateway's statuses (docs/errors.md). */
 export const MessagesErrorBodySchema = z.object({
   type: z.literal('error'),
-  error: z.object({ type: MessagesErrorTypeSchema, message: z.string().describe('What went wrong, for a person.') }).describe('What went wrong.'),
+  error: z
+    .object({ type: MessagesErrorTypeSchema, message: z.string().describe('What went wrong, for a person.') })
+    .describe('What went wrong.'),
   request_id: z.string().optional().describe('The id of the request, to quote when reporting a problem.'),
-
 });
 export type MessagesErrorBody = z.infer<typeof MessagesErrorBodySchema>;
 
@@ -368,7 +400,12 @@ export const messagesContract = c.router({
       streamChunk: MessagesStreamEventSchema,
       errorFormat: 'anthropic',
       examples: {
-        request: { model: 'mock-chat', max_tokens: 64, system: 'Answer briefly.', messages: [{ role: 'user', content: 'What is a gateway?' }] },
+        request: {
+          model: 'mock-chat',
+          max_tokens: 64,
+          system: 'Answer briefly.',
+          messages: [{ role: 'user', content: 'What is a gateway?' }],
+        },
         response: {
           id: 'msg_01XFDUDYJgAACzvnptvVoYEL',
           type: 'message',
@@ -404,7 +441,10 @@ export const messagesContract = c.router({
     metadata: {
       auth: 'api-key',
       errorFormat: 'anthropic',
-      examples: { request: { model: 'mock-chat', messages: [{ role: 'user', content: 'What is a gateway?' }] }, response: { input_tokens: 12 } },
+      examples: {
+        request: { model: 'mock-chat', messages: [{ role: 'user', content: 'What is a gateway?' }] },
+        response: { input_tokens: 12 },
+      },
     } as const,
   },
 });

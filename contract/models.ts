@@ -14,8 +14,14 @@ const RatesShape = {
   input_per_million: z.number().describe('Prompt tokens neither read from nor written to the prompt cache.'),
   output_per_million: z.number().describe('Completion tokens, reasoning included.'),
   cache_read_per_million: z.number().optional().describe('Prompt tokens read from the prompt cache; absent = input_per_million.'),
-  cache_write_per_million: z.number().optional().describe('Prompt tokens written to the prompt cache, 5-minute lifetime; absent = input_per_million.'),
-  cache_write_1h_per_million: z.number().optional().describe('Prompt tokens written to the prompt cache, 1-hour lifetime; absent = input_per_million.'),
+  cache_write_per_million: z
+    .number()
+    .optional()
+    .describe('Prompt tokens written to the prompt cache, 5-minute lifetime; absent = input_per_million.'),
+  cache_write_1h_per_million: z
+    .number()
+    .optional()
+    .describe('Prompt tokens written to the prompt cache, 1-hour lifetime; absent = input_per_million.'),
 };
 
 export const PricingEntrySchema = z.object({
@@ -24,19 +30,21 @@ export const PricingEntrySchema = z.object({
     .object({ threshold_tokens: z.number().int().describe('The prompt size above which these rates apply.'), ...RatesShape })
 
     .optional()
-    .describe("Rates of every token of a request whose whole prompt (cached included) is over threshold_tokens."),
+    .describe('Rates of every token of a request whose whole prompt (cached included) is over threshold_tokens.'),
 });
 export type PricingEntry = z.infer<typeof PricingEntrySchema>;
 
-export const ModelEntrySchema = z.object({
-  id: z.string().describe('The id to send as `model`.'),
-  object: z.literal('model'),
-  owned_by: z.string().describe('Who makes the model.'),
-  capabilities: z.array(CapabilitySchema).describe('What the model can do.'),
-  context_window: z.number().int().describe('Most tokens of request and reply together.'),
-  pricing: PricingEntrySchema,
-  dimensions: z.array(z.number().int()).optional().describe('Embeddings models: the vector lengths `dimensions` may ask for.'),
-}).describe('A model of the catalogue.');
+export const ModelEntrySchema = z
+  .object({
+    id: z.string().describe('The id to send as `model`.'),
+    object: z.literal('model'),
+    owned_by: z.string().describe('Who makes the model.'),
+    capabilities: z.array(CapabilitySchema).describe('What the model can do.'),
+    context_window: z.number().int().describe('Most tokens of request and reply together.'),
+    pricing: PricingEntrySchema,
+    dimensions: z.array(z.number().int()).optional().describe('Embeddings models: the vector lengths `dimensions` may ask for.'),
+  })
+  .describe('A model of the catalogue.');
 export type ModelEntry = z.infer<typeof ModelEntrySchema>;
 
 export const ModelListSchema = z

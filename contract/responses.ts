@@ -27,8 +27,16 @@ export const RefusalPartSchema = z
   .object({ type: z.literal('refusal'), refusal: z.string().describe("The model's refusal in an earlier turn.") })
   .passthrough();
 /** Parts the translated path cannot send (input_file, input_audio, …) are kept for pass-through. */
-export const OtherPartSchema = z.object({ type: z.string().describe('Another part type (`input_file`, `input_audio`, …), passed as it came.') }).passthrough();
-export const InputContentPartSchema = z.union([InputTextPartSchema, InputImagePartSchema, OutputTextPartSchema, RefusalPartSchema, OtherPartSchema]);
+export const OtherPartSchema = z
+  .object({ type: z.string().describe('Another part type (`input_file`, `input_audio`, …), passed as it came.') })
+  .passthrough();
+export const InputContentPartSchema = z.union([
+  InputTextPartSchema,
+  InputImagePartSchema,
+  OutputTextPartSchema,
+  RefusalPartSchema,
+  OtherPartSchema,
+]);
 export type InputContentPart = z.infer<typeof InputContentPartSchema>;
 
 export const MessageItemSchema = z
@@ -85,7 +93,9 @@ export const ReasoningItemSchema = z
   })
   .passthrough();
 /** Any other item (item_reference, web_search_call, …): refused or dropped by the translation. */
-export const OtherItemSchema = z.object({ type: z.string().describe('Another item type (`item_reference`, `web_search_call`, …).') }).passthrough();
+export const OtherItemSchema = z
+  .object({ type: z.string().describe('Another item type (`item_reference`, `web_search_call`, …).') })
+  .passthrough();
 
 export const InputItemSchema = z.union([
   MessageItemSchema,
@@ -127,7 +137,10 @@ export const ResponsesToolChoiceSchema = z
   .union([
     z.enum(['none', 'auto', 'required']),
     z
-      .object({ type: z.enum(['function', 'custom']).describe('The kind of tool.'), name: z.string().describe('The tool the model must call.') })
+      .object({
+        type: z.enum(['function', 'custom']).describe('The kind of tool.'),
+        name: z.string().describe('The tool the model must call.'),
+      })
       .passthrough(),
     z.object({ type: z.string().describe('A hosted tool type the model must use.') }).passthrough(),
   ])
@@ -149,7 +162,9 @@ export const TextFormatSchema = z
   ])
   .describe('`text` (default), `json_object` (any JSON) or `json_schema` (JSON following a schema).');
 
-export const ReasoningEffortSchema = z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh']).describe('How much the model reasons before it answers.');
+export const ReasoningEffortSchema = z
+  .enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh'])
+  .describe('How much the model reasons before it answers.');
 
 export const ResponsesRequestSchema = z
   .object({
@@ -254,7 +269,10 @@ export const ResponseObjectSchema = z
     created_at: z.number().describe('Unix time (seconds) of the response.'),
     status: ResponseStatusSchema,
     error: z
-      .object({ code: z.string().describe('The error code, e.g. `upstream_unavailable`.'), message: z.string().describe('What went wrong, for a person.') })
+      .object({
+        code: z.string().describe('The error code, e.g. `upstream_unavailable`.'),
+        message: z.string().describe('What went wrong, for a person.'),
+      })
       .nullable()
       .describe('Why the response failed; null otherwise.'),
     incomplete_details: z
@@ -314,7 +332,13 @@ export const responsesContract = c.router({
               content: [{ type: 'output_text', text: 'A single entry point in front of several services.', annotations: [] }],
             },
           ],
-          usage: { input_tokens: 18, input_tokens_details: { cached_tokens: 0 }, output_tokens: 10, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 28 },
+          usage: {
+            input_tokens: 18,
+            input_tokens_details: { cached_tokens: 0 },
+            output_tokens: 10,
+            output_tokens_details: { reasoning_tokens: 0 },
+            total_tokens: 28,
+          },
         },
         stream:
           'event: response.created\ndata: {"type":"response.created","sequence_number":0,"response":{"id":"resp_1","object":"response",' +

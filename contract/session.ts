@@ -20,17 +20,19 @@ export const SignInBodySchema = z.object({
     .trim()
     .min(1)
     .max(512)
-    .describe('The operator\'s admin token, or the token of an account\'s one-time login link (`lt-…`).'),
+    .describe("The operator's admin token, or the token of an account's one-time login link (`lt-…`)."),
 });
 export type SignInBody = z.infer<typeof SignInBodySchema>;
 
-export const DashboardSessionSchema = z.object({
-  object: z.literal('dashboard.session'),
-  role: z.enum(['operator', 'account']).describe('`operator`: every account; `account`: only `account`.'),
-  account: AccountSchema.nullable().describe('The account an owner signed in to; null for the operator.'),
-  csrf_token: z.string().describe(`Send it as \`${CSRF_HEADER}\` on every POST, PATCH and DELETE authenticated by the cookie.`),
-  expires_at: z.string().describe('ISO 8601 time when the session ends.'),
-}).describe('A dashboard session.');
+export const DashboardSessionSchema = z
+  .object({
+    object: z.literal('dashboard.session'),
+    role: z.enum(['operator', 'account']).describe('`operator`: every account; `account`: only `account`.'),
+    account: AccountSchema.nullable().describe('The account an owner signed in to; null for the operator.'),
+    csrf_token: z.string().describe(`Send it as \`${CSRF_HEADER}\` on every POST, PATCH and DELETE authenticated by the cookie.`),
+    expires_at: z.string().describe('ISO 8601 time when the session ends.'),
+  })
+  .describe('A dashboard session.');
 export type DashboardSession = z.infer<typeof DashboardSessionSchema>;
 
 export const sessionContract = c.router(

@@ -23,24 +23,28 @@ export const UsageDailyRowSchema = z
   .describe('One day of one key.');
 export type UsageDailyRow = z.infer<typeof UsageDailyRowSchema>;
 
-export const UsageKeyEntrySchema = z.object({
-  name: z.string().describe('The key\'s name.'),
-  hint: z.string().describe('The key\'s first and last characters, to recognise it.'),
-  status: z.enum(['ACTIVE', 'REVOKED']).describe('A revoked key is refused for good.'),
-  blocked: z.boolean().describe('A blocked key is refused (403) until unblocked.'),
-  created_at: z.string().describe('ISO 8601 time.'),
-  total: z.object(SpendCountsShape).describe('The sums over the range.'),
-  daily: z.array(UsageDailyRowSchema).describe('Every day of the range, oldest first, zeros included.'),
-}).describe('One API key of the account and its usage.');
+export const UsageKeyEntrySchema = z
+  .object({
+    name: z.string().describe("The key's name."),
+    hint: z.string().describe("The key's first and last characters, to recognise it."),
+    status: z.enum(['ACTIVE', 'REVOKED']).describe('A revoked key is refused for good.'),
+    blocked: z.boolean().describe('A blocked key is refused (403) until unblocked.'),
+    created_at: z.string().describe('ISO 8601 time.'),
+    total: z.object(SpendCountsShape).describe('The sums over the range.'),
+    daily: z.array(UsageDailyRowSchema).describe('Every day of the range, oldest first, zeros included.'),
+  })
+  .describe('One API key of the account and its usage.');
 export type UsageKeyEntry = z.infer<typeof UsageKeyEntrySchema>;
 
-export const UsageReportSchema = z.object({
-  object: z.literal('usage.keys'),
-  start: z.string().describe('First day of the range, YYYY-MM-DD.'),
-  end: z.string().describe('Last day of the range, YYYY-MM-DD.'),
-  timezone: z.literal('Asia/Shanghai').describe('The days are Asia/Shanghai calendar days.'),
-  keys: z.array(UsageKeyEntrySchema).describe('Every API key of the account, revoked ones included.'),
-}).describe('The per-key usage of an account (docs/usage-report.md).');
+export const UsageReportSchema = z
+  .object({
+    object: z.literal('usage.keys'),
+    start: z.string().describe('First day of the range, YYYY-MM-DD.'),
+    end: z.string().describe('Last day of the range, YYYY-MM-DD.'),
+    timezone: z.literal('Asia/Shanghai').describe('The days are Asia/Shanghai calendar days.'),
+    keys: z.array(UsageKeyEntrySchema).describe('Every API key of the account, revoked ones included.'),
+  })
+  .describe('The per-key usage of an account (docs/usage-report.md).');
 export type UsageReport = z.infer<typeof UsageReportSchema>;
 
 /** The parts of the token counts (docs/pricing.md), in the admin report only. */
@@ -58,10 +62,14 @@ export type UsageModelEntry = z.infer<typeof UsageModelEntrySchema>;
 
 export const DetailedUsageKeyEntrySchema = UsageKeyEntrySchema.extend({
   total: z.object({ ...SpendCountsShape, ...BreakdownShape }).describe('The sums over the range, with the token breakdown.'),
-  daily: z.array(UsageDailyRowSchema.extend(BreakdownShape)).describe('Every day of the range, oldest first, zeros included, with the token breakdown.'),
+  daily: z
+    .array(UsageDailyRowSchema.extend(BreakdownShape))
+    .describe('Every day of the range, oldest first, zeros included, with the token breakdown.'),
   models: z
     .array(UsageModelEntrySchema)
-    .describe("The key's usage per model over the range, summed from the usage events (kept usage.retention_days); spend rounded once per model."),
+    .describe(
+      "The key's usage per model over the range, summed from the usage events (kept usage.retention_days); spend rounded once per model.",
+    ),
 });
 export type DetailedUsageKeyEntry = z.infer<typeof DetailedUsageKeyEntrySchema>;
 
@@ -78,7 +86,7 @@ export const usageContract = c.router({
     path: '/v1/usage/keys',
     summary: 'Per-key usage report of the account',
     description:
-      'Bucketed by Asia/Shanghai calendar day. Authenticated with the account\'s usage query key (`uk-…`). ' +
+      "Bucketed by Asia/Shanghai calendar day. Authenticated with the account's usage query key (`uk-…`). " +
       'At most 92 days; 30 requests per minute per key and 120 per minute per client IP.',
     query: UsageQuerySchema,
     responses: { 200: UsageReportSchema, ...errorResponses },

@@ -60,7 +60,8 @@ function namedSchemas(): Record<string, ZodTypeAny> {
   const parameterObjects = new Set<unknown>(listRoutes(contract).flatMap((route) => [route.query, route.pathParams]));
   const named: Record<string, ZodTypeAny> = {};
   for (const [exportName, value] of Object.entries(schemas)) {
-    if (exportName.endsWith('Schema') && isZodType(value) && !parameterObjects.has(value)) named[exportName.slice(0, -'Schema'.length)] = value as ZodTypeAny;
+    if (exportName.endsWith('Schema') && isZodType(value) && !parameterObjects.has(value))
+      named[exportName.slice(0, -'Schema'.length)] = value as ZodTypeAny;
   }
   return named;
 }
@@ -110,7 +111,8 @@ function responseEntry(status: number, schema: unknown, writer: JsonSchemaWriter
   const json: JsonSchema = { schema: writer.write(schema as ZodTypeAny) };
   if (status < 300 && metadata.examples?.response !== undefined) json.example = metadata.examples.response;
   const content: Record<string, JsonSchema> = { 'application/json': json };
-  if (status === 200 && metadata.streamChunk) content['text/event-stream'] = eventStream(metadata.streamChunk, metadata.examples?.stream, writer);
+  if (status === 200 && metadata.streamChunk)
+    content['text/event-stream'] = eventStream(metadata.streamChunk, metadata.examples?.stream, writer);
   return { description, content };
 }
 
@@ -127,7 +129,7 @@ function eventStream(chunk: ZodTypeAny, example: string | undefined, writer: Jso
       type: 'string',
       description:
         `With \`stream: true\` in the body: server-sent events, each \`data: <JSON>\` holding one \`${name}\` ` +
-        '(components/schemas, and the `x-event-schema` of this media type). The operation\'s description says how the stream ends.',
+        "(components/schemas, and the `x-event-schema` of this media type). The operation's description says how the stream ends.",
     },
     'x-event-schema': writer.write(chunk),
   };
@@ -183,7 +185,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
         'Chat completions (with streaming), the OpenAI Responses and Anthropic Messages APIs, embeddings, a model catalogue ' +
         'and a per-key usage report, behind API keys with rate limits and exact usage accounting. Errors have the body ' +
         '`{"error": {"message", "type", "param", "code"}}` (docs/errors.md), except on /v1/messages, which answers with ' +
-        'Anthropic\'s error body.',
+        "Anthropic's error body.",
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: '/', description: 'The gateway serving this document.' }],

@@ -14,5 +14,7 @@ if (existsSync(source)) {
   mkdirSync(path.dirname(target), { recursive: true });
   copyFileSync(source, target);
 } else if (!existsSync(target)) {
-  process.stderr.write('warning: @scalar/api-reference is not installed: GET /docs will answer 503 until `npm run build` runs with devDependencies.\n');
+  process.stderr.write(
+    'warning: @scalar/api-reference is not installed: GET /docs will answer 503 until `npm run build` runs with devDependencies.\n',
+  );
 }

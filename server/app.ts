@@ -97,7 +97,13 @@ export function createApp(dependencies: AppDependencies): GatewayListener {
   const router = s.router(restOfContract, {
     models: modelsRouter(config.models, dependencies.keys, dependencies.now),
     usage: usageRouter({ limiter: dependencies.limiter, limits: config.limits, usageReport }),
-    admin: adminRouter({ store: dependencies.store, keys: dependencies.keys, now: dependencies.now, usageReport, catalogue: new Set(calls.catalogue.byId.keys()) }),
+    admin: adminRouter({
+      store: dependencies.store,
+      keys: dependencies.keys,
+      now: dependencies.now,
+      usageReport,
+      catalogue: new Set(calls.catalogue.byId.keys()),
+    }),
     session: sessionRouter({ ...sessions, adminTokenHash, secretAttempts }),
     health: healthRouter(dependencies.readiness, dependencies.openapiDocument),
   });
@@ -106,7 +112,10 @@ export function createApp(dependencies: AppDependencies): GatewayListener {
     logInitialization: false,
     jsonQuery: false,
     responseValidation: false,
-    globalMiddleware: [authenticate({ keys: dependencies.keys, adminTokenHash, sessions, secretAttempts }), authorizeAccount({ store: dependencies.store })],
+    globalMiddleware: [
+      authenticate({ keys: dependencies.keys, adminTokenHash, sessions, secretAttempts }),
+      authorizeAccount({ store: dependencies.store }),
+    ],
     requestValidationErrorHandler: (error, _request, _response, next) => next(toValidationError(error)),
   });
 
@@ -114,7 +123,15 @@ export function createApp(dependencies: AppDependencies): GatewayListener {
   app.get(API_REFERENCE_SCRIPT_PATH, apiReferenceScript());
   app.use('/dashboard', dashboardFiles(dependencies.dashboardDirectory));
   app.get(METRICS_PATH, metricsEndpoint(dependencies.metrics, config.metricsToken));
-  app.use(routeNotFound([...listRoutes(contract), { method: 'GET', path: '/docs' }, { method: 'GET', path: API_REFERENCE_SCRIPT_PATH }, { method: 'GET', path: METRICS_PATH }, { method: 'GET', path: '/dashboard' }]));
+  app.use(
+    routeNotFound([
+      ...listRoutes(contract),
+      { method: 'GET', path: '/docs' },
+      { method: 'GET', path: API_REFERENCE_SCRIPT_PATH },
+      { method: 'GET', path: METRICS_PATH },
+      { method: 'GET', path: '/dashboard' },
+    ]),
+  );
   app.use(errorHandler(logger));
 
   const pipeline = new ModelPipeline({
@@ -165,7 +182,14 @@ function clientIpFor(app: Express, trustProxy: Config['server']['trustProxy']): 
     const socketAddress = request.socket.remoteAddress;
     if (socketAddress === undefined) return undefined;
     const header = request.headers['x-forwarded-for'];
-    const forwarded = typeof header === 'string' ? header.split(',').map((part) => part.trim()).filter((part) => part.length > 0).reverse() : [];
+    const forwarded =
+      typeof header === 'string'
+        ? header
+            .split(',')
+            .map((part) => part.trim())
+            .filter((part) => part.length > 0)
+            .reverse()
+        : [];
     const chain = [socketAddress, ...forwarded];
     for (let hop = 0; hop < chain.length - 1; hop++) if (!trust(chain[hop] as string, hop)) return chain[hop];
     return chain[chain.length - 1];

@@ -80,7 +80,9 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   const generateId = options.generateId ?? randomHexIds();
   const store = options.store ?? (await createStore(config.databaseUrl));
 
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 0, enableOfflineQueue: false }) : null;
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 0, enableOfflineQueue: false })
+    : null;
   redis?.on('error', () => undefined);
 
   // docs/keys-and-accounts.md: a key change reaches every instance within 1 s: at once through Redis
@@ -97,7 +99,8 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
         redisUrl: config.redisUrl,
         onEvent: (event) => void keys.reload(event),
         onResubscribed: () => void keys.refresh(),
-        onError: (error) => logger.warn({ err: error }, 'key-change channel unavailable; key changes from other instances arrive by polling'),
+        onError: (error) =>
+          logger.warn({ err: error }, 'key-change channel unavailable; key changes from other instances arrive by polling'),
       })
     : null;
   let rateStore: RateLimitStore = createMemoryRateLimitStore({ now });
@@ -149,7 +152,8 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
       });
   // Before anything is served: what the journal holds from a previous run is stored first.
   const journalDirectory = config.usage.durability === 'journal' ? options.usageJournalDirectory : undefined;
-  const replayed = recorder && journalDirectory ? await replayJournal(journalDirectory, store, { logger, batchSize: config.usage.flushBatchSize }) : null;
+  const replayed =
+    recorder && journalDirectory ? await replayJournal(journalDirectory, store, { logger, batchSize: config.usage.flushBatchSize }) : null;
   if (recorder && journalDirectory && replayed) {
     journal = new UsageJournal({
       directory: journalDirectory,
@@ -186,7 +190,10 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   const metrics = createGatewayMetrics(
     {
       usage: recorder ? () => recorder.stats() : undefined,
-      journal: journal && replayed ? () => ({ ...(journal as UsageJournal).stats(), replayed: replayed.replayed, torn: replayed.torn }) : undefined,
+      journal:
+        journal && replayed
+          ? () => ({ ...(journal as UsageJournal).stats(), replayed: replayed.replayed, torn: replayed.torn })
+          : undefined,
       streamsInFlight: () => streams.active(),
       redisUp: resilient ? () => resilient?.status() === 'ok' : undefined,
     },

@@ -67,10 +67,18 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex, inP
 
 function describe(code: string | undefined): [number, string, GatewayError] {
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    return [408, 'Request Timeout', new GatewayError(408, 'invalid_request_error', 'request_timeout', 'The request was not received in time.')];
+    return [
+      408,
+      'Request Timeout',
+      new GatewayError(408, 'invalid_request_error', 'request_timeout', 'The request was not received in time.'),
+    ];
   }
   if (code === 'HPE_HEADER_OVERFLOW') {
-    return [431, 'Request Header Fields Too Large', new GatewayError(431, 'invalid_request_error', 'headers_too_large', 'The request headers are too large.')];
+    return [
+      431,
+      'Request Header Fields Too Large',
+      new GatewayError(431, 'invalid_request_error', 'headers_too_large', 'The request headers are too large.'),
+    ];
   }
   return [400, 'Bad Request', new GatewayError(400, 'invalid_request_error', 'bad_request', 'The request is not valid HTTP.')];
 }

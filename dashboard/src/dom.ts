@@ -56,11 +56,7 @@ export function uid(prefix: string): string {
 }
 
 /** A labelled form field: the label is always visible (never a placeholder-only input). */
-export function field(
-  label: string,
-  input: HTMLInputElement | HTMLSelectElement,
-  hint?: string,
-): HTMLDivElement {
+export function field(label: string, input: HTMLInputElement | HTMLSelectElement, hint?: string): HTMLDivElement {
   const id = input.id || uid('field');
   input.id = id;
   const hintElement = hint ? h('small', { class: 'hint', id: `${id}-hint` }, hint) : null;

@@ -20,7 +20,12 @@ function homePage(): void {
 }
 
 function notFoundPage({ main }: PageContext): void {
-  replaceChildren(main, h('h1', { tabindex: '-1' }, 'Page not found'), h('p', {}, 'There is no dashboard page at this address. '), h('a', { href: paths.home() }, 'Go to the start page'));
+  replaceChildren(
+    main,
+    h('h1', { tabindex: '-1' }, 'Page not found'),
+    h('p', {}, 'There is no dashboard page at this address. '),
+    h('a', { href: paths.home() }, 'Go to the start page'),
+  );
 }
 
 const routes = [

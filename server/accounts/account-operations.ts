@@ -28,7 +28,11 @@ export async function listAccounts(dependencies: { store: AuditContext['store'] 
  * none). Lowering one below a key's own limit is allowed: the key is then held to the ceiling.
  * The account's keys carry the ceilings in every instance's key cache, refreshed with them.
  */
-export async function updateAccount(dependencies: AccountOperationsDependencies, accountId: string, change: UpdateAccountBody): Promise<Account> {
+export async function updateAccount(
+  dependencies: AccountOperationsDependencies,
+  accountId: string,
+  change: UpdateAccountBody,
+): Promise<Account> {
   const current = await dependencies.store.getAccount(accountId);
   if (!current) throw accountNotFound(accountId);
   if (change.models) {
@@ -42,6 +46,12 @@ export async function updateAccount(dependencies: AccountOperationsDependencies,
     for (const key of await dependencies.store.listApiKeys(accountId)) await dependencies.cache.apiKeyChanged(key);
   }
   const view = toAccountView(row);
-  await recordAudit(dependencies, { action: 'account.update', accountId, targetId: accountId, before: toAccountView(current), after: view });
+  await recordAudit(dependencies, {
+    action: 'account.update',
+    accountId,
+    targetId: accountId,
+    before: toAccountView(current),
+    after: view,
+  });
   return view;
 }

@@ -41,10 +41,15 @@ export async function runPrimary(
 ): Promise<number> {
   if (!config.redisUrl) {
     // Each worker would keep its own in-memory buckets: every key would get N times its limits.
-    throw new Error(`--workers ${workers} needs REDIS_URL: rate limits must be shared by the workers (or run one process per machine without --workers)`);
+    throw new Error(
+      `--workers ${workers} needs REDIS_URL: rate limits must be shared by the workers (or run one process per machine without --workers)`,
+    );
   }
   if (parseDatabaseUrl(config.databaseUrl).kind === 'sqlite') {
-    logger.warn({ workers }, 'SQLite with --workers: all workers share one database file (WAL mode, writes take turns); use Postgres for heavy traffic or several machines');
+    logger.warn(
+      { workers },
+      'SQLite with --workers: all workers share one database file (WAL mode, writes take turns); use Postgres for heavy traffic or several machines',
+    );
   }
   const applied = await migrateOnce();
   if (applied.length > 0) logger.info({ applied }, 'database migrated');
@@ -162,5 +167,10 @@ export function workerMetrics(): WorkerMetrics {
 }
 
 function isMessage(message: unknown, type: string): message is { type: string; id: number } {
-  return typeof message === 'object' && message !== null && (message as { type?: unknown }).type === type && typeof (message as { id?: unknown }).id === 'number';
+  return (
+    typeof message === 'object' &&
+    message !== null &&
+    (message as { type?: unknown }).type === type &&
+    typeof (message as { id?: unknown }).id === 'number'
+  );
 }

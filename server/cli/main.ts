@@ -1,7 +1,13 @@
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { CreateAccountBodySchema, CreateKeyBodySchema, ModelAllowListSchema, UpdateAccountBodySchema, UpdateKeyBodySchema } from '../../contract';
+import {
+  CreateAccountBodySchema,
+  CreateKeyBodySchema,
+  ModelAllowListSchema,
+  UpdateAccountBodySchema,
+  UpdateKeyBodySchema,
+} from '../../contract';
 import { createAccount, listAccounts, updateAccount } from '../accounts/account-operations';
 import { listAudit } from '../audit/audit-log';
 import { ConfigError, loadConfig } from '../config/load-config';
@@ -122,10 +128,16 @@ export async function main(argv: string[], env: Record<string, string | undefine
     const redisUrl = config.redisUrl;
     const cache = new KeyCache(store, {
       broadcast: redisUrl ? (event) => publishKeyEventOnce(redisUrl, event) : undefined,
-      onError: (error) => process.stderr.write(`model-gateway: warning: running servers were not notified through Redis (${describe(error)}); they pick the change up within a second\n`),
+      onError: (error) =>
+        process.stderr.write(
+          `model-gateway: warning: running servers were not notified through Redis (${describe(error)}); they pick the change up within a second\n`,
+        ),
     });
     try {
-      const values = { ...options.values, 'base-url': options.values['base-url'] ?? config.publicUrl ?? `http://localhost:${config.server.port}` };
+      const values = {
+        ...options.values,
+        'base-url': options.values['base-url'] ?? config.publicUrl ?? `http://localhost:${config.server.port}`,
+      };
       const catalogue = new Set(config.models.map((model) => model.id));
       print(await runStoreCommand({ store, cache, now: Date.now, catalogue }, command, subcommand, options.positionals.slice(1), values));
       return 0;
@@ -134,7 +146,11 @@ export async function main(argv: string[], env: Record<string, string | undefine
     }
   } catch (error) {
     // One line, whatever the error's text (some libraries' messages span several).
-    process.stderr.write(`model-gateway: ${describe(error).replace(/\s*\n\s*/g, ' ').trim()}\n`);
+    process.stderr.write(
+      `model-gateway: ${describe(error)
+        .replace(/\s*\n\s*/g, ' ')
+        .trim()}\n`,
+    );
     return 1;
   }
 }
@@ -172,13 +188,19 @@ async function runStoreCommand(
     case 'accounts login-link': {
       const accountId = positionals[0] ?? fail('accounts login-link needs an account id');
       const baseUrl = need('base-url');
-      if (!/^https?:\/\/[^\s/]+(\/\S*)?$/.test(baseUrl)) fail('--base-url must be an http:// or https:// address, e.g. https://gateway.example.com');
+      if (!/^https?:\/\/[^\s/]+(\/\S*)?$/.test(baseUrl))
+        fail('--base-url must be an http:// or https:// address, e.g. https://gateway.example.com');
       return createLoginLink(dependencies, accountId, baseUrl);
     }
     case 'accounts limits': {
       const accountId = positionals[0] ?? fail('accounts limits needs an account id');
-      if (values.rpm === undefined && values.tpm === undefined && values.models === undefined) fail('accounts limits needs --rpm, --tpm and/or --models');
-      const body = checked(UpdateAccountBodySchema, { rpm: limitOption('--rpm', values.rpm), tpm: limitOption('--tpm', values.tpm), models: modelsOption(values.models) });
+      if (values.rpm === undefined && values.tpm === undefined && values.models === undefined)
+        fail('accounts limits needs --rpm, --tpm and/or --models');
+      const body = checked(UpdateAccountBodySchema, {
+        rpm: limitOption('--rpm', values.rpm),
+        tpm: limitOption('--tpm', values.tpm),
+        models: modelsOption(values.models),
+      });
       return updateAccount(dependencies, accountId, { rpm: body.rpm, tpm: body.tpm, models: body.models });
     }
     case 'keys create': {
@@ -209,8 +231,13 @@ async function runStoreCommand(
     case 'keys unblock':
       return changeApiKey(dependencies, keyId(), { kind: 'unblock' });
     case 'keys limits': {
-      if (values.rpm === undefined && values.tpm === undefined && values.models === undefined) fail('keys limits needs --rpm, --tpm and/or --models');
-      const body = checked(UpdateKeyBodySchema, { rpm: limitOption('--rpm', values.rpm), tpm: limitOption('--tpm', values.tpm), models: modelsOption(values.models) });
+      if (values.rpm === undefined && values.tpm === undefined && values.models === undefined)
+        fail('keys limits needs --rpm, --tpm and/or --models');
+      const body = checked(UpdateKeyBodySchema, {
+        rpm: limitOption('--rpm', values.rpm),
+        tpm: limitOption('--tpm', values.tpm),
+        models: modelsOption(values.models),
+      });
       return changeApiKey(dependencies, keyId(), { kind: 'update', rpm: body.rpm, tpm: body.tpm, models: body.models });
     }
     case 'keys expiry': {
@@ -271,7 +298,9 @@ function withNegativeValues(args: string[]): string[] {
 
 /** `--workers` alone (last, or before another flag) means one worker per core. */
 function withWorkersDefault(args: string[]): string[] {
-  return args.flatMap((arg, index) => (arg === '--workers' && (args[index + 1] === undefined || args[index + 1]?.startsWith('--')) ? [arg, 'auto'] : [arg]));
+  return args.flatMap((arg, index) =>
+    arg === '--workers' && (args[index + 1] === undefined || args[index + 1]?.startsWith('--')) ? [arg, 'auto'] : [arg],
+  );
 }
 
 function workersOption(text: string | undefined): number {
@@ -297,13 +326,19 @@ function limitOption(flag: string, text: string | undefined): number | null | un
 function modelsOption(text: string | undefined): string[] | null | undefined {
   if (text === undefined) return undefined;
   if (text === 'all') return null;
-  const parsed = ModelAllowListSchema.safeParse(text.split(',').map((entry) => entry.trim()).filter((entry) => entry !== ''));
+  const parsed = ModelAllowListSchema.safeParse(
+    text
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter((entry) => entry !== ''),
+  );
   if (!parsed.success) fail('--models must be "all" or a comma-separated list of model ids or prefix* patterns');
   return parsed.data;
 }
 
 function timeOption(text: string): Date {
-  if (!z.string().datetime({ offset: true }).safeParse(text).success) fail('--expires-at must be an ISO 8601 time such as 2026-12-31T23:59:59Z');
+  if (!z.string().datetime({ offset: true }).safeParse(text).success)
+    fail('--expires-at must be an ISO 8601 time such as 2026-12-31T23:59:59Z');
   return new Date(text);
 }
 
@@ -318,6 +353,7 @@ function print(value: unknown): void {
 function describe(error: unknown): string {
   if (error instanceof ConfigError || error instanceof CliError || error instanceof GatewayError) return error.message;
   // parseArgs explains some errors over several lines: the first says what is wrong.
-  if (error instanceof Error && 'code' in error && typeof error.code === 'string' && error.code.startsWith('ERR_PARSE_ARGS')) return error.message.split('\n')[0] ?? error.message;
+  if (error instanceof Error && 'code' in error && typeof error.code === 'string' && error.code.startsWith('ERR_PARSE_ARGS'))
+    return error.message.split('\n')[0] ?? error.message;
   return error instanceof Error ? error.message : String(error);
 }

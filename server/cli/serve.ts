@@ -43,7 +43,9 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   if (!config.adminToken) {
     // Said once at start, by the process that owns the port: otherwise a 401 on /v1/admin or a
     // dashboard that cannot sign in is the first sign (docs/configuration.md).
-    logger.warn('GATEWAY_ADMIN_TOKEN is not set: the admin API (/v1/admin) and the dashboard are off; manage accounts and keys with the model-gateway CLI');
+    logger.warn(
+      'GATEWAY_ADMIN_TOKEN is not set: the admin API (/v1/admin) and the dashboard are off; manage accounts and keys with the model-gateway CLI',
+    );
   }
   const workers = options.workers ?? 1;
   if (workers > 1) {
@@ -74,7 +76,10 @@ async function serveInstance(config: Config, logger: Logger, clusterMetrics: Wor
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.server.port;
-  logger.info({ host: config.server.host, port, database: redact(config.databaseUrl), redis: config.redisUrl ? 'on' : 'off', config: config.source }, 'gateway listening');
+  logger.info(
+    { host: config.server.host, port, database: redact(config.databaseUrl), redis: config.redisUrl ? 'on' : 'off', config: config.source },
+    'gateway listening',
+  );
   logger.flush();
 
   return new Promise<number>((resolve) => {
@@ -143,7 +148,10 @@ async function migrateWithRetry(config: Config, logger: Logger): Promise<string[
         throw new Error(`cannot reach the database ${database} (${reason}); gave up after ${attempt} attempts`, { cause: error });
       }
       const retryInMs = Math.min(500 * 2 ** attempt, 10_000);
-      logger.error({ err: error, attempt, of: MIGRATE_ATTEMPTS, retryInMs, database }, `database unreachable at start (${reason}); retrying`);
+      logger.error(
+        { err: error, attempt, of: MIGRATE_ATTEMPTS, retryInMs, database },
+        `database unreachable at start (${reason}); retrying`,
+      );
       logger.flush();
       await new Promise((resolve) => setTimeout(resolve, retryInMs));
     }

@@ -89,9 +89,15 @@ export async function runChatCall(dependencies: ChatDependencies, call: ChatCall
 
   // Reserved on a quick estimate; the tokenizer runs only if the provider reports no usage.
   const promptEstimate = promptTokenCounter(body);
-  const completionReserve = body.max_completion_tokens ?? body.max_tokens ?? Math.min(model.maxOutputTokens ?? DEFAULT_COMPLETION_RESERVE, DEFAULT_COMPLETION_RESERVE);
+  const completionReserve =
+    body.max_completion_tokens ??
+    body.max_tokens ??
+    Math.min(model.maxOutputTokens ?? DEFAULT_COMPLETION_RESERVE, DEFAULT_COMPLETION_RESERVE);
   const quickPrompt = quickPromptTokens(body);
-  const fields = call.fields ?? { prompt: 'messages', completion: body.max_completion_tokens === undefined || body.max_completion_tokens === null ? 'max_tokens' : 'max_completion_tokens' };
+  const fields = call.fields ?? {
+    prompt: 'messages',
+    completion: body.max_completion_tokens === undefined || body.max_completion_tokens === null ? 'max_tokens' : 'max_completion_tokens',
+  };
   checkReservationFits(effectiveLimits(call.key, dependencies.limits).tpm, quickPrompt, completionReserve, fields);
   const meter = await Meter.open(dependencies, {
     key: call.key,
@@ -119,7 +125,11 @@ export async function runChatCall(dependencies: ChatDependencies, call: ChatCall
   if (body.stream !== true) {
     try {
       const { value, attempt } = await timeUpstream(context, () =>
-        callWithFallbacks(attempts, observedAttempt(dependencies.metrics, false, (entry: Attempt) => entry.adapter.chat(body, entry.target, options)), retry),
+        callWithFallbacks(
+          attempts,
+          observedAttempt(dependencies.metrics, false, (entry: Attempt) => entry.adapter.chat(body, entry.target, options)),
+          retry,
+        ),
       );
       const completion = value.completion;
       const usage = value.usage ?? {
@@ -145,7 +155,11 @@ export async function runChatCall(dependencies: ChatDependencies, call: ChatCall
   let started;
   try {
     started = await timeUpstream(context, () =>
-      callWithFallbacks(attempts, observedAttempt(dependencies.metrics, true, (entry: Attempt) => entry.adapter.chatStream(body, entry.target, options)), retry),
+      callWithFallbacks(
+        attempts,
+        observedAttempt(dependencies.metrics, true, (entry: Attempt) => entry.adapter.chatStream(body, entry.target, options)),
+        retry,
+      ),
     );
   } catch (error) {
     client.offClose(onEarlyClose);

@@ -69,7 +69,14 @@ async function* streamEvents(chunks: ChatChunkStream, includeUsage: boolean): As
     // billed) when the provider reported none.
     const tokens = chunks.usage();
     const usage = { ...toChatUsage(tokens), cost_usd: costUsd(chunks.model, tokens) };
-    yield encodeSseData({ id: final.id, object: 'chat.completion.chunk', created: final.created, model: chunks.model.id, choices: [], usage });
+    yield encodeSseData({
+      id: final.id,
+      object: 'chat.completion.chunk',
+      created: final.created,
+      model: chunks.model.id,
+      choices: [],
+      usage,
+    });
   }
   // docs/usage-durability.md: [DONE] goes out once the usage would survive a crash.
   try {

@@ -36,7 +36,8 @@ export async function createEmbeddings(dependencies: ChatDependencies, call: Emb
   context.provider = model.provider;
   if (body.dimensions !== undefined) {
     // docs/embeddings.md: a model's `dimensions` list is the set of values a request may ask for.
-    if (!model.dimensions) throw invalidRequest('invalid_value', `The model "${model.id}" does not support the dimensions parameter.`, 'dimensions');
+    if (!model.dimensions)
+      throw invalidRequest('invalid_value', `The model "${model.id}" does not support the dimensions parameter.`, 'dimensions');
     if (!model.dimensions.includes(body.dimensions)) {
       throw invalidRequest('invalid_value', `The model "${model.id}" supports dimensions ${model.dimensions.join(', ')}.`, 'dimensions');
     }
@@ -66,12 +67,23 @@ export async function createEmbeddings(dependencies: ChatDependencies, call: Emb
         observedAttempt(dependencies.metrics, false, (entry: Attempt) =>
           entry.adapter.embeddings(body, entry.target, { signal: controller.signal, requestId: context.requestId }),
         ),
-        { maxRetries: dependencies.config.upstream.maxRetries, baseDelayMs: dependencies.config.upstream.retryBaseDelayMs, signal: controller.signal },
+        {
+          maxRetries: dependencies.config.upstream.maxRetries,
+          baseDelayMs: dependencies.config.upstream.retryBaseDelayMs,
+          signal: controller.signal,
+        },
       ),
     );
     const promptTokens = value.usage?.promptTokens ?? estimateEmbeddingTokens(body);
     // docs/usage-durability.md: the reply goes out once its usage would survive a crash.
-    await meter.finish({ model: attempt.model, promptTokens, completionTokens: 0, estimated: value.usage === null, status: 200, errorCode: null });
+    await meter.finish({
+      model: attempt.model,
+      promptTokens,
+      completionTokens: 0,
+      estimated: value.usage === null,
+      status: 200,
+      errorCode: null,
+    });
     context.model = attempt.model.id;
     context.provider = attempt.model.provider;
     const base64 = body.encoding_format === 'base64';

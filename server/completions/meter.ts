@@ -100,7 +100,13 @@ export class Meter {
     }
     // docs/rate-limits.md: on every reply to the request from here on, errors included.
     input.context.addHeaders(reservation.headers);
-    const base: EventBase = { requestId: input.requestId, accountId: input.key.accountId, keyId: input.key.id, receivedAt: input.receivedAt, stream: input.stream };
+    const base: EventBase = {
+      requestId: input.requestId,
+      accountId: input.key.accountId,
+      keyId: input.key.id,
+      receivedAt: input.receivedAt,
+      stream: input.stream,
+    };
     const inFlight = dependencies.durability
       ? dependencies.durability.begin(interruptedEvent(base, input.model, { promptTokens: input.promptTokens, completionTokens: 0 }, 0))
       : recordOnly(dependencies.usage);
@@ -150,7 +156,8 @@ export class Meter {
     // (a spread followed by more properties leaves its fast path); these run on every request.
     const { tokens } = this.dependencies.metrics;
     if (outcome.promptTokens > 0) tokens.inc({ model: model.id, provider: model.provider, type: 'prompt' }, outcome.promptTokens);
-    if (outcome.completionTokens > 0) tokens.inc({ model: model.id, provider: model.provider, type: 'completion' }, outcome.completionTokens);
+    if (outcome.completionTokens > 0)
+      tokens.inc({ model: model.id, provider: model.provider, type: 'completion' }, outcome.completionTokens);
     this.context.promptTokens = outcome.promptTokens;
     this.context.completionTokens = outcome.completionTokens;
     this.markRecorded();

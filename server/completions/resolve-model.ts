@@ -37,7 +37,8 @@ export function checkChatCapabilities(model: ModelConfig, request: ChatCompletio
 
   if (request.tools && request.tools.length > 0 && !has('function_calling')) throw missing('function_calling', 'tools', 'tools');
   const format = request.response_format?.type;
-  if ((format === 'json_object' || format === 'json_schema') && !has('json_mode')) throw missing('json_mode', 'response_format', 'JSON mode');
+  if ((format === 'json_object' || format === 'json_schema') && !has('json_mode'))
+    throw missing('json_mode', 'response_format', 'JSON mode');
   if (!has('vision')) {
     request.messages.forEach((message, messageIndex) => {
       if (!Array.isArray(message.content)) return;
@@ -84,7 +85,10 @@ function buildAttempts(
   config: Config,
   adapterFor: (providerName: string) => ProviderAdapter,
 ): Attempt[] {
-  const models = [model, ...model.fallbacks.map((id) => catalogue.byId.get(id)).filter((entry): entry is ModelConfig => entry !== undefined)];
+  const models = [
+    model,
+    ...model.fallbacks.map((id) => catalogue.byId.get(id)).filter((entry): entry is ModelConfig => entry !== undefined),
+  ];
   const missingKeyOf = (entry: ModelConfig): MissingKey | null => {
     const provider = config.providers[entry.provider];
     return provider?.apiKeyEnv && provider.apiKey === '' ? { provider: provider.name, apiKeyEnv: provider.apiKeyEnv } : null;
@@ -102,7 +106,9 @@ function buildAttempts(
     if (entry.dimensions) target.dimensions = entry.dimensions;
     const providerType = config.providers[entry.provider]?.type ?? 'unknown';
     const missingKey = missing[index];
-    const adapter = missingKey ? missingKeyProvider(providerType, chainMessage ?? missingKeyMessage([missingKey])) : adapterFor(entry.provider);
+    const adapter = missingKey
+      ? missingKeyProvider(providerType, chainMessage ?? missingKeyMessage([missingKey]))
+      : adapterFor(entry.provider);
     return { model: entry, target, adapter, providerType };
   });
 }

@@ -27,5 +27,9 @@ export function configObject<Shape extends z.ZodRawShape>(
   shape: Shape,
   check: (value: FileObject<Shape>, context: z.RefinementCtx) => void = () => undefined,
 ) {
-  return z.object(shape).strict().superRefine(check).transform((value) => camelCaseKeys(value));
+  return z
+    .object(shape)
+    .strict()
+    .superRefine(check)
+    .transform((value) => camelCaseKeys(value));
 }

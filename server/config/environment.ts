@@ -39,7 +39,10 @@ export const EnvironmentSchema = z
     /** The address users reach the gateway at (login links); unset = http://localhost:PORT. */
     GATEWAY_PUBLIC_URL: variable
       .transform((url) => url?.replace(/\/+$/, ''))
-      .refine((url) => url === undefined || /^https?:\/\/[^\s/]+(\/\S*)?$/.test(url), 'must be an http:// or https:// address, e.g. https://gateway.example.com')
+      .refine(
+        (url) => url === undefined || /^https?:\/\/[^\s/]+(\/\S*)?$/.test(url),
+        'must be an http:// or https:// address, e.g. https://gateway.example.com',
+      )
       .transform((url) => url ?? null),
     /** Replaces `usage.journal_dir` (docs/usage-durability.md). */
     USAGE_JOURNAL_DIR: variable,

@@ -117,7 +117,12 @@ function describeIssue(issue: z.ZodIssueOptionalMessage, context: z.ErrorMapCtx)
  * Prices are billed exactly from their decimal text (docs/pricing.md): a price whose text has
  * more than 9 decimals is refused even when its double happens to round to fewer.
  */
-function checkPriceTexts(document: Document, text: string, raw: unknown, report: (path: (string | number)[], message: string) => void): void {
+function checkPriceTexts(
+  document: Document,
+  text: string,
+  raw: unknown,
+  report: (path: (string | number)[], message: string) => void,
+): void {
   const models = typeof raw === 'object' && raw !== null && 'models' in raw ? raw.models : undefined;
   if (!Array.isArray(models)) return;
   models.forEach((_, index) => {

@@ -62,7 +62,13 @@ export function numberToNano(value: number): NanoParseResult {
 }
 
 /** The price keys of a `pricing` block (and of its `long_context`), read exactly from the YAML text. */
-export const PRICE_KEYS = ['input_per_million', 'output_per_million', 'cache_read_per_million', 'cache_write_per_million', 'cache_write_1h_per_million'] as const;
+export const PRICE_KEYS = [
+  'input_per_million',
+  'output_per_million',
+  'cache_read_per_million',
+  'cache_write_per_million',
+  'cache_write_1h_per_million',
+] as const;
 export type PriceKey = (typeof PRICE_KEYS)[number];
 
 /** One set of rates (docs/pricing.md): as written, for display, and exact, for accounting. */
@@ -101,7 +107,9 @@ export function buildPricing(
   const longContext = written.long_context;
   return {
     ...buildRates(written, (key) => exact(key, false)),
-    longContext: longContext ? { thresholdTokens: longContext.threshold_tokens, ...buildRates(longContext, (key) => exact(key, true)) } : null,
+    longContext: longContext
+      ? { thresholdTokens: longContext.threshold_tokens, ...buildRates(longContext, (key) => exact(key, true)) }
+      : null,
   };
 }
 

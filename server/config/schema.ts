@@ -36,7 +36,11 @@ export const ServerSectionSchema = configObject(
   },
   (server, context) => {
     if (server.headers_timeout_ms > server.request_timeout_ms) {
-      context.addIssue({ code: z.ZodIssueCode.custom, path: ['headers_timeout_ms'], message: 'must not be greater than request_timeout_ms' });
+      context.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ['headers_timeout_ms'],
+        message: 'must not be greater than request_timeout_ms',
+      });
     }
   },
 );
@@ -78,7 +82,11 @@ export const ProviderSchema = configObject(
   },
   (provider, context) => {
     if (provider.responses_api && provider.type !== 'openai') {
-      context.addIssue({ code: z.ZodIssueCode.custom, path: ['responses_api'], message: 'only an openai-type provider can serve the Responses API' });
+      context.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ['responses_api'],
+        message: 'only an openai-type provider can serve the Responses API',
+      });
     }
     // Only the mock provider works without a network address.
     if (provider.type !== 'mock' && provider.base_url === '') {
@@ -94,9 +102,7 @@ export const ProviderSchema = configObject(
   },
 );
 
-export const ProviderNameSchema = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/, 'provider names are letters, digits, "-" and "_"');
+export const ProviderNameSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/, 'provider names are letters, digits, "-" and "_"');
 
 export const LimitsSectionSchema = configObject({
   default_rpm: positiveInteger.default(600),
@@ -178,7 +184,9 @@ export const PricingSchema = z
     long_context: LongContextPricingSchema.optional(),
   })
   .strict()
-  .transform((written) => buildPricing(written, (key, longContext) => nanoOf((longContext ? written.long_context?.[key] : written[key]) ?? 0)));
+  .transform((written) =>
+    buildPricing(written, (key, longContext) => nanoOf((longContext ? written.long_context?.[key] : written[key]) ?? 0)),
+  );
 
 export const ModelSchema = configObject({
   id: z.string().regex(/^\S+$/, 'must be non-empty and contain no spaces'),
@@ -338,7 +346,10 @@ export function findCatalogueProblems(input: unknown): CatalogueProblem[] {
       } else {
         const fallbackKind = kindById.get(fallback);
         if (kind && fallbackKind && fallbackKind !== kind) {
-          problems.push({ path, message: `"${fallback}" is ${describeKind(fallbackKind)}; ${describeKind(kind)} can only fall back to ${kind} models` });
+          problems.push({
+            path,
+            message: `"${fallback}" is ${describeKind(fallbackKind)}; ${describeKind(kind)} can only fall back to ${kind} models`,
+          });
         }
       }
       seen.add(fallback);

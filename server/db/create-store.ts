@@ -35,10 +35,7 @@ export async function createStore(databaseUrl: string, options: CreateStoreOptio
     const db: GatewayDb = new SqlitePrismaClient({
       // iso8601 is the adapter's default; pinned because apiKeysChangedSince compares
       // DATETIME text, which only sorts correctly when every row uses the same format.
-      adapter: new PrismaBetterSqlite3(
-        { url: target.filename, timeout: SQLITE_BUSY_TIMEOUT_MS },
-        { timestampFormat: 'iso8601' },
-      ),
+      adapter: new PrismaBetterSqlite3({ url: target.filename, timeout: SQLITE_BUSY_TIMEOUT_MS }, { timestampFormat: 'iso8601' }),
     });
     let usageWriter: UsageWriter;
     try {

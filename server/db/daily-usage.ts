@@ -64,8 +64,19 @@ export function dailyUsageThroughPg(pool: pg.Pool): DailyUsageQuery {
     const records = result.rows;
     const rows = new Array<UsageDailyRow>(records.length);
     for (let index = 0; index < records.length; index += 1) {
-      const [keyId, day, requests, promptTokens, completionTokens, cachedTokens, cacheWriteTokens, cacheWrite1hTokens, reasoningTokens, costNanoUsd, costFemtoRemainder] =
-        records[index] as string[];
+      const [
+        keyId,
+        day,
+        requests,
+        promptTokens,
+        completionTokens,
+        cachedTokens,
+        cacheWriteTokens,
+        cacheWrite1hTokens,
+        reasoningTokens,
+        costNanoUsd,
+        costFemtoRemainder,
+      ] = records[index] as string[];
       rows[index] = {
         keyId: keyId as string,
         accountId,

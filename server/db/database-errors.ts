@@ -6,10 +6,26 @@
  * Node's socket errors and the pg driver's messages, anywhere in the `cause` chain.
  */
 const PRISMA_CONNECTION_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1011', 'P1017', 'P2024']);
-const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE', 'SQLITE_BUSY']);
+const SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+  'SQLITE_BUSY',
+]);
 /** Postgres SQLSTATEs: admin shutdown, crash shutdown, cannot connect now, too many connections. */
 const POSTGRES_STATES = new Set(['57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08006']);
-const MESSAGES = [/can't reach database server/i, /connection terminated/i, /connection refused/i, /timeout exceeded when trying to connect/i, /database is locked/i];
+const MESSAGES = [
+  /can't reach database server/i,
+  /connection terminated/i,
+  /connection refused/i,
+  /timeout exceeded when trying to connect/i,
+  /database is locked/i,
+];
 
 export function isDatabaseUnavailable(error: unknown): boolean {
   let current: unknown = error;
@@ -31,7 +47,8 @@ export function isUnstorableText(error: unknown): boolean {
   for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
     const { code, message, cause, meta } = current as { code?: unknown; message?: unknown; cause?: unknown; meta?: { code?: unknown } };
     if (code === '22021' || code === '22P05' || meta?.code === '22021' || meta?.code === '22P05') return true;
-    if (typeof message === 'string' && /Code: `22(021|P05)`|invalid byte sequence for encoding|untranslatable character/.test(message)) return true;
+    if (typeof message === 'string' && /Code: `22(021|P05)`|invalid byte sequence for encoding|untranslatable character/.test(message))
+      return true;
     current = cause;
   }
   return false;

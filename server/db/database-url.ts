@@ -2,9 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 
 /** Where a DATABASE_URL points (docs/configuration.md: `file:…` = SQLite, `postgres://…` = Postgres). */
-export type DatabaseTarget =
-  | { kind: 'sqlite'; filename: string }
-  | { kind: 'postgres'; connectionString: string };
+export type DatabaseTarget = { kind: 'sqlite'; filename: string } | { kind: 'postgres'; connectionString: string };
 
 const MEMORY = ':memory:';
 
@@ -37,9 +35,7 @@ export function parseDatabaseUrl(databaseUrl: string, cwd: string = process.cwd(
     if (location === MEMORY) return { kind: 'sqlite', filename: MEMORY };
     return { kind: 'sqlite', filename: path.resolve(cwd, location) };
   }
-  throw new Error(
-    `Unsupported DATABASE_URL "${redact(databaseUrl)}": expected file:… (SQLite) or postgres://… (PostgreSQL)`,
-  );
+  throw new Error(`Unsupported DATABASE_URL "${redact(databaseUrl)}": expected file:… (SQLite) or postgres://… (PostgreSQL)`);
 }
 
 /** Creates the directory an SQLite file lives in, so a fresh checkout can start with the default URL. */

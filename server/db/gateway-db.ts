@@ -31,7 +31,17 @@ type WithCeilings = { include: { account: typeof ACCOUNT_CEILINGS } };
 
 export type AuditEntryRecord = Omit<AuditEntryRow, 'actor'> & { actor: string };
 export type UsageKeyRecord = UsageKeyRow;
-export type UsageDailyRecord = Omit<UsageDailyRow, 'promptTokens' | 'completionTokens' | 'cachedTokens' | 'cacheWriteTokens' | 'cacheWrite1hTokens' | 'reasoningTokens' | 'costNanoUsd' | 'costFemtoRemainder'> & {
+export type UsageDailyRecord = Omit<
+  UsageDailyRow,
+  | 'promptTokens'
+  | 'completionTokens'
+  | 'cachedTokens'
+  | 'cacheWriteTokens'
+  | 'cacheWrite1hTokens'
+  | 'reasoningTokens'
+  | 'costNanoUsd'
+  | 'costFemtoRemainder'
+> & {
   promptTokens: bigint;
   completionTokens: bigint;
   cachedTokens: bigint;
@@ -47,7 +57,19 @@ export type LoginTokenRecord = LoginTokenRow;
 export type ApiKeyPatch = Partial<
   Pick<
     ApiKeyRecord,
-    'name' | 'status' | 'blocked' | 'rpm' | 'tpm' | 'revokedAt' | 'models' | 'expiresAt' | 'blockedBy' | 'keyHash' | 'hint' | 'previousKeyHash' | 'previousKeyExpiresAt'
+    | 'name'
+    | 'status'
+    | 'blocked'
+    | 'rpm'
+    | 'tpm'
+    | 'revokedAt'
+    | 'models'
+    | 'expiresAt'
+    | 'blockedBy'
+    | 'keyHash'
+    | 'hint'
+    | 'previousKeyHash'
+    | 'previousKeyExpiresAt'
   >
 > & {
   updatedAt: Date;
@@ -78,12 +100,18 @@ export interface GatewayDb {
     findUnique(args: { where: { id: string } }): Promise<AccountRecord | null>;
   };
   apiKey: {
-    create(args: { data: Omit<ApiKeyRecord, 'lastUsedAt' | 'previousKeyHash' | 'previousKeyExpiresAt'> } & WithCeilings): Promise<ApiKeyWithAccountRecord>;
-    findUnique(args: { where: { id: string } | { keyHash: string } | { previousKeyHash: string } } & WithCeilings): Promise<ApiKeyWithAccountRecord | null>;
-    findMany(args: {
-      where: { accountId: string } | { updatedAt: { gte: Date } };
-      orderBy: Array<{ createdAt: Order } | { name: Order } | { updatedAt: Order } | { id: Order }>;
-    } & WithCeilings): Promise<ApiKeyWithAccountRecord[]>;
+    create(
+      args: { data: Omit<ApiKeyRecord, 'lastUsedAt' | 'previousKeyHash' | 'previousKeyExpiresAt'> } & WithCeilings,
+    ): Promise<ApiKeyWithAccountRecord>;
+    findUnique(
+      args: { where: { id: string } | { keyHash: string } | { previousKeyHash: string } } & WithCeilings,
+    ): Promise<ApiKeyWithAccountRecord | null>;
+    findMany(
+      args: {
+        where: { accountId: string } | { updatedAt: { gte: Date } };
+        orderBy: Array<{ createdAt: Order } | { name: Order } | { updatedAt: Order } | { id: Order }>;
+      } & WithCeilings,
+    ): Promise<ApiKeyWithAccountRecord[]>;
     update(args: { where: { id: string }; data: ApiKeyPatch } & WithCeilings): Promise<ApiKeyWithAccountRecord>;
     updateMany(args: {
       where: { id: string; OR: Array<{ lastUsedAt: null } | { lastUsedAt: { lt: Date } }> };

@@ -28,10 +28,7 @@ export async function migratePostgres(connectionString: string, files: Migration
         try {
           // No parameters: the simple query protocol runs a multi-statement file as is.
           await client.query(file.sql);
-          await client.query('INSERT INTO "_gateway_migrations" ("name", "checksum") VALUES ($1, $2)', [
-            file.name,
-            file.checksum,
-          ]);
+          await client.query('INSERT INTO "_gateway_migrations" ("name", "checksum") VALUES ($1, $2)', [file.name, file.checksum]);
           await client.query('COMMIT');
         } catch (error) {
           await client.query('ROLLBACK');

@@ -18,9 +18,6 @@ export interface MigrateOptions {
 export async function migrate(databaseUrl: string, options: MigrateOptions = {}): Promise<{ applied: string[] }> {
   const target = parseDatabaseUrl(databaseUrl);
   const files = readMigrationFiles(options.migrationsDirectory ?? defaultMigrationsDirectory(target.kind));
-  const applied =
-    target.kind === 'sqlite'
-      ? migrateSqlite(target.filename, files)
-      : await migratePostgres(target.connectionString, files);
+  const applied = target.kind === 'sqlite' ? migrateSqlite(target.filename, files) : await migratePostgres(target.connectionString, files);
   return { applied };
 }

@@ -8,7 +8,12 @@ import type { ModelUsageRow } from './types';
  * range older than that has no split (the daily rollup still has its totals). Sums arrive as
  * numbers or bigints; the cost sum as decimal text (Postgres sums int64 into numeric), read exactly.
  */
-export async function modelUsageThroughPrisma(db: GatewayDb, accountId: string, startDay: string, endDay: string): Promise<ModelUsageRow[]> {
+export async function modelUsageThroughPrisma(
+  db: GatewayDb,
+  accountId: string,
+  startDay: string,
+  endDay: string,
+): Promise<ModelUsageRow[]> {
   const records = (await db.$queryRaw(sqltag`
     SELECT "key_id", "model", COUNT(*) AS "requests",
       SUM("prompt_tokens") AS "prompt_tokens", SUM("completion_tokens") AS "completion_tokens",

@@ -45,7 +45,14 @@ export function createPrismaStore(db: GatewayDb, options: PrismaStoreOptions): S
     kind: options.kind,
 
     async createAccount(input) {
-      const data = { id: input.id, name: input.name, createdAt: input.createdAt, rpm: input.rpm ?? null, tpm: input.tpm ?? null, models: toModelsColumn(input.models ?? null) };
+      const data = {
+        id: input.id,
+        name: input.name,
+        createdAt: input.createdAt,
+        rpm: input.rpm ?? null,
+        tpm: input.tpm ?? null,
+        models: toModelsColumn(input.models ?? null),
+      };
       return toAccountRow(await db.account.create({ data }));
     },
 
@@ -128,7 +135,20 @@ export function createPrismaStore(db: GatewayDb, options: PrismaStoreOptions): S
           where: { id },
           // Only the listed fields: a caller's object may carry more at runtime.
           data: {
-            ...pick(patch, ['name', 'status', 'blocked', 'rpm', 'tpm', 'revokedAt', 'expiresAt', 'blockedBy', 'keyHash', 'hint', 'previousKeyHash', 'previousKeyExpiresAt']),
+            ...pick(patch, [
+              'name',
+              'status',
+              'blocked',
+              'rpm',
+              'tpm',
+              'revokedAt',
+              'expiresAt',
+              'blockedBy',
+              'keyHash',
+              'hint',
+              'previousKeyHash',
+              'previousKeyExpiresAt',
+            ]),
             ...(patch.models === undefined ? {} : { models: toModelsColumn(patch.models) }),
             updatedAt: now(),
           },

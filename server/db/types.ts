@@ -69,14 +69,36 @@ export interface AuditEntryRow {
 export type ApiKeyPatch = Partial<
   Pick<
     ApiKeyRow,
-    'name' | 'status' | 'blocked' | 'rpm' | 'tpm' | 'revokedAt' | 'models' | 'expiresAt' | 'blockedBy' | 'keyHash' | 'hint' | 'previousKeyHash' | 'previousKeyExpiresAt'
+    | 'name'
+    | 'status'
+    | 'blocked'
+    | 'rpm'
+    | 'tpm'
+    | 'revokedAt'
+    | 'models'
+    | 'expiresAt'
+    | 'blockedBy'
+    | 'keyHash'
+    | 'hint'
+    | 'previousKeyHash'
+    | 'previousKeyExpiresAt'
   >
 >;
 
 /** What creating a key takes; no allow-list or expiry when absent. */
 export type NewApiKey = Omit<
   ApiKeyRow,
-  'revokedAt' | 'updatedAt' | 'status' | 'blocked' | 'blockedBy' | 'lastUsedAt' | 'previousKeyHash' | 'previousKeyExpiresAt' | 'account' | 'models' | 'expiresAt'
+  | 'revokedAt'
+  | 'updatedAt'
+  | 'status'
+  | 'blocked'
+  | 'blockedBy'
+  | 'lastUsedAt'
+  | 'previousKeyHash'
+  | 'previousKeyExpiresAt'
+  | 'account'
+  | 'models'
+  | 'expiresAt'
 > &
   Partial<Pick<ApiKeyRow, 'models' | 'expiresAt'>>;
 

@@ -1,5 +1,4 @@
 import type pg from 'pg';
-import type { UsageEventRow } from './types';
 import { EVENT_ROWS_PER_STATEMENT, eventValues, insertEventsSql, onlyInserted } from './usage-events-insert';
 import { aggregateUsage, ROLLUP_ROWS_PER_STATEMENT, rollupUpsertSql, rollupValues } from './usage-rollup';
 import type { UsageWriter } from './usage-writer';

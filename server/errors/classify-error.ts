@@ -14,12 +14,22 @@ export function classifyError(error: unknown, requestId: string, logger: Logger)
     return new GatewayError(400, 'invalid_request_error', 'invalid_value', 'The request URL is not valid percent-encoding.');
   }
   if (isUnstorableText(error)) {
-    return new GatewayError(400, 'invalid_request_error', 'invalid_value', 'The request contains characters that cannot be stored (e.g. NUL).');
+    return new GatewayError(
+      400,
+      'invalid_request_error',
+      'invalid_value',
+      'The request contains characters that cannot be stored (e.g. NUL).',
+    );
   }
   if (isDatabaseUnavailable(error)) {
     // A key seen before still works from the cache; what needs the database waits for it.
     logger.warn({ requestId, err: error }, 'database unavailable');
-    return new GatewayError(503, 'server_error', 'database_unavailable', 'The gateway cannot reach its database right now; please retry shortly.');
+    return new GatewayError(
+      503,
+      'server_error',
+      'database_unavailable',
+      'The gateway cannot reach its database right now; please retry shortly.',
+    );
   }
   logger.error({ requestId, err: error }, 'unhandled error');
   return internalError(requestId);

@@ -4,12 +4,7 @@
  * code that turns it into the JSON envelope of docs/errors.md.
  */
 export type ErrorType =
-  | 'invalid_request_error'
-  | 'authentication_error'
-  | 'permission_error'
-  | 'rate_limit_error'
-  | 'upstream_error'
-  | 'server_error';
+  'invalid_request_error' | 'authentication_error' | 'permission_error' | 'rate_limit_error' | 'upstream_error' | 'server_error';
 
 export interface GatewayErrorOptions {
   param?: string | null;
@@ -53,8 +48,11 @@ export const authenticationError = (code: 'missing_api_key' | 'invalid_api_key' 
 export const permissionError = (code: string, message: string, param: string | null = null): GatewayError =>
   new GatewayError(403, 'permission_error', code, message, { param });
 
-export const notFound = (code: 'model_not_found' | 'route_not_found' | 'not_found', message: string, param: string | null = null): GatewayError =>
-  new GatewayError(404, 'invalid_request_error', code, message, { param });
+export const notFound = (
+  code: 'model_not_found' | 'route_not_found' | 'not_found',
+  message: string,
+  param: string | null = null,
+): GatewayError => new GatewayError(404, 'invalid_request_error', code, message, { param });
 
 export const rateLimited = (message: string, headers: Record<string, string>): GatewayError =>
   new GatewayError(429, 'rate_limit_error', 'rate_limit_exceeded', message, { headers });
@@ -63,7 +61,13 @@ export const notImplemented = (what: string): GatewayError =>
   new GatewayError(501, 'server_error', 'not_implemented', `${what} is not implemented yet.`);
 
 export const internalError = (requestId: string, cause?: unknown): GatewayError =>
-  new GatewayError(500, 'server_error', 'internal_error', `The server had an error while processing your request (request id ${requestId}).`, { cause });
+  new GatewayError(
+    500,
+    'server_error',
+    'internal_error',
+    `The server had an error while processing your request (request id ${requestId}).`,
+    { cause },
+  );
 
 export type UpstreamErrorKind = 'unavailable' | 'timeout' | 'bad_response' | 'rejected';
 
@@ -87,7 +91,13 @@ export class UpstreamError extends GatewayError {
     const status = kind === 'timeout' ? 504 : kind === 'rejected' ? 400 : 502;
     const type: ErrorType = kind === 'rejected' ? 'invalid_request_error' : 'upstream_error';
     const code =
-      kind === 'timeout' ? 'upstream_timeout' : kind === 'rejected' ? 'upstream_rejected' : kind === 'bad_response' ? 'upstream_bad_response' : 'upstream_unavailable';
+      kind === 'timeout'
+        ? 'upstream_timeout'
+        : kind === 'rejected'
+          ? 'upstream_rejected'
+          : kind === 'bad_response'
+            ? 'upstream_bad_response'
+            : 'upstream_unavailable';
     super(status, type, code, message, { cause: options.cause });
     this.name = 'UpstreamError';
     this.kind = kind;
@@ -99,4 +109,10 @@ export class UpstreamError extends GatewayError {
 
 /** docs/usage-durability.md: the call's usage cannot be made durable (the journal's disk is full), so it is not served. */
 export const usageUnavailable = (cause?: unknown): GatewayError =>
-  new GatewayError(503, 'server_error', 'usage_unavailable', 'Usage cannot be recorded right now, so the request is not served; retry shortly.', { cause });
+  new GatewayError(
+    503,
+    'server_error',
+    'usage_unavailable',
+    'Usage cannot be recorded right now, so the request is not served; retry shortly.',
+    { cause },
+  );

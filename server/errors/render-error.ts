@@ -1,7 +1,7 @@
 import type { Response } from 'express';
 import { openAiErrorFormat, type ErrorFormat } from '../pipeline/error-formats';
 import { OVERHEAD_HEADER } from '../pipeline/reply';
-import { GatewayError } from './gateway-error';
+import type { GatewayError } from './gateway-error';
 
 /**
  * Every error on the routes Express serves leaves through here with the envelope of
@@ -18,7 +18,10 @@ export function sendError(response: Response, error: GatewayError, format: Error
   if (!shouldClientRetry(error.status)) response.setHeader('x-should-retry', 'false');
   const context = response.locals.context;
   if (context) response.setHeader(OVERHEAD_HEADER, context.markHeaders().toFixed(2));
-  response.status(error.status).type('application/json').send(JSON.stringify(format(error)));
+  response
+    .status(error.status)
+    .type('application/json')
+    .send(JSON.stringify(format(error)));
 }
 
 /** openai-node and the Anthropic SDK retry on 429/5xx by themselves; `x-should-retry: false` where a retry cannot help. */

@@ -1,5 +1,6 @@
 import type { ZodError, ZodIssue } from 'zod';
-import { GatewayError, invalidRequest } from './gateway-error';
+import type { GatewayError } from './gateway-error';
+import { invalidRequest } from './gateway-error';
 
 /** `['messages', 0, 'role']` -> `messages[0].role`, the `param` format of docs/errors.md. */
 export function formatParam(path: ReadonlyArray<string | number>): string | null {
@@ -39,7 +40,11 @@ const typeInWords = (type: string): string => TYPE_WORDS[type] ?? (type.includes
 export type ValidationSource = 'body' | 'query' | 'path';
 
 /** Turns the first zod issue into the 400 of docs/errors.md, naming the offending field and, for a wrong type, the expected one in words. */
-export function fromZodError(error: ZodError, prefix: ReadonlyArray<string | number> = [], source: ValidationSource = 'body'): GatewayError {
+export function fromZodError(
+  error: ZodError,
+  prefix: ReadonlyArray<string | number> = [],
+  source: ValidationSource = 'body',
+): GatewayError {
   const issue = deepestIssue(error.issues[0]);
   if (!issue) return invalidRequest('invalid_value', 'The request is invalid.');
   const path = [...prefix, ...issue.path];
@@ -54,7 +59,11 @@ export function fromZodError(error: ZodError, prefix: ReadonlyArray<string | num
     return invalidRequest('invalid_value', `The query parameter ${name} is given more than once; give it once.`, param);
   }
   if (issue.code === 'invalid_type') {
-    return invalidRequest('invalid_value', `Invalid type for ${name}: expected ${typeInWords(issue.expected)}, got ${typeInWords(issue.received)}.`, param);
+    return invalidRequest(
+      'invalid_value',
+      `Invalid type for ${name}: expected ${typeInWords(issue.expected)}, got ${typeInWords(issue.received)}.`,
+      param,
+    );
   }
   if (path[0] === 'stop' && issue.code === 'too_big') {
     return invalidRequest('too_many_stop_sequences', 'At most 4 stop sequences are allowed.', param);
@@ -80,7 +89,12 @@ function deepestIssue(issue: ZodIssue | undefined): ZodIssue | undefined {
   if (!issue || issue.code !== 'invalid_union') return issue;
   // Absent, every alternative says "Required": a missing field, like any other (e.g. embeddings' `input`).
   const absent = issue.unionErrors.map((unionError) => unionError.issues[0]);
-  if (absent.every((candidate) => candidate?.code === 'invalid_type' && candidate.received === 'undefined' && candidate.path.length === issue.path.length)) {
+  if (
+    absent.every(
+      (candidate) =>
+        candidate?.code === 'invalid_type' && candidate.received === 'undefined' && candidate.path.length === issue.path.length,
+    )
+  ) {
     return absent[0];
   }
   let best: ZodIssue | undefined;
@@ -109,5 +123,10 @@ function unionTypeIssue(issue: Extract<ZodIssue, { code: 'invalid_union' }>): Zo
   if (expected.size === 0) return { ...issue, message: 'it matches none of the accepted forms.' };
   const words = [...expected];
   const list = words.length === 1 ? words[0] : `${words.slice(0, -1).join(', ')} or ${words.at(-1)}`;
-  return { code: 'custom', path: issue.path, message: `Invalid type: expected ${list}, got ${typeInWords(received)}.`, params: { typeInWords: true } };
+  return {
+    code: 'custom',
+    path: issue.path,
+    message: `Invalid type: expected ${list}, got ${typeInWords(received)}.`,
+    params: { typeInWords: true },
+  };
 }

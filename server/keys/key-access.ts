@@ -11,7 +11,10 @@ import type { CachedApiKey } from './key-cache';
 export function apiKeyRefusal(key: CachedApiKey, now: number): GatewayError | null {
   if (key.status === 'REVOKED') return authenticationError('invalid_api_key', 'This API key has been revoked.');
   if (key.graceEndsAt !== null && now >= key.graceEndsAt) {
-    return authenticationError('invalid_api_key', 'This secret was replaced by a rotation and its grace period is over; use the new secret.');
+    return authenticationError(
+      'invalid_api_key',
+      'This secret was replaced by a rotation and its grace period is over; use the new secret.',
+    );
   }
   if (key.expiresAt !== null && now >= key.expiresAt) return authenticationError('key_expired', 'This API key has expired.');
   if (key.blocked) return permissionError('key_blocked', 'This API key is blocked.');

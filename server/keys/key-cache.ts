@@ -154,14 +154,18 @@ export class KeyCache {
       this.unknown.delete(hash);
       this.apiKeys.set(hash, value);
     }
-    this.apiKeyHashById.set(row.id, next.map(([hash]) => hash));
+    this.apiKeyHashById.set(
+      row.id,
+      next.map(([hash]) => hash),
+    );
     return entry;
   }
 
   /** Applies an account's new usage query key: the previous one stops working at once. */
   putUsageKey(row: UsageKeyRow, readSequence = this.nextSequence()): CachedUsageKey {
     // A stale read of an account's previous usage key must not bring it back.
-    if (this.isStale(`uk:${row.accountId}`, readSequence)) return this.usageKeys.get(row.keyHash) ?? { id: row.id, accountId: row.accountId };
+    if (this.isStale(`uk:${row.accountId}`, readSequence))
+      return this.usageKeys.get(row.keyHash) ?? { id: row.id, accountId: row.accountId };
     const previous = this.usageKeyHashByAccount.get(row.accountId);
     if (previous && previous !== row.keyHash) this.usageKeys.delete(previous);
     const entry: CachedUsageKey = { id: row.id, accountId: row.accountId };

@@ -47,7 +47,10 @@ export function decodeKeyEvent(message: string): KeyChangeEvent | null {
 export async function publishKeyEvent(redis: Redis, event: KeyChangeEvent, channel = KEY_EVENTS_CHANNEL): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`Redis did not take the key-change message within ${PUBLISH_TIMEOUT_MS} ms`)), PUBLISH_TIMEOUT_MS);
+    timer = setTimeout(
+      () => reject(new Error(`Redis did not take the key-change message within ${PUBLISH_TIMEOUT_MS} ms`)),
+      PUBLISH_TIMEOUT_MS,
+    );
     timer.unref();
   });
   try {
@@ -59,7 +62,13 @@ export async function publishKeyEvent(redis: Redis, event: KeyChangeEvent, chann
 
 /** For the CLI: one short-lived connection, one message. Rejects when Redis cannot take it. */
 export async function publishKeyEventOnce(redisUrl: string, event: KeyChangeEvent, channel = KEY_EVENTS_CHANNEL): Promise<void> {
-  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, connectTimeout: PUBLISH_TIMEOUT_MS, retryStrategy: () => null });
+  const redis = new Redis(redisUrl, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    connectTimeout: PUBLISH_TIMEOUT_MS,
+    retryStrategy: () => null,
+  });
   redis.on('error', () => undefined);
   try {
     await redis.connect();

@@ -102,7 +102,13 @@ export async function createApiKey(
     createdAt: new Date(dependencies.now()),
   });
   dependencies.cache?.putApiKey(row);
-  await recordAudit(dependencies, { action: 'key.create', accountId: row.accountId, targetId: row.id, before: null, after: auditView(row) });
+  await recordAudit(dependencies, {
+    action: 'key.create',
+    accountId: row.accountId,
+    targetId: row.id,
+    before: null,
+    after: auditView(row),
+  });
   return { ...toApiKeyView(row), key };
 }
 
@@ -112,11 +118,7 @@ export async function getApiKey(dependencies: KeyOperationsDependencies, keyId: 
   return row;
 }
 
-export type KeyChange =
-  | { kind: 'revoke' }
-  | { kind: 'block' }
-  | { kind: 'unblock' }
-  | ({ kind: 'update'; name?: string } & KeySettings);
+export type KeyChange = { kind: 'revoke' } | { kind: 'block' } | { kind: 'unblock' } | ({ kind: 'update'; name?: string } & KeySettings);
 
 export async function changeApiKey(dependencies: KeyOperationsDependencies, keyId: string, change: KeyChange): Promise<ApiKey> {
   const current = await getApiKey(dependencies, keyId);
@@ -159,7 +161,13 @@ export async function changeApiKey(dependencies: KeyOperationsDependencies, keyI
   if (!row) throw keyNotFound(keyId);
   // Applied here at once; other instances hear of it through the key-change channel.
   await dependencies.cache?.apiKeyChanged(row);
-  await recordAudit(dependencies, { action: `key.${change.kind}`, accountId: row.accountId, targetId: row.id, before: auditView(current), after: auditView(row) });
+  await recordAudit(dependencies, {
+    action: `key.${change.kind}`,
+    accountId: row.accountId,
+    targetId: row.id,
+    before: auditView(current),
+    after: auditView(row),
+  });
   return toApiKeyView(row);
 }
 
@@ -183,7 +191,13 @@ export async function rotateApiKey(dependencies: KeyOperationsDependencies, keyI
   });
   if (!row) throw keyNotFound(keyId);
   await dependencies.cache?.apiKeyChanged(row);
-  await recordAudit(dependencies, { action: 'key.rotate', accountId: row.accountId, targetId: row.id, before: auditView(current), after: auditView(row) });
+  await recordAudit(dependencies, {
+    action: 'key.rotate',
+    accountId: row.accountId,
+    targetId: row.id,
+    before: auditView(current),
+    after: auditView(row),
+  });
   return { ...toApiKeyView(row), key };
 }
 
@@ -195,7 +209,10 @@ export async function listApiKeys(dependencies: KeyOperationsDependencies, accou
 }
 
 /** docs/keys-and-accounts.md: a new usage query key replaces (invalidates) the old one. */
-export async function rotateUsageKey(dependencies: KeyOperationsDependencies, accountId: string): Promise<{ key: string; hint: string; created_at: string }> {
+export async function rotateUsageKey(
+  dependencies: KeyOperationsDependencies,
+  accountId: string,
+): Promise<{ key: string; hint: string; created_at: string }> {
   const account = await dependencies.store.getAccount(accountId);
   if (!account) throw accountNotFound(accountId);
   const previous = await dependencies.store.getUsageKeyByAccount(accountId);
@@ -209,7 +226,13 @@ export async function rotateUsageKey(dependencies: KeyOperationsDependencies, ac
   });
   await dependencies.cache?.usageKeyChanged(row);
   const view = (usageKey: { hint: string; createdAt: Date }) => ({ hint: usageKey.hint, created_at: usageKey.createdAt.toISOString() });
-  await recordAudit(dependencies, { action: 'usage_key.create', accountId, targetId: row.id, before: previous ? view(previous) : null, after: view(row) });
+  await recordAudit(dependencies, {
+    action: 'usage_key.create',
+    accountId,
+    targetId: row.id,
+    before: previous ? view(previous) : null,
+    after: view(row),
+  });
   return { key, hint: row.hint, created_at: row.createdAt.toISOString() };
 }
 

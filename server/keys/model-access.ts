@@ -27,7 +27,11 @@ export interface ModelAccess {
  */
 export function checkModelAllowed(key: ModelAccess, modelId: string): void {
   if (modelListAllows(key.models, modelId) && modelListAllows(key.accountModels, modelId)) return;
-  throw permissionError('model_not_allowed', `This API key may not use the model "${modelId}"; GET /v1/models with this key lists the models it may use.`, 'model');
+  throw permissionError(
+    'model_not_allowed',
+    `This API key may not use the model "${modelId}"; GET /v1/models with this key lists the models it may use.`,
+    'model',
+  );
 }
 
 /** Whether every model `inner` allows is allowed by `outer` (an entry at a time, patterns by prefix). */
@@ -42,13 +46,24 @@ function entryCovered(outer: readonly string[], entry: string): boolean {
  * otherwise lock the key out silently), and, for a key, every entry must lie within the
  * account's list. 400 `invalid_value` naming the field.
  */
-export function checkModelList(list: readonly string[], options: { catalogue?: ReadonlySet<string>; within?: readonly string[] | null; param: string }): GatewayError | null {
+export function checkModelList(
+  list: readonly string[],
+  options: { catalogue?: ReadonlySet<string>; within?: readonly string[] | null; param: string },
+): GatewayError | null {
   for (const entry of list) {
     if (!entry.endsWith('*') && options.catalogue && !options.catalogue.has(entry)) {
-      return invalidRequest('invalid_value', `"${entry}" is not a model of the catalogue (GET /v1/models lists them); use "prefix*" for a pattern.`, options.param);
+      return invalidRequest(
+        'invalid_value',
+        `"${entry}" is not a model of the catalogue (GET /v1/models lists them); use "prefix*" for a pattern.`,
+        options.param,
+      );
     }
     if (options.within && !entryCovered(options.within, entry)) {
-      return invalidRequest('invalid_value', `"${entry}" is outside the models the operator allows this account (${options.within.join(', ')}).`, options.param);
+      return invalidRequest(
+        'invalid_value',
+        `"${entry}" is outside the models the operator allows this account (${options.within.join(', ')}).`,
+        options.param,
+      );
     }
   }
   return null;

@@ -19,7 +19,8 @@ const CENSOR = '[redacted]';
  */
 export function createLogger(options: { level: string; destination?: DestinationStream }): Logger {
   // Lines of one event-loop turn go to pino's buffered destination in one write: line-batcher.ts.
-  const destination = options.destination ?? batchLines(pino.destination({ sync: false, minLength: WRITE_AT_BYTES, maxWrite: 2 * WRITE_AT_BYTES }));
+  const destination =
+    options.destination ?? batchLines(pino.destination({ sync: false, minLength: WRITE_AT_BYTES, maxWrite: 2 * WRITE_AT_BYTES }));
   const logger = pino(
     {
       level: options.level,

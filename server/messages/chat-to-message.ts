@@ -1,4 +1,11 @@
-import type { ChatCompletion, FinishReason, MessagesResponse, MessagesResponseBlock, MessagesStopReason, MessagesUsage } from '../../contract';
+import type {
+  ChatCompletion,
+  FinishReason,
+  MessagesResponse,
+  MessagesResponseBlock,
+  MessagesStopReason,
+  MessagesUsage,
+} from '../../contract';
 import type { TokenUsage } from '../providers/types';
 import { parseJson } from '../providers/upstream-errors';
 
@@ -49,7 +56,8 @@ export function toMessagesUsage(usage: UsageWithCache): MessagesUsage {
 export function toolInput(argumentsText: string): Record<string, unknown> {
   if (argumentsText.trim() === '') return {};
   const parsed = parseJson(argumentsText);
-  if (parsed.ok && typeof parsed.value === 'object' && parsed.value !== null && !Array.isArray(parsed.value)) return parsed.value as Record<string, unknown>;
+  if (parsed.ok && typeof parsed.value === 'object' && parsed.value !== null && !Array.isArray(parsed.value))
+    return parsed.value as Record<string, unknown>;
   return { arguments: argumentsText };
 }
 

@@ -67,7 +67,12 @@ export async function createMessage(dependencies: MessagesDependencies, call: Me
   });
   if (stream) holdStreamSlot(dependencies.streams, meter, { key: call.key, context: call.context, client: call.reply });
   // Anthropic-type first choice: pass-through, over the Anthropic-type models of its fallbacks.
-  await passThroughMessage(dependencies, call, { model, meter, attempts: nativeAttempts(attempts), headers: anthropicHeaders(call.headers) });
+  await passThroughMessage(dependencies, call, {
+    model,
+    meter,
+    attempts: nativeAttempts(attempts),
+    headers: anthropicHeaders(call.headers),
+  });
   return null;
 }
 
@@ -78,7 +83,8 @@ export async function createMessage(dependencies: MessagesDependencies, call: Me
  */
 /** A quick estimate of the prompt: a quarter token per character of its JSON. */
 function passThroughPromptEstimate(body: MessagesRequest): number {
-  const promptCharacters = JSON.stringify(body.messages).length + JSON.stringify(body.system ?? '').length + JSON.stringify(body.tools ?? []).length;
+  const promptCharacters =
+    JSON.stringify(body.messages).length + JSON.stringify(body.system ?? '').length + JSON.stringify(body.tools ?? []).length;
   return Math.ceil(promptCharacters / 4);
 }
 
@@ -106,7 +112,10 @@ function anthropicHeaders(headers: IncomingHttpHeaders): NativeMessagesHeaders {
  * upstream has no count endpoint (404). It counts as a request against the key's requests per
  * minute, reserves no tokens and records no usage (no model ran).
  */
-export async function countMessageTokens(dependencies: MessagesDependencies, call: MessagesCall<CountTokensRequest>): Promise<{ input_tokens: number }> {
+export async function countMessageTokens(
+  dependencies: MessagesDependencies,
+  call: MessagesCall<CountTokensRequest>,
+): Promise<{ input_tokens: number }> {
   const model = resolveModel(dependencies.catalogue, call.body.model, 'chat');
   // A model the key may not use is not counted either (docs/operator-controls.md); nothing is
   // reserved, so no request is too large for it.
@@ -131,11 +140,15 @@ export async function countMessageTokens(dependencies: MessagesDependencies, cal
   call.reply.onClose(onEarlyClose);
   const options = { signal: controller.signal, requestId: call.context.requestId, ...anthropicHeaders(call.headers) };
   try {
-    const { value } = await callWithFallbacks(nativeAttempts(attempts), (attempt) => attempt.native.countTokens(call.body, attempt.target, options), {
-      maxRetries: dependencies.config.upstream.maxRetries,
-      baseDelayMs: dependencies.config.upstream.retryBaseDelayMs,
-      signal: controller.signal,
-    });
+    const { value } = await callWithFallbacks(
+      nativeAttempts(attempts),
+      (attempt) => attempt.native.countTokens(call.body, attempt.target, options),
+      {
+        maxRetries: dependencies.config.upstream.maxRetries,
+        baseDelayMs: dependencies.config.upstream.retryBaseDelayMs,
+        signal: controller.signal,
+      },
+    );
     return { input_tokens: value };
   } catch (error) {
     if (error instanceof UpstreamError && error.upstreamStatus === 404) return { input_tokens: tokenizerCount(call.body) };

@@ -77,7 +77,8 @@ export class MessageStreamTranslator {
         this.toolBlocks.set(call.index, blockIndex);
       }
       const partial = call.function?.arguments;
-      if (partial) events += event({ type: 'content_block_delta', index: blockIndex, delta: { type: 'input_json_delta', partial_json: partial } });
+      if (partial)
+        events += event({ type: 'content_block_delta', index: blockIndex, delta: { type: 'input_json_delta', partial_json: partial } });
     }
     if (choice.finish_reason) this.finishReason = choice.finish_reason;
     return events;

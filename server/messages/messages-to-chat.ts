@@ -113,12 +113,19 @@ function contentPart(block: MessagesContentBlockParam, param: string): ContentPa
     const source = block.source;
     if (source.type === 'base64') return { type: 'image_url', image_url: { url: `data:${source.media_type};base64,${source.data}` } };
     if (source.type === 'url') return { type: 'image_url', image_url: { url: source.url } };
-    throw invalidRequest('invalid_value', 'Images given as a file id need an Anthropic-type model; send base64 or url sources.', `${param}.source`);
+    throw invalidRequest(
+      'invalid_value',
+      'Images given as a file id need an Anthropic-type model; send base64 or url sources.',
+      `${param}.source`,
+    );
   }
   return null;
 }
 
-function toolResult(block: Extract<MessagesKnownBlockParam, { type: 'tool_result' }>, param: string): { text: string; images: ContentPart[] } {
+function toolResult(
+  block: Extract<MessagesKnownBlockParam, { type: 'tool_result' }>,
+  param: string,
+): { text: string; images: ContentPart[] } {
   const content = block.content;
   const error = block.is_error === true;
   if (content === undefined) return { text: error ? 'Error' : '', images: [] };
@@ -156,7 +163,12 @@ function assistantMessage(message: MessageParam): Message | null {
 function toChatTool(tool: MessagesTool): Tool[] {
   if (!('input_schema' in tool) || (tool.type !== undefined && tool.type !== 'custom')) return [];
   const custom = tool as { name: string; description?: string; input_schema: Record<string, unknown> };
-  return [{ type: 'function', function: { name: custom.name, ...(custom.description ? { description: custom.description } : {}), parameters: custom.input_schema } }];
+  return [
+    {
+      type: 'function',
+      function: { name: custom.name, ...(custom.description ? { description: custom.description } : {}), parameters: custom.input_schema },
+    },
+  ];
 }
 
 function toChatToolChoice(choice: MessagesToolChoice): { tool_choice: ToolChoice; parallel_tool_calls?: boolean } {

@@ -38,7 +38,11 @@ export async function passThroughMessage(dependencies: MessagesDependencies, cal
   const stream = call.body.stream === true;
   const controller = new CallAbort();
   const options = { signal: controller.signal, requestId: context.requestId, ...passThrough.headers };
-  const retry = { maxRetries: dependencies.config.upstream.maxRetries, baseDelayMs: dependencies.config.upstream.retryBaseDelayMs, signal: controller.signal };
+  const retry = {
+    maxRetries: dependencies.config.upstream.maxRetries,
+    baseDelayMs: dependencies.config.upstream.retryBaseDelayMs,
+    signal: controller.signal,
+  };
   const body = call.body as Record<string, unknown>;
   // Until the reply starts, a client that goes away cancels the upstream work too.
   const onEarlyClose = () => controller.abort();
@@ -129,7 +133,13 @@ async function* relay(call: MessagesCall, meter: Meter, upstream: HttpResponse, 
       errorCode = 'client_closed_request';
     }
     const usage = reader.tokens();
-    meter.finish({ model: attempt.model, ...(usage ?? estimate(call.body, replyCharacters)), estimated: usage === null, status, errorCode });
+    meter.finish({
+      model: attempt.model,
+      ...(usage ?? estimate(call.body, replyCharacters)),
+      estimated: usage === null,
+      status,
+      errorCode,
+    });
   }
 }
 

@@ -21,7 +21,13 @@ export const MESSAGES_FIELDS: ReservationFields = { prompt: 'messages', completi
 export async function translatedMessage(dependencies: MessagesDependencies, call: MessagesCall): Promise<object | null> {
   const stream = call.body.stream === true;
   const chat = messagesToChat(call.body, stream);
-  const result = await runChatCall(dependencies, { body: chat, key: call.key, context: call.context, client: call.reply, fields: MESSAGES_FIELDS });
+  const result = await runChatCall(dependencies, {
+    body: chat,
+    key: call.key,
+    context: call.context,
+    client: call.reply,
+    fields: MESSAGES_FIELDS,
+  });
   const id = `msg_${dependencies.generateId()}`;
   if (!result.stream) {
     const { usage } = result.completion;

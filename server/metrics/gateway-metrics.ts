@@ -93,7 +93,12 @@ export function createGatewayMetrics(sources: MetricsSources = {}, options: Gate
     UPSTREAM_BUCKETS,
     registers,
   );
-  const tokens = new FastCounter('gateway_tokens_total', 'Tokens billed, by catalogue model, provider and type (prompt, completion).', ['model', 'provider', 'type'] as const, registers);
+  const tokens = new FastCounter(
+    'gateway_tokens_total',
+    'Tokens billed, by catalogue model, provider and type (prompt, completion).',
+    ['model', 'provider', 'type'] as const,
+    registers,
+  );
   const rateLimitRejections = new FastCounter(
     'gateway_rate_limit_rejections_total',
     'Requests refused with 429, by route and limit (requests, tokens, streams, usage_key, usage_ip).',
@@ -114,7 +119,11 @@ export function createGatewayMetrics(sources: MetricsSources = {}, options: Gate
       });
     gauge('gateway_usage_journal_bytes', 'Bytes in the usage journal files of this instance.', (stats) => stats.bytes);
     gauge('gateway_usage_journal_pending_events', 'Journaled usage events not stored yet, plus calls in flight.', (stats) => stats.pending);
-    gauge('gateway_usage_journal_replayed_events', 'Usage events (interrupted calls included) replayed from the journal at start.', (stats) => stats.replayed);
+    gauge(
+      'gateway_usage_journal_replayed_events',
+      'Usage events (interrupted calls included) replayed from the journal at start.',
+      (stats) => stats.replayed,
+    );
     gauge('gateway_usage_journal_torn_entries', 'Torn or unreadable journal entries dropped at start.', (stats) => stats.torn);
   }
   if (usage) {
@@ -141,7 +150,11 @@ export function createGatewayMetrics(sources: MetricsSources = {}, options: Gate
       });
     };
     mirrored('gateway_usage_written_events_total', 'Usage events written to the database.', (stats) => stats.written);
-    mirrored('gateway_usage_dropped_events_total', 'Usage events dropped because the buffer was full (database down too long).', (stats) => stats.dropped);
+    mirrored(
+      'gateway_usage_dropped_events_total',
+      'Usage events dropped because the buffer was full (database down too long).',
+      (stats) => stats.dropped,
+    );
     mirrored('gateway_usage_lost_events_total', 'Usage events still unwritten when a shutdown drain gave up.', (stats) => stats.lost);
   }
   if (streamsInFlight) {

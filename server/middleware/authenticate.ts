@@ -9,7 +9,13 @@ import type { CachedApiKey, CachedUsageKey, KeyCache } from '../keys/key-cache';
 import { apiKeyRefusal } from '../keys/key-access';
 import { looksLikeKey } from '../keys/key-text';
 import { clearSessionCookie, readSessionCookie } from '../sessions/session-cookie';
-import { checkAdminToken, csrfTokenMatches, findSession, type ResolvedSession, type SessionDependencies } from '../sessions/session-operations';
+import {
+  checkAdminToken,
+  csrfTokenMatches,
+  findSession,
+  type ResolvedSession,
+  type SessionDependencies,
+} from '../sessions/session-operations';
 
 export type Principal =
   | { kind: 'api-key'; key: CachedApiKey }
@@ -57,7 +63,10 @@ export async function guardSecretCheck<T>(
   const before = await guard.limiter.checkSecretAttempt(client, false, guard.perMinute);
   if (!before.allowed) {
     onRefused();
-    throw rateLimited('Too many failed attempts with a wrong admin token or login link from this address; retry after the time in retry-after.', before.headers);
+    throw rateLimited(
+      'Too many failed attempts with a wrong admin token or login link from this address; retry after the time in retry-after.',
+      before.headers,
+    );
   }
   try {
     return await check();
@@ -146,7 +155,8 @@ export function bearerToken(header: string | undefined): string | null {
   return match?.[1] ?? null;
 }
 
-const missingApiKey = (): GatewayError => authenticationError('missing_api_key', 'Missing API key: send it as "Authorization: Bearer <key>".');
+const missingApiKey = (): GatewayError =>
+  authenticationError('missing_api_key', 'Missing API key: send it as "Authorization: Bearer <key>".');
 
 const invalidKey = (): GatewayError => authenticationError('invalid_api_key', 'Invalid API key.');
 
@@ -188,7 +198,10 @@ async function checkSession(
   }
   const header = request.headers[CSRF_HEADER];
   if (!SAFE_METHODS.has(request.method) && !csrfTokenMatches(sessionToken, Array.isArray(header) ? undefined : header)) {
-    return permissionError('csrf_token_invalid', `Missing or wrong ${CSRF_HEADER} header: a request signed in by cookie must carry the session's CSRF token.`);
+    return permissionError(
+      'csrf_token_invalid',
+      `Missing or wrong ${CSRF_HEADER} header: a request signed in by cookie must carry the session's CSRF token.`,
+    );
   }
   return { kind: 'session', session };
 }

@@ -37,10 +37,9 @@ export function authorizeAccount(options: { store: Store }) {
       }
       case 'key': {
         const keyId = String(request.params.keyId ?? '');
-        return void options.store.getApiKey(keyId).then(
-          (key) => next(key && key.accountId === accountId ? undefined : keyNotFound(keyId)),
-          next,
-        );
+        return void options.store
+          .getApiKey(keyId)
+          .then((key) => next(key && key.accountId === accountId ? undefined : keyNotFound(keyId)), next);
       }
       default:
         return next(permissionError('operator_only', 'Only the operator (signed in with the admin token) can do this.'));

@@ -16,7 +16,12 @@ export function routeNotFound(routes: KnownRoute[]) {
     const allowed = patterns.filter((entry) => entry.pattern.test(request.path)).map((entry) => entry.method);
     if (allowed.length > 0) {
       const allow = [...new Set(allowed.includes('GET') ? [...allowed, 'HEAD'] : allowed)].join(', ');
-      const error = invalidRequest('method_not_allowed', `Method ${request.method} is not allowed on ${request.path}; allowed: ${allow}.`, null, 405);
+      const error = invalidRequest(
+        'method_not_allowed',
+        `Method ${request.method} is not allowed on ${request.path}; allowed: ${allow}.`,
+        null,
+        405,
+      );
       error.headers.allow = allow;
       return next(error);
     }

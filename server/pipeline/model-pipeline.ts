@@ -116,7 +116,13 @@ export class ModelPipeline {
     this.run(prepared, request, response, context, reply).catch((error: unknown) => this.fail(prepared.route, context, reply, error));
   }
 
-  private async run(prepared: PreparedRoute, request: IncomingMessage, response: ServerResponse, context: RequestContext, reply: Reply): Promise<void> {
+  private async run(
+    prepared: PreparedRoute,
+    request: IncomingMessage,
+    response: ServerResponse,
+    context: RequestContext,
+    reply: Reply,
+  ): Promise<void> {
     const { route } = prepared;
     // Stage 2: body.
     const read = await readJsonBody(request, response, this.options.bodyLimitBytes, this.bodyParser);

@@ -24,7 +24,12 @@ export const discardBound = (limitBytes: number): number => Math.max(2 * limitBy
  * Content-Encoding, UTF-8) is read here; the rest (inflating, other charsets, chunked
  * bodies) by body-parser, whose failures map to the same errors.
  */
-export function readJsonBody(request: IncomingMessage, response: ServerResponse, limitBytes: number, fallback: BodyParser): Promise<BodyResult> {
+export function readJsonBody(
+  request: IncomingMessage,
+  response: ServerResponse,
+  limitBytes: number,
+  fallback: BodyParser,
+): Promise<BodyResult> {
   const { headers } = request;
   const length = headers['content-length'];
   const chunked = headers['transfer-encoding'] !== undefined;
@@ -32,7 +37,11 @@ export function readJsonBody(request: IncomingMessage, response: ServerResponse,
   if (length !== undefined && Number(length) > limitBytes) return discardThen(request, limitBytes, tooLarge(limitBytes));
   const type = headers['content-type'];
   if (!type || !isJsonType(type)) {
-    return discardThen(request, limitBytes, invalidRequest('unsupported_media_type', 'The request body must be JSON (Content-Type: application/json).', null, 415));
+    return discardThen(
+      request,
+      limitBytes,
+      invalidRequest('unsupported_media_type', 'The request body must be JSON (Content-Type: application/json).', null, 415),
+    );
   }
   if (length !== undefined && !chunked && isPlainUtf8(request, type)) return readUtf8Json(request, limitBytes);
   return new Promise((resolve) => {
@@ -58,7 +67,10 @@ function isPlainUtf8(request: IncomingMessage, type: string): boolean {
   if (encoding !== undefined && encoding.toLowerCase() !== 'identity') return false;
   const parameters = type.indexOf(';');
   if (parameters === -1) return true;
-  const rest = type.slice(parameters + 1).trim().toLowerCase();
+  const rest = type
+    .slice(parameters + 1)
+    .trim()
+    .toLowerCase();
   return rest === 'charset=utf-8' || rest === 'charset="utf-8"';
 }
 
@@ -167,6 +179,7 @@ function mapBodyParserError(error: unknown, limitBytes: number): GatewayError {
   if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
     return invalidRequest('unsupported_media_type', 'Unsupported body encoding or charset; send UTF-8 JSON.', null, 415);
   }
-  if (type === 'request.aborted' || type === 'request.size.invalid') return invalidRequest('invalid_json', 'The request body was incomplete.');
+  if (type === 'request.aborted' || type === 'request.size.invalid')
+    return invalidRequest('invalid_json', 'The request body was incomplete.');
   return invalidJson();
 }

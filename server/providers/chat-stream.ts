@@ -8,7 +8,11 @@ export type ChunkHeader = Pick<ChatCompletionChunk, 'id' | 'object' | 'created' 
  * field: `{ ...header, choices }` costs V8 (Node 20) ~0.8 µs per object (a spread followed by
  * more properties leaves its fast path), and chunks are made for every event of every stream.
  */
-export function chunkWith(header: ChunkHeader, choices: ChatCompletionChunk['choices'], usage?: ChatCompletionChunk['usage']): ChatCompletionChunk {
+export function chunkWith(
+  header: ChunkHeader,
+  choices: ChatCompletionChunk['choices'],
+  usage?: ChatCompletionChunk['usage'],
+): ChatCompletionChunk {
   const chunk: ChatCompletionChunk = { id: header.id, object: header.object, created: header.created, model: header.model, choices };
   if (usage) chunk.usage = usage;
   return chunk;

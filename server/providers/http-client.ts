@@ -64,7 +64,10 @@ export function createHttpClient(options: HttpClientOptions): HttpClient & { clo
       const target = targetOf(request.url);
       const options = { origin: target.origin, path: target.path, method: request.method, headers: request.headers, body: request.body };
       return new Promise<HttpResponse>((resolve, reject) => {
-        const handler = request.buffered === true ? new BufferingHandler(resolve, reject, request.signal) : new StreamingHandler(resolve, reject, request.signal);
+        const handler =
+          request.buffered === true
+            ? new BufferingHandler(resolve, reject, request.signal)
+            : new StreamingHandler(resolve, reject, request.signal);
         if (handler.reason !== null) return reject(handler.reason);
         agent.dispatch(options, handler);
       });
@@ -318,10 +321,13 @@ class StreamingHandler extends AbortableHandler implements Dispatcher.DispatchHa
   /** Runs `callback` once the reply has ended or failed (settle), after those added before it. */
   private whenEnded(callback: () => void): void {
     const before = this.onEnd;
-    this.onEnd = before === null ? callback : () => {
-      before();
-      callback();
-    };
+    this.onEnd =
+      before === null
+        ? callback
+        : () => {
+            before();
+            callback();
+          };
   }
 
   private resumeIfPaused(): void {
@@ -381,6 +387,8 @@ export function toUpstreamError(error: unknown): UpstreamError | Error {
 export function isAbortError(error: unknown): boolean {
   return (
     error instanceof Error &&
-    (error.name === 'AbortError' || (error as { code?: string }).code === 'UND_ERR_ABORTED' || error instanceof undiciErrors.RequestAbortedError)
+    (error.name === 'AbortError' ||
+      (error as { code?: string }).code === 'UND_ERR_ABORTED' ||
+      error instanceof undiciErrors.RequestAbortedError)
   );
 }

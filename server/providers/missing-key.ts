@@ -13,7 +13,8 @@ export interface MissingKey {
  */
 export function missingKeyMessage(missing: readonly MissingKey[]): string {
   const [only] = missing;
-  if (missing.length === 1 && only) return `The provider "${only.provider}" has no API key configured: set ${only.apiKeyEnv} on the gateway.`;
+  if (missing.length === 1 && only)
+    return `The provider "${only.provider}" has no API key configured: set ${only.apiKeyEnv} on the gateway.`;
   const seen = new Set<string>();
   const named: string[] = [];
   for (const entry of missing) {

@@ -10,7 +10,11 @@ import type { TokenUsage } from './types';
 export function toChatUsage(usage: TokenUsage | null): ChatUsage {
   const promptTokens = usage?.promptTokens ?? 0;
   const completionTokens = usage?.completionTokens ?? 0;
-  const chatUsage: ChatUsage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+  const chatUsage: ChatUsage = {
+    prompt_tokens: promptTokens,
+    completion_tokens: completionTokens,
+    total_tokens: promptTokens + completionTokens,
+  };
   if (usage?.cachedTokens !== undefined) chatUsage.prompt_tokens_details = { cached_tokens: usage.cachedTokens };
   if (usage?.reasoningTokens !== undefined) chatUsage.completion_tokens_details = { reasoning_tokens: usage.reasoningTokens };
   return chatUsage;

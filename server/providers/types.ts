@@ -1,10 +1,4 @@
-import type {
-  ChatCompletion,
-  ChatCompletionChunk,
-  ChatCompletionRequest,
-  EmbeddingsRequest,
-  EmbeddingsResponse,
-} from '../../contract';
+import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, EmbeddingsRequest, EmbeddingsResponse } from '../../contract';
 import type { CallSignal } from './call-signal';
 
 /**

@@ -26,16 +26,26 @@ export function upstreamStatusError(
   retryAfterMs: number | null = null,
 ): UpstreamError {
   if (status === 401 || status === 403) {
-    return new UpstreamError('unavailable', `The provider "${provider}" refused the gateway's credentials.`, { retryable: false, upstreamStatus: status });
+    return new UpstreamError('unavailable', `The provider "${provider}" refused the gateway's credentials.`, {
+      retryable: false,
+      upstreamStatus: status,
+    });
   }
   if (status === 408 || status === 504 || status === 524) {
     return new UpstreamError('timeout', `The provider "${provider}" timed out.`, { retryable: true, upstreamStatus: status, retryAfterMs });
   }
   if (status === 429 || status >= 500) {
-    return new UpstreamError('unavailable', `The provider "${provider}" is unavailable (HTTP ${status}).`, { retryable: true, upstreamStatus: status, retryAfterMs });
+    return new UpstreamError('unavailable', `The provider "${provider}" is unavailable (HTTP ${status}).`, {
+      retryable: true,
+      upstreamStatus: status,
+      retryAfterMs,
+    });
   }
   const detail = message ? redact(message, secret).slice(0, 2000) : `HTTP ${status}`;
-  return new UpstreamError('rejected', `The provider "${provider}" rejected the request: ${detail}`, { retryable: false, upstreamStatus: status });
+  return new UpstreamError('rejected', `The provider "${provider}" rejected the request: ${detail}`, {
+    retryable: false,
+    upstreamStatus: status,
+  });
 }
 
 /**

@@ -65,7 +65,8 @@ export function validateRequests(requests: BucketRequest[]): void {
     // One bucket twice in one take would be charged against a stale level (a take has a
     // bucket or two: compared pairwise, no Set per call).
     for (let earlier = 0; earlier < index; earlier += 1) {
-      if ((requests[earlier] as BucketRequest).id === request.id) throw new RangeError(`rate limit: bucket ${request.id} appears twice in one take`);
+      if ((requests[earlier] as BucketRequest).id === request.id)
+        throw new RangeError(`rate limit: bucket ${request.id} appears twice in one take`);
     }
   }
 }

@@ -3,7 +3,10 @@ import { formatDuration } from './format-duration';
 import type { BucketState, RateLimitStore } from './types';
 
 /** Per minute, docs/rate-limits.md. */
-export interface Limits { rpm: number; tpm: number }
+export interface Limits {
+  rpm: number;
+  tpm: number;
+}
 
 /** docs/rate-limits.md: both rpm and tpm (and the usage limits) are per minute. */
 export const RATE_LIMIT_WINDOW_MS = 60_000;
@@ -64,7 +67,12 @@ export interface ReservationFields {
  * (the prompt's field when the prompt alone is too large, else the output limit), never a
  * 429 that clients retry.
  */
-export function checkReservationFits(tpm: number, promptTokens: number, completionTokens: number, params: ReservationFields = { prompt: 'messages', completion: 'max_tokens' }): void {
+export function checkReservationFits(
+  tpm: number,
+  promptTokens: number,
+  completionTokens: number,
+  params: ReservationFields = { prompt: 'messages', completion: 'max_tokens' },
+): void {
   const prompt = wholeTokens(promptTokens);
   const total = prompt + wholeTokens(completionTokens);
   if (total <= tpm) return;
@@ -157,7 +165,10 @@ export function createKeyLimiter(store: RateLimitStore): KeyLimiter {
       // at capacity, an overrun may put the bucket in debt, delaying the key's next calls.
       const delta = reservation.reservedTokens - wholeTokens(actualTokens);
       if (delta === 0) return;
-      await store.adjust({ id: idsOf(reservation.keyId, reservation.limits).tokens, capacity: reservation.limits.tpm, windowMs: RATE_LIMIT_WINDOW_MS }, delta);
+      await store.adjust(
+        { id: idsOf(reservation.keyId, reservation.limits).tokens, capacity: reservation.limits.tpm, windowMs: RATE_LIMIT_WINDOW_MS },
+        delta,
+      );
     },
 
     async checkUsage(usageKeyId, ip, limits): Promise<UsageCheck> {
@@ -176,7 +187,9 @@ export function createKeyLimiter(store: RateLimitStore): KeyLimiter {
     },
 
     async checkSecretAttempt(ip, failed, perMinute): Promise<{ allowed: boolean; headers: Record<string, string> }> {
-      const result = await store.take([{ id: `secret-ip:${ip}`, capacity: perMinute, windowMs: RATE_LIMIT_WINDOW_MS, cost: failed ? 1 : 0 }]);
+      const result = await store.take([
+        { id: `secret-ip:${ip}`, capacity: perMinute, windowMs: RATE_LIMIT_WINDOW_MS, cost: failed ? 1 : 0 },
+      ]);
       if (!result.allowed) return { allowed: false, headers: { 'retry-after': retryAfterSeconds(result.buckets) } };
       // A passed check takes nothing, so the store allows it even with no failure left.
       if (failed || (result.buckets[0]?.remaining ?? 0) >= 1) return { allowed: true, headers: {} };

@@ -150,7 +150,11 @@ function parseHitReply(reply: unknown, windows: WindowRequest[]): HitResult {
   const numbers: number[] = reply;
   return {
     allowed: numbers[0] === 1,
-    windows: windows.map((window, index) => ({ limit: window.limit, remaining: numbers[1 + 2 * index] ?? 0, retryAfterMs: numbers[2 + 2 * index] ?? 0 })),
+    windows: windows.map((window, index) => ({
+      limit: window.limit,
+      remaining: numbers[1 + 2 * index] ?? 0,
+      retryAfterMs: numbers[2 + 2 * index] ?? 0,
+    })),
   };
 }
 

@@ -10,7 +10,12 @@
  * A bucket nobody has touched is full. `capacity` may change between calls (a key's limits
  * are changeable, docs/rate-limits.md): the stored level is simply capped at the new capacity.
  */
-export interface BucketRequest { id: string; capacity: number; windowMs: number; cost: number }
+export interface BucketRequest {
+  id: string;
+  capacity: number;
+  windowMs: number;
+  cost: number;
+}
 
 export interface BucketState {
   limit: number;
@@ -27,14 +32,21 @@ export interface BucketState {
 }
 
 /** `buckets` is in the same order as the requests. */
-export interface TakeResult { allowed: boolean; buckets: BucketState[] }
+export interface TakeResult {
+  allowed: boolean;
+  buckets: BucketState[];
+}
 
 /**
  * A sliding window: at most `limit` hits in any `windowMs` (docs/rate-limits.md: the usage
  * route's limits). Unlike a bucket, it never lets a burst through twice in one window.
  * `limit` and `windowMs` are positive safe integers.
  */
-export interface WindowRequest { id: string; limit: number; windowMs: number }
+export interface WindowRequest {
+  id: string;
+  limit: number;
+  windowMs: number;
+}
 
 export interface WindowState {
   limit: number;
@@ -45,7 +57,10 @@ export interface WindowState {
 }
 
 /** `windows` is in the same order as the requests. */
-export interface HitResult { allowed: boolean; windows: WindowState[] }
+export interface HitResult {
+  allowed: boolean;
+  windows: WindowState[];
+}
 
 export interface RateLimitStore {
   /** Atomically records one hit in every window if every window has room; otherwise records nothing. */

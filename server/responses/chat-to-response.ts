@@ -68,7 +68,8 @@ export function statusFor(finishReason: FinishReason | null): Pick<ResponseObjec
 /** A tool call as the output item the client expects: custom tools get their string back. */
 export function toolCallItem(call: ToolCall, customTools: ReadonlySet<string>, id: string): OutputItem {
   const { name, arguments: args } = call.function;
-  if (customTools.has(name)) return { type: 'custom_tool_call', id, call_id: call.id, name, input: customToolInput(args), status: 'completed' };
+  if (customTools.has(name))
+    return { type: 'custom_tool_call', id, call_id: call.id, name, input: customToolInput(args), status: 'completed' };
   return { type: 'function_call', id, call_id: call.id, name, arguments: args, status: 'completed' };
 }
 
@@ -76,7 +77,8 @@ export function toolCallItem(call: ToolCall, customTools: ReadonlySet<string>, i
 export function customToolInput(args: string): string {
   try {
     const parsed: unknown = JSON.parse(args);
-    if (typeof parsed === 'object' && parsed !== null && typeof (parsed as { input?: unknown }).input === 'string') return (parsed as { input: string }).input;
+    if (typeof parsed === 'object' && parsed !== null && typeof (parsed as { input?: unknown }).input === 'string')
+      return (parsed as { input: string }).input;
   } catch {
     // Not JSON: the model wrote the input itself.
   }

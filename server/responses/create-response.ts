@@ -28,7 +28,8 @@ export async function createResponse(dependencies: ResponsesDependencies, call: 
   checkStateless(body);
   const model = resolveModel(dependencies.catalogue, body.model, 'chat');
   const attempts = attemptsFor(dependencies.catalogue, model, dependencies.config, (name) => dependencies.providers.get(name));
-  const passesThrough = (attempt: Attempt) => dependencies.config.providers[attempt.model.provider]?.responsesApi === true && attempt.adapter.responses !== undefined;
+  const passesThrough = (attempt: Attempt) =>
+    dependencies.config.providers[attempt.model.provider]?.responsesApi === true && attempt.adapter.responses !== undefined;
   const primary = attempts[0];
   if (primary && passesThrough(primary)) {
     // Its fallbacks are the ones that serve the Responses API too (docs/openai-responses.md).
@@ -37,13 +38,24 @@ export async function createResponse(dependencies: ResponsesDependencies, call: 
   const translation = responsesToChat(body, dependencies.config.providers[model.provider]?.responsesHostedTools ?? 'drop');
 
   announceDroppedTools(context, translation);
-  const result = await runChatCall(dependencies, { body: translation.request, key: call.key, context, client: reply, fields: RESPONSES_FIELDS });
+  const result = await runChatCall(dependencies, {
+    body: translation.request,
+    key: call.key,
+    context,
+    client: reply,
+    fields: RESPONSES_FIELDS,
+  });
   if (!result.stream) {
     const { completion } = result;
     const usage = { promptTokens: completion.usage.prompt_tokens, completionTokens: completion.usage.completion_tokens };
     return chatToResponse(body, completion, usage, translation.customTools, dependencies);
   }
-  const skeleton = responseSkeleton(body, `resp_${dependencies.generateId()}`, result.chunks.model.id, Math.floor(dependencies.now() / 1000));
+  const skeleton = responseSkeleton(
+    body,
+    `resp_${dependencies.generateId()}`,
+    result.chunks.model.id,
+    Math.floor(dependencies.now() / 1000),
+  );
   const translator = new ResponseStreamTranslator(skeleton, translation.customTools, dependencies.generateId);
   sendSse(reply, translatedEvents(translator, result.chunks), () => result.chunks.abort());
   return null;
@@ -61,7 +73,11 @@ function checkStateless(body: ResponsesRequest): void {
   if (Array.isArray(body.input)) {
     body.input.forEach((item, index) => {
       if ('type' in item && item.type === 'item_reference') {
-        throw invalidRequest('unsupported_parameter', 'Item references are not supported: this gateway stores no responses. Send the items themselves.', `input[${index}]`);
+        throw invalidRequest(
+          'unsupported_parameter',
+          'Item references are not supported: this gateway stores no responses. Send the items themselves.',
+          `input[${index}]`,
+        );
       }
     });
   }

@@ -49,7 +49,8 @@ export async function runPassThrough(dependencies: ChatDependencies, call: PassT
   context.stream = stream;
 
   const promptEstimate = promptTokenCounter(estimate);
-  const completionReserve = body.max_output_tokens ?? Math.min(model.maxOutputTokens ?? DEFAULT_COMPLETION_RESERVE, DEFAULT_COMPLETION_RESERVE);
+  const completionReserve =
+    body.max_output_tokens ?? Math.min(model.maxOutputTokens ?? DEFAULT_COMPLETION_RESERVE, DEFAULT_COMPLETION_RESERVE);
   const promptReserve = quickPromptTokens(estimate);
   checkReservationFits(effectiveLimits(call.key, dependencies.limits).tpm, promptReserve, completionReserve, RESPONSES_FIELDS);
   const meter = await Meter.open(dependencies, {
@@ -65,7 +66,11 @@ export async function runPassThrough(dependencies: ChatDependencies, call: PassT
   if (stream) holdStreamSlot(dependencies.streams, meter, { key: call.key, context, client: reply });
 
   const controller = new CallAbort();
-  const retry = { maxRetries: dependencies.config.upstream.maxRetries, baseDelayMs: dependencies.config.upstream.retryBaseDelayMs, signal: controller.signal };
+  const retry = {
+    maxRetries: dependencies.config.upstream.maxRetries,
+    baseDelayMs: dependencies.config.upstream.retryBaseDelayMs,
+    signal: controller.signal,
+  };
   const onEarlyClose = () => controller.abort();
   reply.onClose(onEarlyClose);
   const options = { signal: controller.signal, requestId: context.requestId, stream };
@@ -76,7 +81,9 @@ export async function runPassThrough(dependencies: ChatDependencies, call: PassT
 
   let answered;
   try {
-    answered = await timeUpstream(context, () => callWithFallbacks(call.attempts, observedAttempt(dependencies.metrics, stream, send), retry));
+    answered = await timeUpstream(context, () =>
+      callWithFallbacks(call.attempts, observedAttempt(dependencies.metrics, stream, send), retry),
+    );
   } catch (error) {
     reply.offClose(onEarlyClose);
     const gatewayError = toGatewayError(error, context.requestId, controller.signal.aborted);
@@ -138,7 +145,13 @@ async function* passedThroughEvents(upstream: HttpResponse, provider: string, fi
     errorCode = gatewayError.code;
     completed = true;
     // OpenAI's `error` event: the stream failed without a final response event.
-    yield encodeSseEvent('error', { type: 'error', code: gatewayError.code, message: gatewayError.message, param: null, sequence_number: 0 });
+    yield encodeSseEvent('error', {
+      type: 'error',
+      code: gatewayError.code,
+      message: gatewayError.message,
+      param: null,
+      sequence_number: 0,
+    });
   } finally {
     if (!completed) {
       status = 499;

@@ -21,13 +21,25 @@ export function usageOfResponse(response: unknown): PassThroughUsage | null {
   if (typeof response !== 'object' || response === null) return null;
   const usage = (response as { usage?: unknown }).usage;
   if (typeof usage !== 'object' || usage === null) return null;
-  const { input_tokens: input, output_tokens: output, input_tokens_details: inputDetails, output_tokens_details: outputDetails } = usage as Partial<
-    Record<keyof ResponsesUsage, unknown>
-  >;
+  const {
+    input_tokens: input,
+    output_tokens: output,
+    input_tokens_details: inputDetails,
+    output_tokens_details: outputDetails,
+  } = usage as Partial<Record<keyof ResponsesUsage, unknown>>;
   if (!isCount(input) || !isCount(output)) return null;
-  const cached = typeof inputDetails === 'object' && inputDetails !== null ? (inputDetails as { cached_tokens?: unknown }).cached_tokens : undefined;
-  const reasoning = typeof outputDetails === 'object' && outputDetails !== null ? (outputDetails as { reasoning_tokens?: unknown }).reasoning_tokens : undefined;
-  return { promptTokens: input, completionTokens: output, cachedTokens: isCount(cached) ? cached : 0, reasoningTokens: isCount(reasoning) ? reasoning : 0 };
+  const cached =
+    typeof inputDetails === 'object' && inputDetails !== null ? (inputDetails as { cached_tokens?: unknown }).cached_tokens : undefined;
+  const reasoning =
+    typeof outputDetails === 'object' && outputDetails !== null
+      ? (outputDetails as { reasoning_tokens?: unknown }).reasoning_tokens
+      : undefined;
+  return {
+    promptTokens: input,
+    completionTokens: output,
+    cachedTokens: isCount(cached) ? cached : 0,
+    reasoningTokens: isCount(reasoning) ? reasoning : 0,
+  };
 }
 
 /** The usage of a whole JSON reply's text. */

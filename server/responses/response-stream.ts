@@ -73,7 +73,15 @@ export class ResponseStreamTranslator {
     if (text) {
       const open = this.text ?? this.openText(events);
       open.text += text;
-      events.push(this.event('response.output_text.delta', { item_id: open.id, output_index: open.outputIndex, content_index: 0, delta: text, logprobs: [] }));
+      events.push(
+        this.event('response.output_text.delta', {
+          item_id: open.id,
+          output_index: open.outputIndex,
+          content_index: 0,
+          delta: text,
+          logprobs: [],
+        }),
+      );
     }
     for (const delta of toolCalls ?? []) {
       let call = this.calls.get(delta.index);
@@ -98,7 +106,10 @@ export class ResponseStreamTranslator {
       if (piece) {
         call.arguments += piece;
         // A custom tool's input is the string inside the arguments: sent whole at the end.
-        if (!call.custom) events.push(this.event('response.function_call_arguments.delta', { item_id: call.id, output_index: call.outputIndex, delta: piece }));
+        if (!call.custom)
+          events.push(
+            this.event('response.function_call_arguments.delta', { item_id: call.id, output_index: call.outputIndex, delta: piece }),
+          );
       }
     }
     if (choice.finish_reason) this.finishReason = choice.finish_reason;
@@ -150,18 +161,42 @@ export class ResponseStreamTranslator {
     this.items.push(open);
     this.text = open;
     const base = { output_index: open.outputIndex };
-    events.push(this.event('response.output_item.added', { ...base, item: { type: 'message', id: open.id, status: 'in_progress', role: 'assistant', content: [] } }));
     events.push(
-      this.event('response.content_part.added', { ...base, item_id: open.id, content_index: 0, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } }),
+      this.event('response.output_item.added', {
+        ...base,
+        item: { type: 'message', id: open.id, status: 'in_progress', role: 'assistant', content: [] },
+      }),
+    );
+    events.push(
+      this.event('response.content_part.added', {
+        ...base,
+        item_id: open.id,
+        content_index: 0,
+        part: { type: 'output_text', text: '', annotations: [], logprobs: [] },
+      }),
     );
     return open;
   }
 
   private callItem(call: OpenCall, status: 'in_progress' | 'completed'): OutputItem {
     if (call.custom) {
-      return { type: 'custom_tool_call', id: call.id, call_id: call.callId, name: call.name, input: status === 'completed' ? customToolInput(call.arguments) : '', status };
+      return {
+        type: 'custom_tool_call',
+        id: call.id,
+        call_id: call.callId,
+        name: call.name,
+        input: status === 'completed' ? customToolInput(call.arguments) : '',
+        status,
+      };
     }
-    return { type: 'function_call', id: call.id, call_id: call.callId, name: call.name, arguments: status === 'completed' ? call.arguments : '', status };
+    return {
+      type: 'function_call',
+      id: call.id,
+      call_id: call.callId,
+      name: call.name,
+      arguments: status === 'completed' ? call.arguments : '',
+      status,
+    };
   }
 
   private event(type: string, fields: Record<string, unknown>): StreamEvent {

@@ -81,7 +81,12 @@ export function responsesToChat(request: ResponsesRequest, hostedTools: 'drop' |
   if (format?.type === 'json_schema' && 'schema' in format) {
     chat.response_format = {
       type: 'json_schema',
-      json_schema: { name: format.name, schema: format.schema, ...(format.description ? { description: format.description } : {}), strict: format.strict ?? null },
+      json_schema: {
+        name: format.name,
+        schema: format.schema,
+        ...(format.description ? { description: format.description } : {}),
+        strict: format.strict ?? null,
+      },
     };
   }
   const effort = request.reasoning?.effort;
@@ -100,11 +105,22 @@ function translateTools(list: ResponsesTool[], hostedTools: 'drop' | 'reject') {
       const parameters = isRecord(tool.parameters) ? tool.parameters : undefined;
       const description = typeof tool.description === 'string' ? tool.description : undefined;
       const strict = typeof tool.strict === 'boolean' ? tool.strict : undefined;
-      tools.push({ type: 'function', function: { name: tool.name, ...(description ? { description } : {}), ...(parameters ? { parameters } : {}), ...(strict !== undefined ? { strict } : {}) } });
+      tools.push({
+        type: 'function',
+        function: {
+          name: tool.name,
+          ...(description ? { description } : {}),
+          ...(parameters ? { parameters } : {}),
+          ...(strict !== undefined ? { strict } : {}),
+        },
+      });
     } else if (tool.type === 'custom' && 'name' in tool && typeof tool.name === 'string') {
       customTools.add(tool.name);
       const description = typeof tool.description === 'string' ? tool.description : undefined;
-      tools.push({ type: 'function', function: { name: tool.name, ...(description ? { description } : {}), parameters: CUSTOM_TOOL_PARAMETERS } });
+      tools.push({
+        type: 'function',
+        function: { name: tool.name, ...(description ? { description } : {}), parameters: CUSTOM_TOOL_PARAMETERS },
+      });
     } else if (hostedTools === 'reject') {
       throw invalidRequest(
         'unsupported_parameter',
@@ -144,12 +160,19 @@ function addItem(messages: Message[], item: InputItem, index: number): void {
     }
     case 'custom_tool_call': {
       const call = itemOf(CustomToolCallItemSchema, item, param);
-      addToolCall(messages, { id: call.call_id, type: 'function', function: { name: call.name, arguments: JSON.stringify({ input: call.input }) } });
+      addToolCall(messages, {
+        id: call.call_id,
+        type: 'function',
+        function: { name: call.name, arguments: JSON.stringify({ input: call.input }) },
+      });
       return;
     }
     case 'function_call_output':
     case 'custom_tool_call_output': {
-      const output = type === 'function_call_output' ? itemOf(FunctionCallOutputItemSchema, item, param) : itemOf(CustomToolCallOutputItemSchema, item, param);
+      const output =
+        type === 'function_call_output'
+          ? itemOf(FunctionCallOutputItemSchema, item, param)
+          : itemOf(CustomToolCallOutputItemSchema, item, param);
       messages.push({ role: 'tool', tool_call_id: output.call_id, content: outputText(output.output, `${param}.output`) });
       return;
     }
@@ -201,7 +224,11 @@ function userPart(part: InputContentPart, param: string): ContentPart {
   if (part.type === 'input_image') {
     const url = 'image_url' in part ? part.image_url : undefined;
     if (typeof url !== 'string' || url === '') {
-      throw invalidRequest('unsupported_parameter', 'Images by `file_id` are not supported for this model; send `image_url` (a URL or a data: URL).', param);
+      throw invalidRequest(
+        'unsupported_parameter',
+        'Images by `file_id` are not supported for this model; send `image_url` (a URL or a data: URL).',
+        param,
+      );
     }
     const detail = 'detail' in part ? part.detail : undefined;
     return { type: 'image_url', image_url: { url, ...(detail === 'auto' || detail === 'low' || detail === 'high' ? { detail } : {}) } };

@@ -64,12 +64,21 @@ export function adminRouter(dependencies: AdminRouterDependencies) {
     listAccounts: async ({ res }) => {
       const only = accountScope(res.locals.context.principal);
       const accounts = await listAccounts(dependencies);
-      return { status: 200, body: { object: 'list' as const, data: only === null ? accounts : accounts.filter((account) => account.id === only) } };
+      return {
+        status: 200,
+        body: { object: 'list' as const, data: only === null ? accounts : accounts.filter((account) => account.id === only) },
+      };
     },
     createAccount: async ({ body, res }) => ({ status: 201, body: await createAccount(operationsFor(res), body.name) }),
-    updateAccount: async ({ params, body, res }) => ({ status: 200, body: await updateAccount(operationsFor(res), params.accountId, body) }),
+    updateAccount: async ({ params, body, res }) => ({
+      status: 200,
+      body: await updateAccount(operationsFor(res), params.accountId, body),
+    }),
     getAccount: async ({ params }) => ({ status: 200, body: toAccountView(await requireAccount(params.accountId)) }),
-    listKeys: async ({ params, res }) => ({ status: 200, body: { object: 'list' as const, data: await listApiKeys(operationsFor(res), params.accountId) } }),
+    listKeys: async ({ params, res }) => ({
+      status: 200,
+      body: { object: 'list' as const, data: await listApiKeys(operationsFor(res), params.accountId) },
+    }),
     createKey: async ({ params, body, res }) => ({
       status: 201,
       body: await createApiKey(operationsFor(res), { accountId: params.accountId, ...body, expiresAt: toDate(body.expires_at) }),
@@ -77,12 +86,21 @@ export function adminRouter(dependencies: AdminRouterDependencies) {
     getKey: async ({ params, res }) => ({ status: 200, body: toApiKeyView(await getApiKey(operationsFor(res), params.keyId)) }),
     updateKey: async ({ params, body, res }) => {
       const { expires_at: expiresAt, ...rest } = body;
-      return { status: 200, body: await changeApiKey(operationsFor(res), params.keyId, { kind: 'update', ...rest, expiresAt: toDate(expiresAt) }) };
+      return {
+        status: 200,
+        body: await changeApiKey(operationsFor(res), params.keyId, { kind: 'update', ...rest, expiresAt: toDate(expiresAt) }),
+      };
     },
     revokeKey: async ({ params, res }) => ({ status: 200, body: await changeApiKey(operationsFor(res), params.keyId, { kind: 'revoke' }) }),
     blockKey: async ({ params, res }) => ({ status: 200, body: await changeApiKey(operationsFor(res), params.keyId, { kind: 'block' }) }),
-    unblockKey: async ({ params, res }) => ({ status: 200, body: await changeApiKey(operationsFor(res), params.keyId, { kind: 'unblock' }) }),
-    rotateKey: async ({ params, body, res }) => ({ status: 200, body: await rotateApiKey(operationsFor(res), params.keyId, body.grace_seconds) }),
+    unblockKey: async ({ params, res }) => ({
+      status: 200,
+      body: await changeApiKey(operationsFor(res), params.keyId, { kind: 'unblock' }),
+    }),
+    rotateKey: async ({ params, body, res }) => ({
+      status: 200,
+      body: await rotateApiKey(operationsFor(res), params.keyId, body.grace_seconds),
+    }),
     listAudit: async ({ query, res }) => {
       const only = accountScope(res.locals.context.principal);
       // An owner sees its own account's entries whatever account_id it asks for.
@@ -95,7 +113,9 @@ export function adminRouter(dependencies: AdminRouterDependencies) {
       const row = await dependencies.store.getUsageKeyByAccount(params.accountId);
       return {
         status: 200,
-        body: row ? { exists: true, hint: row.hint, created_at: row.createdAt.toISOString() } : { exists: false, hint: null, created_at: null },
+        body: row
+          ? { exists: true, hint: row.hint, created_at: row.createdAt.toISOString() }
+          : { exists: false, hint: null, created_at: null },
       };
     },
     createUsageKey: async ({ params, res }) => ({ status: 201, body: await rotateUsageKey(operationsFor(res), params.accountId) }),

@@ -51,7 +51,14 @@ export function dashboardFiles(directory: string = DEFAULT_DASHBOARD_DIRECTORY) 
     if (request.method !== 'GET' && request.method !== 'HEAD') return next();
     // Checked per request, so a build made while the server runs is picked up.
     if (!existsSync(indexFile)) {
-      return next(new GatewayError(503, 'server_error', 'dashboard_not_built', 'The dashboard is not built: run `npm run build` (npm install also builds it).'));
+      return next(
+        new GatewayError(
+          503,
+          'server_error',
+          'dashboard_not_built',
+          'The dashboard is not built: run `npm run build` (npm install also builds it).',
+        ),
+      );
     }
     securityHeaders(response);
     files(request, response, (error?: unknown) => {

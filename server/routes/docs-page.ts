@@ -50,7 +50,12 @@ const PAGE = `<!doctype html>
 `;
 
 const notBuilt = () =>
-  new GatewayError(503, 'server_error', 'docs_not_built', 'The API reference renderer is not built: run `npm run build` (npm install also builds it).');
+  new GatewayError(
+    503,
+    'server_error',
+    'docs_not_built',
+    'The API reference renderer is not built: run `npm run build` (npm install also builds it).',
+  );
 
 /** GET /docs: the API reference, rendered in the browser by Scalar from /v1/openapi.json. */
 export function docsPage(script: string = DEFAULT_API_REFERENCE_SCRIPT) {

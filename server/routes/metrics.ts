@@ -17,7 +17,10 @@ export function metricsEndpoint(metrics: GatewayMetrics, token: string | null) {
   return function metricsHandler(request: Request, response: Response, next: NextFunction): void {
     if (tokenHash !== null) {
       const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(request.headers.authorization ?? '');
-      if (!match?.[1]) return next(authenticationError('missing_api_key', 'GET /metrics needs the metrics token: "Authorization: Bearer <GATEWAY_METRICS_TOKEN>".'));
+      if (!match?.[1])
+        return next(
+          authenticationError('missing_api_key', 'GET /metrics needs the metrics token: "Authorization: Bearer <GATEWAY_METRICS_TOKEN>".'),
+        );
       if (!hashesEqual(hashKey(match[1]), tokenHash)) return next(authenticationError('invalid_api_key', 'Invalid metrics token.'));
     }
     metrics.render().then((text) => {

@@ -24,7 +24,10 @@ export function toModelEntry(model: ModelConfig): ModelEntry {
 }
 
 function toRates(rates: Rates): Omit<ModelEntry['pricing'], 'long_context'> {
-  const entry: Omit<ModelEntry['pricing'], 'long_context'> = { input_per_million: rates.inputPerMillion, output_per_million: rates.outputPerMillion };
+  const entry: Omit<ModelEntry['pricing'], 'long_context'> = {
+    input_per_million: rates.inputPerMillion,
+    output_per_million: rates.outputPerMillion,
+  };
   if (rates.cacheReadPerMillion !== undefined) entry.cache_read_per_million = rates.cacheReadPerMillion;
   if (rates.cacheWritePerMillion !== undefined) entry.cache_write_per_million = rates.cacheWritePerMillion;
   if (rates.cacheWrite1hPerMillion !== undefined) entry.cache_write_1h_per_million = rates.cacheWrite1hPerMillion;
@@ -51,7 +54,13 @@ export function modelsRouter(models: ModelConfig[], keys: KeyCache, now: () => n
       );
       if (key === null) return { status: 200, body };
       if (key.models === null && key.accountModels === null) return { status: 200, body };
-      return { status: 200, body: { object: 'list' as const, data: data.filter((entry) => modelListAllows(key.models, entry.id) && modelListAllows(key.accountModels, entry.id)) } };
+      return {
+        status: 200,
+        body: {
+          object: 'list' as const,
+          data: data.filter((entry) => modelListAllows(key.models, entry.id) && modelListAllows(key.accountModels, entry.id)),
+        },
+      };
     },
   });
 }

@@ -2,7 +2,7 @@ import { initServer } from '@ts-rest/express';
 import type { Response } from 'express';
 import { contract } from '../../contract';
 import type { Store } from '../db/types';
-import { guardSecretCheck, type Principal, type SecretAttemptGuard } from '../middleware/authenticate';
+import { guardSecretCheck, type SecretAttemptGuard } from '../middleware/authenticate';
 import { clearSessionCookie, setSessionCookie } from '../sessions/session-cookie';
 import { csrfTokenFor, signIn, toSessionView, type ResolvedSession } from '../sessions/session-operations';
 

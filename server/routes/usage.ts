@@ -2,7 +2,6 @@ import { initServer } from '@ts-rest/express';
 import { contract } from '../../contract';
 import type { Config } from '../config/load-config';
 import { rateLimited } from '../errors/gateway-error';
-import type { Principal } from '../middleware/authenticate';
 import type { createKeyLimiter } from '../rate-limit/key-limiter';
 import type { UsageReporter } from '../usage/usage-report';
 

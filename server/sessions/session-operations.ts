@@ -40,7 +40,11 @@ export function csrfTokenMatches(sessionToken: string, header: string | undefine
 }
 
 /** `model-gateway accounts login-link ID` and POST /v1/admin/accounts/{id}/login-link. */
-export async function createLoginLink(dependencies: SessionDependencies & { requestId?: string | null }, accountId: string, baseUrl: string): Promise<LoginLink> {
+export async function createLoginLink(
+  dependencies: SessionDependencies & { requestId?: string | null },
+  accountId: string,
+  baseUrl: string,
+): Promise<LoginLink> {
   const account = await dependencies.store.getAccount(accountId);
   if (!account) throw accountNotFound(accountId);
   const token = LOGIN_TOKEN_PREFIX + randomBase62(48);
@@ -53,7 +57,13 @@ export async function createLoginLink(dependencies: SessionDependencies & { requ
     expiresAt: new Date(now + LOGIN_LINK_TTL_MS),
   });
   // A new way into the account: audited (docs/operator-controls.md), never with its token.
-  await recordAudit(dependencies, { action: 'account.login_link', accountId, targetId: row.id, before: null, after: { expires_at: row.expiresAt.toISOString() } });
+  await recordAudit(dependencies, {
+    action: 'account.login_link',
+    accountId,
+    targetId: row.id,
+    before: null,
+    after: { expires_at: row.expiresAt.toISOString() },
+  });
   // In the fragment: browsers never send it to a server, so it stays out of access logs and Referer.
   return { url: `${baseUrl.replace(/\/+$/, '')}/dashboard/login#token=${token}`, expires_at: row.expiresAt.toISOString() };
 }
@@ -114,7 +124,11 @@ export function operatorSessionHash(sessionToken: string, adminTokenHash: string
  * The live session of a cookie's token, or null (unknown, expired, signed out, or an
  * operator session of another admin token than the current one).
  */
-export async function findSession(dependencies: SessionDependencies, sessionToken: string, adminTokenHash: string | null): Promise<ResolvedSession | null> {
+export async function findSession(
+  dependencies: SessionDependencies,
+  sessionToken: string,
+  adminTokenHash: string | null,
+): Promise<ResolvedSession | null> {
   if (!/^[0-9A-Za-z]{48}$/.test(sessionToken)) return null;
   let row = await dependencies.store.findDashboardSessionByHash(hashKey(sessionToken));
   // Only account sessions are stored under the plain hash (an operator row found there

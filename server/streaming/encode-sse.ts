@@ -25,7 +25,13 @@ export class ChunkEventEncoder {
 
   encode(chunk: ChatCompletionChunk): string {
     const { id, object, created, model, choices } = chunk;
-    if (typeof id !== 'string' || typeof object !== 'string' || typeof created !== 'number' || typeof model !== 'string' || !Array.isArray(choices)) {
+    if (
+      typeof id !== 'string' ||
+      typeof object !== 'string' ||
+      typeof created !== 'number' ||
+      typeof model !== 'string' ||
+      !Array.isArray(choices)
+    ) {
       return encodeSseData(chunk);
     }
     // The first five keys must be exactly these, in this order: JSON.stringify follows the
@@ -75,7 +81,13 @@ function encodeChoices(choices: readonly unknown[]): string {
 function encodeTextChoice(choice: unknown): string | undefined {
   if (typeof choice !== 'object' || choice === null) return undefined;
   const { index, delta, finish_reason: finishReason } = choice as { index?: unknown; delta?: unknown; finish_reason?: unknown };
-  if (typeof index !== 'number' || typeof delta !== 'object' || delta === null || !(finishReason === null || typeof finishReason === 'string')) return undefined;
+  if (
+    typeof index !== 'number' ||
+    typeof delta !== 'object' ||
+    delta === null ||
+    !(finishReason === null || typeof finishReason === 'string')
+  )
+    return undefined;
   let position = 0;
   for (const key in choice) {
     if (key !== CHOICE_KEYS[position]) return undefined;

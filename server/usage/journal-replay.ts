@@ -55,7 +55,8 @@ export async function replayJournal(directory: string, store: Store, options: Re
   for (const name of names) {
     const match = SEGMENT_PATTERN.exec(name);
     if (match === null) {
-      if (!name.endsWith('.foreign')) options.logger.warn({ directory, file: name }, 'usage journal: a file that is not a journal segment; left alone');
+      if (!name.endsWith('.foreign'))
+        options.logger.warn({ directory, file: name }, 'usage journal: a file that is not a journal segment; left alone');
       continue;
     }
     result.nextSequence = Math.max(result.nextSequence, Number(match[1]) + 1);
@@ -77,7 +78,10 @@ export async function replayJournal(directory: string, store: Store, options: Re
     const tail = lines.pop();
     if (tail !== undefined && tail !== '') {
       result.torn += 1;
-      options.logger.warn({ file, bytes: Buffer.byteLength(tail) }, 'usage journal: torn last line (the process died while writing it) dropped');
+      options.logger.warn(
+        { file, bytes: Buffer.byteLength(tail) },
+        'usage journal: torn last line (the process died while writing it) dropped',
+      );
     }
     for (const line of lines) {
       if (line === '') continue;
@@ -132,7 +136,10 @@ async function storeWithRetry(store: Store, rows: UsageEventRow[], options: Repl
         await store.recordUsage(batch);
         break;
       } catch (error) {
-        if (Date.now() >= deadline) throw new Error('usage journal replay: the database refused the journaled events; they are kept for the next start', { cause: error });
+        if (Date.now() >= deadline)
+          throw new Error('usage journal replay: the database refused the journaled events; they are kept for the next start', {
+            cause: error,
+          });
         options.logger.error({ err: error, attempt }, 'usage journal replay: database write failed; retrying');
         await new Promise((resolve) => setTimeout(resolve, Math.min(250 * 2 ** attempt, 5_000)));
       }

@@ -71,7 +71,10 @@ export class RedisStreamDurability implements UsageDurability {
     });
     await this.heartbeat();
     const every = (ms: number, task: () => Promise<unknown>) => {
-      const timer = setInterval(() => void task().catch((error: unknown) => this.options.logger.warn({ err: error }, 'usage stream: background task failed')), ms);
+      const timer = setInterval(
+        () => void task().catch((error: unknown) => this.options.logger.warn({ err: error }, 'usage stream: background task failed')),
+        ms,
+      );
       timer.unref();
       this.timers.push(timer);
     };
@@ -156,19 +159,22 @@ export class RedisStreamDurability implements UsageDurability {
         multi.hdel(this.inFlightKey, entry.id);
       }
     }
-    multi.exec().then(
-      (results) => {
-        const failed = results?.find(([error]) => error !== null)?.[0] ?? (results === null ? new Error('usage stream transaction aborted') : null);
+    multi
+      .exec()
+      .then((results) => {
+        const failed =
+          results?.find(([error]) => error !== null)?.[0] ?? (results === null ? new Error('usage stream transaction aborted') : null);
         if (failed) throw failed;
         if (!this.healthy) this.options.logger.error({}, 'usage stream writable again');
         this.healthy = true;
         group?.resolve();
-      },
-    ).catch((error: unknown) => {
-      if (this.healthy) this.options.logger.error({ err: error }, 'usage stream cannot be written: model calls answer 503 usage_unavailable');
-      this.healthy = false;
-      group?.reject(error);
-    });
+      })
+      .catch((error: unknown) => {
+        if (this.healthy)
+          this.options.logger.error({ err: error }, 'usage stream cannot be written: model calls answer 503 usage_unavailable');
+        this.healthy = false;
+        group?.reject(error);
+      });
   }
 
   private async heartbeat(): Promise<void> {
@@ -186,9 +192,18 @@ export class RedisStreamDurability implements UsageDurability {
     let drained = false;
     while (this.running || !drained) {
       try {
-        const reply = (await this.reader.xreadgroup('GROUP', GROUP, this.instance, 'COUNT', this.options.batchSize, 'BLOCK', READ_BLOCK_MS, 'STREAMS', this.stream, own)) as
-          | Array<[string, Array<[string, string[]]>]>
-          | null;
+        const reply = (await this.reader.xreadgroup(
+          'GROUP',
+          GROUP,
+          this.instance,
+          'COUNT',
+          this.options.batchSize,
+          'BLOCK',
+          READ_BLOCK_MS,
+          'STREAMS',
+          this.stream,
+          own,
+        )) as Array<[string, Array<[string, string[]]>]> | null;
         const entries = reply?.[0]?.[1] ?? [];
         // Own pending entries first (after a failed write), then new ones.
         if (own === '0' && entries.length === 0) own = '>';
@@ -222,15 +237,24 @@ export class RedisStreamDurability implements UsageDurability {
     if (rows.length > 0) await this.options.store.recordUsage(rows);
     this.written += rows.length;
     const ids = entries.map(([id]) => id);
-    await this.options.redis.multi().xack(this.stream, GROUP, ...ids).xdel(this.stream, ...ids).exec();
+    await this.options.redis
+      .multi()
+      .xack(this.stream, GROUP, ...ids)
+      .xdel(this.stream, ...ids)
+      .exec();
   }
 
   /** Entries a dead consumer left unacknowledged, and the calls a dead instance had in flight. */
   private async claimDead(): Promise<void> {
-    const claimed = (await this.options.redis.xautoclaim(this.stream, GROUP, this.instance, this.options.claimIdleMs, '0-0', 'COUNT', this.options.batchSize)) as [
-      string,
-      Array<[string, string[]] | null>,
-    ];
+    const claimed = (await this.options.redis.xautoclaim(
+      this.stream,
+      GROUP,
+      this.instance,
+      this.options.claimIdleMs,
+      '0-0',
+      'COUNT',
+      this.options.batchSize,
+    )) as [string, Array<[string, string[]] | null>];
     const entries = (claimed[1] ?? []).filter((entry): entry is [string, string[]] => entry !== null);
     if (entries.length > 0) await this.store(entries);
 
@@ -256,7 +280,11 @@ export class RedisStreamDurability implements UsageDurability {
         }
         multi.del(taken);
         await multi.exec();
-        if (count > 0) this.options.logger.warn({ instance: other, interrupted: count }, 'usage stream: calls in flight on a dead instance recorded as interrupted');
+        if (count > 0)
+          this.options.logger.warn(
+            { instance: other, interrupted: count },
+            'usage stream: calls in flight on a dead instance recorded as interrupted',
+          );
       }
       await this.options.redis.srem(instancesKey, other);
     }

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
+import type * as GptTokenizer from 'gpt-tokenizer';
 
-type Tokenizer = typeof import('gpt-tokenizer');
+type Tokenizer = typeof GptTokenizer;
 
 const require = createRequire(import.meta.url);
 let loaded: Tokenizer | null = null;

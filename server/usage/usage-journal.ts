@@ -171,7 +171,10 @@ export class UsageJournal implements UsageDurability {
     }
     const leftover = this.segments.filter((segment) => segment.pending > 0);
     if (leftover.length > 0) {
-      this.options.logger.warn({ segments: leftover.map((segment) => segment.file) }, 'usage journal: unstored events kept for the next start');
+      this.options.logger.warn(
+        { segments: leftover.map((segment) => segment.file) },
+        'usage journal: unstored events kept for the next start',
+      );
     } else {
       for (const segment of this.segments) unlinkQuietly(segment.file);
     }
@@ -214,7 +217,7 @@ export class UsageJournal implements UsageDurability {
     const group = this.group;
     this.group = null;
     const segment = this.current();
-    let written = 0;
+    let written: number;
     try {
       written = this.write(segment.fd, data);
     } catch (error) {
@@ -242,7 +245,10 @@ export class UsageJournal implements UsageDurability {
 
   private fail(error: unknown, group: Group | null): void {
     if (this.failure === null) {
-      this.options.logger.error({ err: error, directory: this.options.directory }, 'usage journal cannot be written: model calls answer 503 usage_unavailable until it can');
+      this.options.logger.error(
+        { err: error, directory: this.options.directory },
+        'usage journal cannot be written: model calls answer 503 usage_unavailable until it can',
+      );
     }
     this.failure = error;
     group?.reject(error);
@@ -289,7 +295,16 @@ export class UsageJournal implements UsageDurability {
     const fd = fs.openSync(file, 'a');
     const header = Buffer.from(JOURNAL_HEADER);
     fs.writeSync(fd, header);
-    this.segments.push({ sequence: this.nextSequence - 1, file, fd, bytes: header.length, pending: 0, dirty: true, syncing: false, deleted: false });
+    this.segments.push({
+      sequence: this.nextSequence - 1,
+      file,
+      fd,
+      bytes: header.length,
+      pending: 0,
+      dirty: true,
+      syncing: false,
+      deleted: false,
+    });
     // The new file's name must survive a machine crash too: fsync the directory (off the request path).
     fs.open(this.options.directory, 'r', (openError, directoryFd) => {
       if (openError) return;

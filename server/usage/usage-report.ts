@@ -98,7 +98,10 @@ export function createUsageReporter(dependencies: { store: Store; now: () => num
   return report as UsageReporter;
 }
 
-type Breakdown = Pick<DetailedUsageKeyEntry['total'], 'cached_tokens' | 'cache_write_tokens' | 'cache_write_1h_tokens' | 'reasoning_tokens'>;
+type Breakdown = Pick<
+  DetailedUsageKeyEntry['total'],
+  'cached_tokens' | 'cache_write_tokens' | 'cache_write_1h_tokens' | 'reasoning_tokens'
+>;
 
 function breakdownOf(row: Pick<UsageDailyRow, 'cachedTokens' | 'cacheWriteTokens' | 'cacheWrite1hTokens' | 'reasoningTokens'>): Breakdown {
   return {

@@ -57,7 +57,10 @@ describe.skipIf(!installed)('Claude Code through the gateway', () => {
     anthropic = await startMockAnthropicUpstream();
     openai = await startMockOpenAiUpstream();
     // The real usage recorder and database: the test reads the usage report.
-    gateway = await startTestGateway({ configYaml: CONFIG(anthropic, openai), env: { AGENT_ANTHROPIC_KEY: 'sk-ant-agent-test-key-0123456789', AGENT_OPENAI_KEY: 'sk-openai-agent-test-0123456789' } });
+    gateway = await startTestGateway({
+      configYaml: CONFIG(anthropic, openai),
+      env: { AGENT_ANTHROPIC_KEY: 'sk-ant-agent-test-key-0123456789', AGENT_OPENAI_KEY: 'sk-openai-agent-test-0123456789' },
+    });
     const accountId = await gateway.createAccount();
     for (const name of ['pass-through', 'translated']) apiKeys.set(name, (await gateway.createKey(accountId, { name })).key);
     usageKey = await gateway.createUsageKey(accountId);
@@ -75,7 +78,9 @@ describe.skipIf(!installed)('Claude Code through the gateway', () => {
     const deadline = Date.now() + 10_000;
     for (;;) {
       const response = await gateway.http.get('/v1/usage/keys').set('authorization', `Bearer ${usageKey}`);
-      const entry = (response.body as { keys: { name: string; total: { requests: number; prompt_tokens: number; completion_tokens: number } }[] }).keys.find((key) => key.name === keyName);
+      const entry = (
+        response.body as { keys: { name: string; total: { requests: number; prompt_tokens: number; completion_tokens: number } }[] }
+      ).keys.find((key) => key.name === keyName);
       if (entry && entry.total.requests > 0) return entry.total;
       if (Date.now() > deadline) throw new Error(`Timed out waiting for the usage of ${keyName}: ${JSON.stringify(response.body)}`);
       // Well under the usage route's 30 requests per minute per usage key.

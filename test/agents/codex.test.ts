@@ -139,26 +139,35 @@ describe.skipIf(!installed)('the Codex CLI through the gateway', () => {
     return (response.body as UsageReport).keys.reduce((sum, key) => sum + key.total.requests, 0);
   }
 
-  it('translated to a chat upstream: prints the mock reply, exits 0, the request is in the usage report', { timeout: 120_000 }, async () => {
-    const before = await reportedRequests();
-    const run = await codexWith('agent-chat');
-    expect(run.stdout + run.stderr).toContain(CHAT_REPLY);
-    expect(run.code, run.stderr).toBe(0);
-    const sent = chat.requests.at(-1)?.body as { stream?: boolean; messages?: { role: string }[]; tools?: unknown[] };
-    expect(sent.stream).toBe(true);
-    expect(sent.messages?.[0]?.role).toBe('system');
-    // Its web_search and namespace tools are left out for a chat upstream; function tools go.
-    expect((sent.tools as { type: string }[]).every((tool) => tool.type === 'function')).toBe(true);
-    expect(sent.tools?.length).toBeGreaterThan(0);
-    await expect.poll(reportedRequests, { timeout: 5_000 }).toBeGreaterThan(before);
-  });
+  it(
+    'translated to a chat upstream: prints the mock reply, exits 0, the request is in the usage report',
+    { timeout: 120_000 },
+    async () => {
+      const before = await reportedRequests();
+      const run = await codexWith('agent-chat');
+      expect(run.stdout + run.stderr).toContain(CHAT_REPLY);
+      expect(run.code, run.stderr).toBe(0);
+      const sent = chat.requests.at(-1)?.body as { stream?: boolean; messages?: { role: string }[]; tools?: unknown[] };
+      expect(sent.stream).toBe(true);
+      expect(sent.messages?.[0]?.role).toBe('system');
+      // Its web_search and namespace tools are left out for a chat upstream; function tools go.
+      expect((sent.tools as { type: string }[]).every((tool) => tool.type === 'function')).toBe(true);
+      expect(sent.tools?.length).toBeGreaterThan(0);
+      await expect.poll(reportedRequests, { timeout: 5_000 }).toBeGreaterThan(before);
+    },
+  );
 
   it('translated: a tool call round trip (Codex runs the command and sends its output back)', { timeout: 120_000 }, async () => {
     const count = chat.requests.length;
     chat.reply({
       type: 'sse',
       events: [
-        { data: chunk({ role: 'assistant', tool_calls: [{ index: 0, id: 'call_echo', type: 'function', function: { name: 'exec_command', arguments: '' } }] }) },
+        {
+          data: chunk({
+            role: 'assistant',
+            tool_calls: [{ index: 0, id: 'call_echo', type: 'function', function: { name: 'exec_command', arguments: '' } }],
+          }),
+        },
         { data: chunk({ tool_calls: [{ index: 0, function: { arguments: '{"cmd":"echo gateway-tool-test"}' } }] }) },
         { data: chunk({}, 'tool_calls') },
         { data: { ...chunk({}), choices: [], usage: { prompt_tokens: 900, completion_tokens: 12, total_tokens: 912 } } },
@@ -167,24 +176,37 @@ describe.skipIf(!installed)('the Codex CLI through the gateway', () => {
     const run = await codexWith('agent-chat');
     expect(run.stdout + run.stderr).toContain(CHAT_REPLY);
     expect(run.code, run.stderr).toBe(0);
-    const followUp = chat.requests[count + 1]?.body as { messages: { role: string; tool_call_id?: string; tool_calls?: { id: string }[] }[] };
+    const followUp = chat.requests[count + 1]?.body as {
+      messages: { role: string; tool_call_id?: string; tool_calls?: { id: string }[] }[];
+    };
     const messages = followUp.messages;
     expect(messages.some((message) => message.role === 'assistant' && message.tool_calls?.[0]?.id === 'call_echo')).toBe(true);
     expect(messages.some((message) => message.role === 'tool' && message.tool_call_id === 'call_echo')).toBe(true);
   });
 
-  it('passed through to a Responses upstream: prints the mock reply, exits 0, the request is in the usage report', { timeout: 120_000 }, async () => {
-    const before = await reportedRequests();
-    const run = await codexWith('agent-native');
-    expect(run.stdout + run.stderr).toContain(NATIVE_REPLY);
-    expect(run.code, run.stderr).toBe(0);
-    const sent = native.requests.at(-1)?.body as { model?: string; stream?: boolean; tools?: { type: string }[] };
-    // Codex's default request, passed on as it came (only the model replaced).
-    const body = native.requests.at(-1)?.body as Record<string, unknown>;
-    expect((body.tools as { type: string }[]).map((tool) => tool.type)).toEqual(expect.arrayContaining(['function', 'namespace', 'web_search']));
-    expect(body).toMatchObject({ store: false, include: ['reasoning.encrypted_content'], reasoning: { summary: 'auto' }, prompt_cache_key: expect.any(String) });
-    expect(sent.model).toBe(UPSTREAM_MODEL);
-    expect(sent.stream).toBe(true);
-    await expect.poll(reportedRequests, { timeout: 5_000 }).toBeGreaterThan(before);
-  });
+  it(
+    'passed through to a Responses upstream: prints the mock reply, exits 0, the request is in the usage report',
+    { timeout: 120_000 },
+    async () => {
+      const before = await reportedRequests();
+      const run = await codexWith('agent-native');
+      expect(run.stdout + run.stderr).toContain(NATIVE_REPLY);
+      expect(run.code, run.stderr).toBe(0);
+      const sent = native.requests.at(-1)?.body as { model?: string; stream?: boolean; tools?: { type: string }[] };
+      // Codex's default request, passed on as it came (only the model replaced).
+      const body = native.requests.at(-1)?.body as Record<string, unknown>;
+      expect((body.tools as { type: string }[]).map((tool) => tool.type)).toEqual(
+        expect.arrayContaining(['function', 'namespace', 'web_search']),
+      );
+      expect(body).toMatchObject({
+        store: false,
+        include: ['reasoning.encrypted_content'],
+        reasoning: { summary: 'auto' },
+        prompt_cache_key: expect.any(String),
+      });
+      expect(sent.model).toBe(UPSTREAM_MODEL);
+      expect(sent.stream).toBe(true);
+      await expect.poll(reportedRequests, { timeout: 5_000 }).toBeGreaterThan(before);
+    },
+  );
 });

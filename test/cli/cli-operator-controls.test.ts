@@ -48,11 +48,23 @@ describe('model-gateway CLI, operator controls', { timeout: 120_000 }, () => {
     expect((await cli('keys', 'create', '--account', account.id, '--name', 'k', '--expires-at', 'tomorrow')).code).toBe(1);
 
     const key = await json<{ id: string; key: string; models: string[]; expires_at: string }>(
-      'keys', 'create', '--account', account.id, '--name', 'k', '--models', 'mock-chat', '--expires-at', '2099-01-01T00:00:00Z',
+      'keys',
+      'create',
+      '--account',
+      account.id,
+      '--name',
+      'k',
+      '--models',
+      'mock-chat',
+      '--expires-at',
+      '2099-01-01T00:00:00Z',
     );
     expect(key).toMatchObject({ models: ['mock-chat'], expires_at: '2099-01-01T00:00:00.000Z' });
     const chat = (text: string, model = 'mock-chat') =>
-      gw.http.post('/v1/chat/completions').set('authorization', `Bearer ${text}`).send({ model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 });
+      gw.http
+        .post('/v1/chat/completions')
+        .set('authorization', `Bearer ${text}`)
+        .send({ model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 });
     expect((await chat(key.key)).status).toBe(200);
     expect((await chat(key.key, 'mock-text')).status).toBe(403);
 
@@ -70,10 +82,24 @@ describe('model-gateway CLI, operator controls', { timeout: 120_000 }, () => {
     const listed = await json<Array<{ id: string; last_used_at: string | null }>>('keys', 'list', '--account', account.id);
     expect(listed.find((entry) => entry.id === key.id)?.last_used_at).toEqual(expect.any(String));
 
-    const audit = await json<{ data: Array<{ action: string; actor: string }>; next_cursor: string | null }>('audit', 'list', '--account', account.id, '--limit', '3');
+    const audit = await json<{ data: Array<{ action: string; actor: string }>; next_cursor: string | null }>(
+      'audit',
+      'list',
+      '--account',
+      account.id,
+      '--limit',
+      '3',
+    );
     expect(audit.data.map((entry) => entry.action)).toEqual(['key.rotate', 'key.update', 'key.update']);
     expect(audit.data.every((entry) => entry.actor === 'operator')).toBe(true);
-    const older = await json<{ data: Array<{ action: string }> }>('audit', 'list', '--account', account.id, '--cursor', String(audit.next_cursor));
+    const older = await json<{ data: Array<{ action: string }> }>(
+      'audit',
+      'list',
+      '--account',
+      account.id,
+      '--cursor',
+      String(audit.next_cursor),
+    );
     expect(older.data.map((entry) => entry.action)).toEqual(['key.create', 'account.update', 'account.create']);
   });
 });

@@ -23,7 +23,15 @@ afterAll(() => gw.close());
 async function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await run(process.execPath, [bin, ...args], {
-      env: { ...process.env, DATABASE_URL: gw.databaseUrl, GATEWAY_CONFIG: '', LOG_LEVEL: 'silent', PORT: '9123', GATEWAY_PUBLIC_URL: '', ...env },
+      env: {
+        ...process.env,
+        DATABASE_URL: gw.databaseUrl,
+        GATEWAY_CONFIG: '',
+        LOG_LEVEL: 'silent',
+        PORT: '9123',
+        GATEWAY_PUBLIC_URL: '',
+        ...env,
+      },
     });
     return { code: 0, stdout, stderr };
   } catch (error) {
@@ -34,9 +42,18 @@ async function cli(args: string[], env: Record<string, string> = {}): Promise<{ 
 
 describe('CLI input', { timeout: 120_000 }, () => {
   it.each([
-    [['keys', 'create', '--account', 'ACCOUNT', '--name', 'big', '--tpm', '10000000000'], 'model-gateway: Invalid value for --tpm: Number must be less than or equal to 1000000000\n'],
-    [['keys', 'create', '--account', 'ACCOUNT', '--name', 'neg', '--rpm', '-5'], 'model-gateway: Invalid value for --rpm: Number must be greater than or equal to 1\n'],
-    [['keys', 'create', '--account', 'ACCOUNT', '--name', '   '], 'model-gateway: Invalid value for --name: String must contain at least 1 character(s)\n'],
+    [
+      ['keys', 'create', '--account', 'ACCOUNT', '--name', 'big', '--tpm', '10000000000'],
+      'model-gateway: Invalid value for --tpm: Number must be less than or equal to 1000000000\n',
+    ],
+    [
+      ['keys', 'create', '--account', 'ACCOUNT', '--name', 'neg', '--rpm', '-5'],
+      'model-gateway: Invalid value for --rpm: Number must be greater than or equal to 1\n',
+    ],
+    [
+      ['keys', 'create', '--account', 'ACCOUNT', '--name', '   '],
+      'model-gateway: Invalid value for --name: String must contain at least 1 character(s)\n',
+    ],
     [['accounts', 'create', '--name', ''], 'model-gateway: Invalid value for --name: String must contain at least 1 character(s)\n'],
     [['keys', 'limits', 'key_nope', '--tpm', '-1'], 'model-gateway: Invalid value for --tpm: Number must be greater than or equal to 1\n'],
     [['accounts', 'list', '--rpm', '5'], 'model-gateway: accounts list does not take --rpm; run model-gateway --help\n'],
@@ -72,10 +89,17 @@ it('serve says at start that the admin API and the dashboard are off without GAT
   const server = await spawnServe({ DATABASE_URL: gw.databaseUrl, GATEWAY_CONFIG: '' });
   try {
     const deadline = Date.now() + 30_000;
-    while (!server.output().includes('gateway listening') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-    const lines = server.output().split('\n').filter(Boolean).map((line) => JSON.parse(line) as { level: number; msg: string });
+    while (!server.output().includes('gateway listening') && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    const lines = server
+      .output()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { level: number; msg: string });
     const notice = lines.find((line) => line.msg.includes('GATEWAY_ADMIN_TOKEN'));
-    expect(notice?.msg).toBe('GATEWAY_ADMIN_TOKEN is not set: the admin API (/v1/admin) and the dashboard are off; manage accounts and keys with the model-gateway CLI');
+    expect(notice?.msg).toBe(
+      'GATEWAY_ADMIN_TOKEN is not set: the admin API (/v1/admin) and the dashboard are off; manage accounts and keys with the model-gateway CLI',
+    );
     expect(notice?.level).toBe(40);
   } finally {
     server.kill();

@@ -34,7 +34,10 @@ async function json<T>(...args: string[]): Promise<T> {
 }
 
 const chat = (key: string) =>
-  gw.http.post('/v1/chat/completions').set('authorization', `Bearer ${key}`).send({ model: 'mock-chat', messages: [{ role: 'user', content: 'hi' }] });
+  gw.http
+    .post('/v1/chat/completions')
+    .set('authorization', `Bearer ${key}`)
+    .send({ model: 'mock-chat', messages: [{ role: 'user', content: 'hi' }] });
 
 async function eventually(check: () => Promise<boolean>, withinMs: number): Promise<number> {
   const started = Date.now();

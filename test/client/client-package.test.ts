@@ -106,15 +106,24 @@ void gateway.admin.createKey({ params: { accountId: 'acc' }, body: { name: 'ci',
   // The README's example, as written there.
   writeFileSync(path.join(scratch, 'readme-example.ts'), README_EXAMPLE);
   const base = { strict: true, exactOptionalPropertyTypes: true, noEmit: true, target: 'ES2022', lib: ['ES2022', 'DOM'], types: [] };
-  writeFileSync(path.join(scratch, 'environment.d.ts'), 'declare const process: { env: Record<string, string | undefined>; stdout: { write(text: string): void } };\n');
+  writeFileSync(
+    path.join(scratch, 'environment.d.ts'),
+    'declare const process: { env: Record<string, string | undefined>; stdout: { write(text: string): void } };\n',
+  );
   const configs = {
     // The package's own declarations are checked once (skipLibCheck off), under NodeNext.
     'tsconfig.nodenext.json': { ...base, module: 'NodeNext', moduleResolution: 'NodeNext', skipLibCheck: false },
     'tsconfig.bundler.json': { ...base, module: 'ESNext', moduleResolution: 'Bundler', skipLibCheck: true },
   };
   for (const [file, compilerOptions] of Object.entries(configs)) {
-    writeFileSync(path.join(scratch, file), JSON.stringify({ compilerOptions, files: ['environment.d.ts', 'consumer.ts', 'readme-example.ts'] }));
-    const result = await run('node', [tsc, '-p', file], { cwd: scratch }).catch((error: { stdout: string }) => ({ stdout: error.stdout, failed: true }));
+    writeFileSync(
+      path.join(scratch, file),
+      JSON.stringify({ compilerOptions, files: ['environment.d.ts', 'consumer.ts', 'readme-example.ts'] }),
+    );
+    const result = await run('node', [tsc, '-p', file], { cwd: scratch }).catch((error: { stdout: string }) => ({
+      stdout: error.stdout,
+      failed: true,
+    }));
     expect(result.stdout, file).toBe('');
   }
 }, 120_000);

@@ -70,7 +70,10 @@ it('an error event inside the stream throws after the chunks before it', async (
   const client = createGatewayClient({ baseUrl: gw.baseUrl, apiKey });
   const seen: string[] = [];
   const iterate = async () => {
-    for await (const chunk of client.streamChatCompletion({ model: 'mock-chat', messages: [{ role: 'user', content: 'mock:error:midstream' }] })) {
+    for await (const chunk of client.streamChatCompletion({
+      model: 'mock-chat',
+      messages: [{ role: 'user', content: 'mock:error:midstream' }],
+    })) {
       seen.push(chunk.object);
     }
   };

@@ -64,7 +64,10 @@ describe('configuration errors carry the file and line', () => {
   });
 
   it('reports an unknown key at the key, so typos are caught', () => {
-    const text = VALID.replace('  mock: { type: mock }', '  mock: { type: mock }\n  other:\n    type: openai\n    base_ur: https://example.com/v1');
+    const text = VALID.replace(
+      '  mock: { type: mock }',
+      '  mock: { type: mock }\n  other:\n    type: openai\n    base_ur: https://example.com/v1',
+    );
     const problems = problemsOf(text);
     expect(problems).toContainEqual(
       expect.objectContaining({ path: 'providers.other.base_ur', line: lineOf(text, 'base_ur:'), column: 5, message: 'unknown key' }),

@@ -96,7 +96,15 @@ describe('normalized runtime configuration', () => {
       maxRetries: 2,
       retryBaseDelayMs: 200,
     });
-    expect(config.limits).toEqual({ defaultRpm: 600, defaultTpm: 1_000_000, usageKeyRpm: 30, usageIpRpm: 120, adminAuthFailuresPerMinute: 10, redisFailure: 'open', maxStreamsPerKey: 100 });
+    expect(config.limits).toEqual({
+      defaultRpm: 600,
+      defaultTpm: 1_000_000,
+      usageKeyRpm: 30,
+      usageIpRpm: 120,
+      adminAuthFailuresPerMinute: 10,
+      redisFailure: 'open',
+      maxStreamsPerKey: 100,
+    });
     expect(config.usage).toEqual({
       retentionDays: 400,
       flushIntervalMs: 1000,
@@ -131,7 +139,7 @@ describe('normalized runtime configuration', () => {
     expect(config.models[1]).toMatchObject({ upstreamModel: 'gpt-upstream', maxOutputTokens: 500, fallbacks: ['mock-chat'] });
   });
 
-  it('camel-cases the file\'s own keys only, never names or free-form options', () => {
+  it("camel-cases the file's own keys only, never names or free-form options", () => {
     const text = `providers:
   local_mock: { type: mock, options: { latency_ms: 5 } }
 models:
@@ -219,6 +227,8 @@ describe('choosing the file', () => {
   });
 
   it('reports a file that cannot be read', () => {
-    expect(() => loadConfig({ path: '/nonexistent/gateway.yaml', env: {} })).toThrow(/\/nonexistent\/gateway\.yaml: \(file\): cannot be read/);
+    expect(() => loadConfig({ path: '/nonexistent/gateway.yaml', env: {} })).toThrow(
+      /\/nonexistent\/gateway\.yaml: \(file\): cannot be read/,
+    );
   });
 });

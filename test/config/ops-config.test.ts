@@ -49,6 +49,8 @@ describe('operations settings', () => {
 
   it('refuses a headers timeout longer than the request timeout', () => {
     const problems = problemsOf(`server:\n  headers_timeout_ms: 9000\n  request_timeout_ms: 5000\n${MODELS}`);
-    expect(problems).toEqual([expect.objectContaining({ path: 'server.headers_timeout_ms', line: 2, message: 'must not be greater than request_timeout_ms' })]);
+    expect(problems).toEqual([
+      expect.objectContaining({ path: 'server.headers_timeout_ms', line: 2, message: 'must not be greater than request_timeout_ms' }),
+    ]);
   });
 });

@@ -50,14 +50,24 @@ describe('prices are read exactly from the YAML text', () => {
       if (error instanceof ConfigError) problems = error.problems;
     }
     expect(problems).toEqual([
-      expect.objectContaining({ path: 'models[0].pricing.input_per_million', line: 9, message: expect.stringMatching(/at most 9 decimal places/) }),
-      expect.objectContaining({ path: 'models[0].pricing.output_per_million', line: 10, message: expect.stringMatching(/at most 9 decimal places/) }),
+      expect.objectContaining({
+        path: 'models[0].pricing.input_per_million',
+        line: 9,
+        message: expect.stringMatching(/at most 9 decimal places/),
+      }),
+      expect.objectContaining({
+        path: 'models[0].pricing.output_per_million',
+        line: 10,
+        message: expect.stringMatching(/at most 9 decimal places/),
+      }),
     ]);
   });
 
   it('refuses digits beyond nano precision even where the float rounds them away', () => {
     // 0.10000000000000000001 parses to the float 0.1; the text still has a 20th decimal.
-    expect(() => prices('0.10000000000000000001', '0')).toThrow(/prices\.yaml:9:26: models\[0\]\.pricing\.input_per_million: must have at most 9 decimal places/);
+    expect(() => prices('0.10000000000000000001', '0')).toThrow(
+      /prices\.yaml:9:26: models\[0\]\.pricing\.input_per_million: must have at most 9 decimal places/,
+    );
   });
 
   it('refuses negative, quoted and non-finite prices', () => {
@@ -128,15 +138,25 @@ ${pricing}
     const pricing = pricingOf(`      input_per_million: 0.1
       output_per_million: 0.2
       long_context: { threshold_tokens: 1000, input_per_million: 0.3, output_per_million: 0.4, cache_read_per_million: 0.01 }`);
-    expect(pricing).toMatchObject({ cacheReadNanoPerMillion: 100_000_000n, cacheWriteNanoPerMillion: 100_000_000n, cacheWrite1hNanoPerMillion: 100_000_000n });
+    expect(pricing).toMatchObject({
+      cacheReadNanoPerMillion: 100_000_000n,
+      cacheWriteNanoPerMillion: 100_000_000n,
+      cacheWrite1hNanoPerMillion: 100_000_000n,
+    });
     expect(pricing.cacheReadPerMillion).toBeUndefined();
-    expect(pricing.longContext).toMatchObject({ cacheReadNanoPerMillion: 10_000_000n, cacheWriteNanoPerMillion: 300_000_000n, cacheWrite1hNanoPerMillion: 300_000_000n });
+    expect(pricing.longContext).toMatchObject({
+      cacheReadNanoPerMillion: 10_000_000n,
+      cacheWriteNanoPerMillion: 300_000_000n,
+      cacheWrite1hNanoPerMillion: 300_000_000n,
+    });
   });
 
   it('reports bad cache and long-context prices with their path', () => {
-    expect(() => pricingOf(`      input_per_million: 1
+    expect(() =>
+      pricingOf(`      input_per_million: 1
       output_per_million: 1
-      cache_read_per_million: 0.0000000001`)).toThrow(/models\[0\]\.pricing\.cache_read_per_million: must have at most 9 decimal places/);
+      cache_read_per_million: 0.0000000001`),
+    ).toThrow(/models\[0\]\.pricing\.cache_read_per_million: must have at most 9 decimal places/);
     const bad = () =>
       pricingOf(`      input_per_million: 1
       output_per_million: 1
@@ -144,8 +164,10 @@ ${pricing}
     expect(bad).toThrow(/long_context\.threshold_tokens: must be greater than 0/);
     expect(bad).toThrow(/long_context\.cache_write_per_million: must be greater than or equal to 0/);
     expect(bad).toThrow(/long_context\.extra: unknown key/);
-    expect(() => pricingOf(`      input_per_million: 1
+    expect(() =>
+      pricingOf(`      input_per_million: 1
       output_per_million: 1
-      long_context: { threshold_tokens: 10, input_per_million: 1 }`)).toThrow(/long_context\.output_per_million: is required/);
+      long_context: { threshold_tokens: 10, input_per_million: 1 }`),
+    ).toThrow(/long_context\.output_per_million: is required/);
   });
 });

@@ -19,12 +19,20 @@ describe('responses_api and responses_hosted_tools', () => {
   });
 
   it('are read when set', () => {
-    const config = parseConfigText(file('{ type: openai, base_url: https://api.openai.com/v1, responses_api: true, responses_hosted_tools: reject }'), 'gateway.yaml', {});
+    const config = parseConfigText(
+      file('{ type: openai, base_url: https://api.openai.com/v1, responses_api: true, responses_hosted_tools: reject }'),
+      'gateway.yaml',
+      {},
+    );
     expect(config.providers.upstream).toMatchObject({ responsesApi: true, responsesHostedTools: 'reject' });
   });
 
   it('responses_api is for openai-type providers only; other values are errors at start', () => {
-    expect(() => parseConfigText(file('{ type: anthropic, base_url: https://api.anthropic.com, responses_api: true }'), 'gateway.yaml', {})).toThrow(ConfigError);
-    expect(() => parseConfigText(file('{ type: openai, base_url: https://x.test/v1, responses_hosted_tools: keep }'), 'gateway.yaml', {})).toThrow(/responses_hosted_tools/);
+    expect(() =>
+      parseConfigText(file('{ type: anthropic, base_url: https://api.anthropic.com, responses_api: true }'), 'gateway.yaml', {}),
+    ).toThrow(ConfigError);
+    expect(() =>
+      parseConfigText(file('{ type: openai, base_url: https://x.test/v1, responses_hosted_tools: keep }'), 'gateway.yaml', {}),
+    ).toThrow(/responses_hosted_tools/);
   });
 });

@@ -70,14 +70,21 @@ describe('an account owner’s session, on every admin route', () => {
     }
     if (scope === 'operator') {
       expect(response.status).toBe(403);
-      expect(response.body).toEqual({ error: { type: 'permission_error', code: 'operator_only', param: null, message: expect.any(String) } });
+      expect(response.body).toEqual({
+        error: { type: 'permission_error', code: 'operator_only', param: null, message: expect.any(String) },
+      });
       return;
     }
     // Exactly the answer for an id that does not exist: nothing to learn by probing.
     const missing = await call(route, { accountId: 'acct_doesnotexist', keyId: 'key_doesnotexist' }, owner);
     expect(response.status).toBe(404);
     expect(response.body).toEqual({
-      error: { type: 'invalid_request_error', code: 'not_found', param: scope === 'key' ? 'keyId' : 'accountId', message: expect.any(String) },
+      error: {
+        type: 'invalid_request_error',
+        code: 'not_found',
+        param: scope === 'key' ? 'keyId' : 'accountId',
+        message: expect.any(String),
+      },
     });
     expect(response.body.error.message.replace(/"[^"]+"/, 'ID')).toBe(missing.body.error.message.replace(/"[^"]+"/, 'ID'));
   });

@@ -28,17 +28,20 @@ beforeAll(() => {
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
 describe('dashboard files', () => {
-  it.each(['/dashboard', '/dashboard/', '/dashboard/login', '/dashboard/accounts/acct_1/keys'])('%s is the app page, never cached, locked down', async (url) => {
-    const response = await supertest(app).get(url);
-    expect(response.status).toBe(200);
-    expect(response.headers['content-type']).toMatch(/^text\/html/);
-    expect(response.text).toContain('<title>dashboard</title>');
-    expect(response.headers['cache-control']).toBe('no-cache');
-    expect(response.headers['content-security-policy']).toContain("default-src 'self'");
-    expect(response.headers['content-security-policy']).toContain("frame-ancestors 'none'");
-    expect(response.headers['x-frame-options']).toBe('DENY');
-    expect(response.headers['x-content-type-options']).toBe('nosniff');
-  });
+  it.each(['/dashboard', '/dashboard/', '/dashboard/login', '/dashboard/accounts/acct_1/keys'])(
+    '%s is the app page, never cached, locked down',
+    async (url) => {
+      const response = await supertest(app).get(url);
+      expect(response.status).toBe(200);
+      expect(response.headers['content-type']).toMatch(/^text\/html/);
+      expect(response.text).toContain('<title>dashboard</title>');
+      expect(response.headers['cache-control']).toBe('no-cache');
+      expect(response.headers['content-security-policy']).toContain("default-src 'self'");
+      expect(response.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+      expect(response.headers['x-frame-options']).toBe('DENY');
+      expect(response.headers['x-content-type-options']).toBe('nosniff');
+    },
+  );
 
   it('serves hashed assets as immutable', async () => {
     const response = await supertest(app).get('/dashboard/assets/index-abc123.js');

@@ -29,7 +29,14 @@ describe('signing in with the admin token', () => {
     expect(cookies).toHaveLength(1);
     const attributes = (cookies[0] ?? '').split(';').map((part) => part.trim());
     expect(attributes[0]).toMatch(/^mg_session=[0-9A-Za-z]{48}$/);
-    expect(attributes).toEqual(expect.arrayContaining(['Path=/v1/admin', 'HttpOnly', 'SameSite=Strict', `Expires=${new Date(clock + SESSION_TTL_MS).toUTCString()}`]));
+    expect(attributes).toEqual(
+      expect.arrayContaining([
+        'Path=/v1/admin',
+        'HttpOnly',
+        'SameSite=Strict',
+        `Expires=${new Date(clock + SESSION_TTL_MS).toUTCString()}`,
+      ]),
+    );
     expect(attributes).not.toContain('Secure');
     // Only a hash is stored: of the token together with the admin token's (see below).
     const token = sessionTokenOf(response);
@@ -42,7 +49,9 @@ describe('signing in with the admin token', () => {
   it('is refused with a wrong token, in the envelope and without a cookie', async () => {
     const response = await gw.http.post('/v1/admin/session').send({ token: 'not-the-admin-token' });
     expect(response.status).toBe(401);
-    expect(response.body).toEqual({ error: { message: 'Invalid admin token.', type: 'authentication_error', param: null, code: 'invalid_api_key' } });
+    expect(response.body).toEqual({
+      error: { message: 'Invalid admin token.', type: 'authentication_error', param: null, code: 'invalid_api_key' },
+    });
     expect(response.headers['set-cookie']).toBeUndefined();
     const empty = await gw.http.post('/v1/admin/session').send({ token: '' });
     expect(empty.status).toBe(400);
@@ -50,7 +59,10 @@ describe('signing in with the admin token', () => {
   });
 
   it('cannot be forged by another site: a form post (not JSON) is refused', async () => {
-    const response = await gw.http.post('/v1/admin/session').set('content-type', 'application/x-www-form-urlencoded').send(`token=${TEST_ADMIN_TOKEN}`);
+    const response = await gw.http
+      .post('/v1/admin/session')
+      .set('content-type', 'application/x-www-form-urlencoded')
+      .send(`token=${TEST_ADMIN_TOKEN}`);
     expect(response.status).toBe(415);
     expect(response.headers['set-cookie']).toBeUndefined();
   });
@@ -101,14 +113,22 @@ describe('a session cookie', () => {
     }
     const key = await gw.http.get(`/v1/admin/keys/${keyId}`).set(gw.admin());
     expect(key.body).toMatchObject({ status: 'ACTIVE', name: 'test key' });
-    const created = await gw.http.post('/v1/admin/accounts').set('cookie', session.cookie).set('x-csrf-token', session.csrf).send({ name: 'with csrf' });
+    const created = await gw.http
+      .post('/v1/admin/accounts')
+      .set('cookie', session.cookie)
+      .set('x-csrf-token', session.csrf)
+      .send({ name: 'with csrf' });
     expect(created.status).toBe(201);
   });
 
   it('of another session does not fit: the CSRF token is bound to its session', async () => {
     const first = await signIn(gw, TEST_ADMIN_TOKEN);
     const second = await signIn(gw, TEST_ADMIN_TOKEN);
-    const response = await gw.http.post('/v1/admin/accounts').set('cookie', first.cookie).set('x-csrf-token', second.csrf).send({ name: 'x' });
+    const response = await gw.http
+      .post('/v1/admin/accounts')
+      .set('cookie', first.cookie)
+      .set('x-csrf-token', second.csrf)
+      .send({ name: 'x' });
     expect(response.status).toBe(403);
   });
 
@@ -119,7 +139,10 @@ describe('a session cookie', () => {
 
   it('is never sent to, nor accepted by, the model and usage routes', async () => {
     const session = await signIn(gw, TEST_ADMIN_TOKEN);
-    const chat = await gw.http.post('/v1/chat/completions').set('cookie', session.cookie).send({ model: 'mock-chat', messages: [{ role: 'user', content: 'hi' }] });
+    const chat = await gw.http
+      .post('/v1/chat/completions')
+      .set('cookie', session.cookie)
+      .send({ model: 'mock-chat', messages: [{ role: 'user', content: 'hi' }] });
     expect(chat.status).toBe(401);
     expect((await gw.http.get('/v1/usage/keys').set('cookie', session.cookie)).status).toBe(401);
   });
@@ -130,7 +153,9 @@ describe('signing out', () => {
     const session = await signIn(gw, TEST_ADMIN_TOKEN);
     const response = await gw.http.delete('/v1/admin/session').set('cookie', session.cookie).set('x-csrf-token', session.csrf);
     expect(response.status).toBe(204);
-    expect(String(response.headers['set-cookie'])).toMatch(/^mg_session=; Path=\/v1\/admin; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Strict$/);
+    expect(String(response.headers['set-cookie'])).toMatch(
+      /^mg_session=; Path=\/v1\/admin; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Strict$/,
+    );
     const after = await gw.http.get('/v1/admin/accounts').set('cookie', session.cookie);
     expect(after.status).toBe(401);
     expect(after.body.error.message).toMatch(/sign in again/);
@@ -142,7 +167,9 @@ describe('signing out', () => {
 describe('login links (account owners)', () => {
   it('sign the owner in once, to their account only', async () => {
     const accountId = await gw.createAccount('Owner Co');
-    const link = await createGatewayClient({ baseUrl: gw.baseUrl, apiKey: TEST_ADMIN_TOKEN }).admin.createLoginLink({ params: { accountId } });
+    const link = await createGatewayClient({ baseUrl: gw.baseUrl, apiKey: TEST_ADMIN_TOKEN }).admin.createLoginLink({
+      params: { accountId },
+    });
     expect(link.status).toBe(201);
     if (link.status !== 201) return;
     expect(link.body.url).toMatch(new RegExp(`^${gw.baseUrl}/dashboard/login#token=lt-[0-9A-Za-z]{48}$`));
@@ -207,7 +234,11 @@ describe('changing GATEWAY_ADMIN_TOKEN', () => {
     const owner = await signIn(gw, link.url.split('#token=')[1] ?? '');
 
     // The same database, restarted with another admin token.
-    const rotated = await startTestGateway({ databaseUrl: gw.databaseUrl, now: () => clock, env: { GATEWAY_ADMIN_TOKEN: 'a-new-admin-token-9876543210' } });
+    const rotated = await startTestGateway({
+      databaseUrl: gw.databaseUrl,
+      now: () => clock,
+      env: { GATEWAY_ADMIN_TOKEN: 'a-new-admin-token-9876543210' },
+    });
     try {
       const stale = await rotated.http.get('/v1/admin/accounts').set('cookie', operator.cookie);
       expect(stale.status).toBe(401);

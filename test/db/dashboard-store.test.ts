@@ -41,7 +41,10 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
     it('consumes a login token once, and never after it expired', async () => {
       const token = { id: 'login_1', tokenHash: 'c'.repeat(64), accountId: 'acct_dash', createdAt: T0, expiresAt: at(1_000) };
       expect(await store.createLoginToken(token)).toEqual({ ...token, usedAt: null });
-      const racing = await Promise.all([store.consumeLoginToken(token.tokenHash, at(10)), store.consumeLoginToken(token.tokenHash, at(10))]);
+      const racing = await Promise.all([
+        store.consumeLoginToken(token.tokenHash, at(10)),
+        store.consumeLoginToken(token.tokenHash, at(10)),
+      ]);
       expect(racing.filter((row) => row !== null)).toEqual([{ ...token, usedAt: at(10) }]);
       expect(await store.consumeLoginToken(token.tokenHash, at(20))).toBeNull();
 
@@ -52,9 +55,27 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
     });
 
     it('prunes what expired before a time, and leaves the rest', async () => {
-      await store.createDashboardSession({ id: 'sess_old', tokenHash: '1'.repeat(64), accountId: null, createdAt: T0, expiresAt: at(5_000) });
-      await store.createDashboardSession({ id: 'sess_new', tokenHash: '2'.repeat(64), accountId: null, createdAt: T0, expiresAt: at(500_000) });
-      await store.createLoginToken({ id: 'login_old', tokenHash: '3'.repeat(64), accountId: 'acct_dash', createdAt: T0, expiresAt: at(5_000) });
+      await store.createDashboardSession({
+        id: 'sess_old',
+        tokenHash: '1'.repeat(64),
+        accountId: null,
+        createdAt: T0,
+        expiresAt: at(5_000),
+      });
+      await store.createDashboardSession({
+        id: 'sess_new',
+        tokenHash: '2'.repeat(64),
+        accountId: null,
+        createdAt: T0,
+        expiresAt: at(500_000),
+      });
+      await store.createLoginToken({
+        id: 'login_old',
+        tokenHash: '3'.repeat(64),
+        accountId: 'acct_dash',
+        createdAt: T0,
+        expiresAt: at(5_000),
+      });
       // Everything above expiring before at(100_000): sess_old, login_old, and the earlier tests' login_1/login_2 and sess_operator.
       expect(await store.pruneDashboardCredentials(at(100_000))).toBe(5);
       expect(await store.findDashboardSessionByHash('1'.repeat(64))).toBeNull();

@@ -20,7 +20,9 @@ interface MigrationRow {
 
 for (const { dialect, available, create } of await dialectsUnderTest()) {
   describe.skipIf(!available)(`migrate (${dialect})`, () => {
-    const shippedFiles = readdirSync(defaultMigrationsDirectory(dialect)).filter((name) => name.endsWith('.sql')).sort();
+    const shippedFiles = readdirSync(defaultMigrationsDirectory(dialect))
+      .filter((name) => name.endsWith('.sql'))
+      .sort();
     const cleanups: Array<() => Promise<void>> = [];
 
     async function freshDatabase(): Promise<TestDatabase> {
@@ -78,9 +80,7 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
       expect(await migrate(url, { migrationsDirectory: directory })).toEqual({ applied: [] });
 
       writeFileSync(path.join(directory, '9001_first.sql'), 'CREATE TABLE "probe_a" ("id" BIGINT NOT NULL);\n');
-      await expect(migrate(url, { migrationsDirectory: directory })).rejects.toThrow(
-        /9001_first\.sql was changed after it was applied/,
-      );
+      await expect(migrate(url, { migrationsDirectory: directory })).rejects.toThrow(/9001_first\.sql was changed after it was applied/);
     });
 
     it('rolls a failing migration back completely and does not record it', async () => {
@@ -101,8 +101,7 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
       async () => {
         const { url } = await freshDatabase();
         const startAt = String(Date.now() + 2_500);
-        const runChild = () =>
-          execFileAsync(process.execPath, ['--import', 'tsx', childScript, url, startAt], { cwd: repositoryRoot });
+        const runChild = () => execFileAsync(process.execPath, ['--import', 'tsx', childScript, url, startAt], { cwd: repositoryRoot });
         const outputs = await Promise.all([runChild(), runChild()]);
         const applied = outputs.flatMap(({ stdout }) => (JSON.parse(stdout) as { applied: string[] }).applied);
         expect(applied.sort()).toEqual(shippedFiles);

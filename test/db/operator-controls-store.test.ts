@@ -43,7 +43,17 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
       await migrate(database.url);
       store = await createStore(database.url, { now: () => new Date(clock) });
       await store.createAccount({ id: 'acct_oc', name: 'OC', createdAt: T0 });
-      await store.createApiKey({ id: 'key_oc', accountId: 'acct_oc', name: 'k', keyHash: 'a'.repeat(64), hint: 'sk-...aaaa', rpm: 5, tpm: null, createdAt: T0, models: ['gpt-*'] });
+      await store.createApiKey({
+        id: 'key_oc',
+        accountId: 'acct_oc',
+        name: 'k',
+        keyHash: 'a'.repeat(64),
+        hint: 'sk-...aaaa',
+        rpm: 5,
+        tpm: null,
+        createdAt: T0,
+        models: ['gpt-*'],
+      });
     });
 
     afterAll(async () => {
@@ -76,7 +86,13 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
       expect(rotated).toMatchObject({ keyHash: 'b'.repeat(64), previousKeyHash: 'a'.repeat(64), blockedBy: null, expiresAt: null });
       expect((await store.findApiKeyByHash('a'.repeat(64)))?.id).toBe('key_oc');
       expect((await store.findApiKeyByHash('b'.repeat(64)))?.id).toBe('key_oc');
-      await store.updateApiKey('key_oc', { previousKeyHash: null, previousKeyExpiresAt: null, blocked: true, blockedBy: 'owner', expiresAt: T0 });
+      await store.updateApiKey('key_oc', {
+        previousKeyHash: null,
+        previousKeyExpiresAt: null,
+        blocked: true,
+        blockedBy: 'owner',
+        expiresAt: T0,
+      });
       expect(await store.findApiKeyByHash('a'.repeat(64))).toBeNull();
       expect(await store.getApiKey('key_oc')).toMatchObject({ blocked: true, blockedBy: 'owner', expiresAt: T0 });
     });

@@ -33,7 +33,14 @@ describe('schema.prisma', () => {
   });
 });
 
-const account = { id: 'acc_schema', name: 'Schema Co', createdAt: new Date('2026-01-02T03:04:05.678Z'), rpm: 600, tpm: 90_000, models: '["gpt-4o","claude-*"]' };
+const account = {
+  id: 'acc_schema',
+  name: 'Schema Co',
+  createdAt: new Date('2026-01-02T03:04:05.678Z'),
+  rpm: 600,
+  tpm: 90_000,
+  models: '["gpt-4o","claude-*"]',
+};
 const apiKey = {
   id: 'key_schema',
   accountId: account.id,
@@ -191,7 +198,10 @@ async function databaseTables(dialect: Dialect, url: string): Promise<string[]> 
     dialect === 'sqlite'
       ? await rawQuery<{ name: string }>(url, `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`)
       : await rawQuery<{ name: string }>(url, `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public'`);
-  return rows.map((row) => row.name).filter((name) => name !== '_gateway_migrations').sort();
+  return rows
+    .map((row) => row.name)
+    .filter((name) => name !== '_gateway_migrations')
+    .sort();
 }
 
 for (const { dialect, available, create } of await dialectsUnderTest()) {
@@ -243,7 +253,9 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
         expect(
           await client.usageDaily.findUniqueOrThrow({ where: { keyId_day: { keyId: usageDaily.keyId, day: usageDaily.day } } }),
         ).toEqual(usageDaily);
-        expect(await client.dashboardSession.findUniqueOrThrow({ where: { tokenHash: dashboardSession.tokenHash } })).toEqual(dashboardSession);
+        expect(await client.dashboardSession.findUniqueOrThrow({ where: { tokenHash: dashboardSession.tokenHash } })).toEqual(
+          dashboardSession,
+        );
         expect(await client.loginToken.findUniqueOrThrow({ where: { tokenHash: loginToken.tokenHash } })).toEqual(loginToken);
         // The operator's session has no account; an unused link has no usedAt.
         const operator = { ...dashboardSession, id: 'sess_operator', tokenHash: '1'.repeat(64), accountId: null };
@@ -253,7 +265,16 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
 
         // Defaults declared in the schema exist in the SQL, and the database generates ids.
         const defaults = await client.apiKey.create({
-          data: { ...apiKey, id: 'key_defaults', keyHash: '0'.repeat(64), status: undefined, blocked: undefined, rpm: null, revokedAt: null, previousKeyHash: null },
+          data: {
+            ...apiKey,
+            id: 'key_defaults',
+            keyHash: '0'.repeat(64),
+            status: undefined,
+            blocked: undefined,
+            rpm: null,
+            revokedAt: null,
+            previousKeyHash: null,
+          },
         });
         expect(defaults).toMatchObject({ status: 'ACTIVE', blocked: false, rpm: null, revokedAt: null });
         const { id, ...withoutId } = usageEvent;
@@ -322,9 +343,10 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
           database.url,
           `SELECT "request_id", ${text} AS "received_at" FROM "usage_events" WHERE "request_id" IN ('req_raw', 'req_schema') ORDER BY "request_id"`,
         );
-        const expected = dialect === 'sqlite'
-          ? ['2026-01-05T16:00:00.001+00:00', '2026-01-04T16:00:00.000+00:00']
-          : ['2026-01-05T16:00:00.001', '2026-01-04T16:00:00.000'];
+        const expected =
+          dialect === 'sqlite'
+            ? ['2026-01-05T16:00:00.001+00:00', '2026-01-04T16:00:00.000+00:00']
+            : ['2026-01-05T16:00:00.001', '2026-01-04T16:00:00.000'];
         expect(stored.map((row) => row.received_at)).toEqual(expected);
       } finally {
         await client.$disconnect();
@@ -385,7 +407,9 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
         await store.recordUsage([first]);
         await store.recordUsage([second]);
         for (const event of [first, second]) {
-          await client.usageEvent.create({ data: { ...event, eventId: `client_${event.eventId}`, requestId: `client_${event.requestId}` } });
+          await client.usageEvent.create({
+            data: { ...event, eventId: `client_${event.eventId}`, requestId: `client_${event.requestId}` },
+          });
         }
         const total = first.costFemtoUsd + second.costFemtoUsd;
         await client.usageDaily.create({

@@ -81,7 +81,14 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
     it('creates, lists and gets accounts', async () => {
       const second = await store.createAccount({ id: 'acc_b', name: 'Beta', createdAt: new Date('2026-01-02T00:00:00.001Z') });
       const first = await store.createAccount({ id: 'acc_a', name: 'Alpha', createdAt: new Date('2026-01-01T00:00:00.999Z') });
-      expect(first).toEqual({ id: 'acc_a', name: 'Alpha', createdAt: new Date('2026-01-01T00:00:00.999Z'), rpm: null, tpm: null, models: null });
+      expect(first).toEqual({
+        id: 'acc_a',
+        name: 'Alpha',
+        createdAt: new Date('2026-01-01T00:00:00.999Z'),
+        rpm: null,
+        tpm: null,
+        models: null,
+      });
       expect(await store.getAccount('acc_b')).toEqual(second);
       expect(await store.getAccount('acc_missing')).toBeNull();
       const listed = await store.listAccounts();
@@ -133,16 +140,23 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
       const base = { accountId: 'acc_dup', name: 'k', hint: 'sk-...0000', rpm: null, tpm: null, createdAt: T0 };
       await store.createApiKey({ ...base, id: 'key_dup_1', keyHash: 'c'.repeat(64) });
       await expect(store.createApiKey({ ...base, id: 'key_dup_2', keyHash: 'c'.repeat(64) })).rejects.toThrow();
-      await expect(
-        store.createApiKey({ ...base, id: 'key_orphan', accountId: 'acc_nobody', keyHash: 'd'.repeat(64) }),
-      ).rejects.toThrow();
+      await expect(store.createApiKey({ ...base, id: 'key_orphan', accountId: 'acc_nobody', keyHash: 'd'.repeat(64) })).rejects.toThrow();
     });
 
     it('lists an account’s keys by createdAt, then name', async () => {
       await store.createAccount({ id: 'acc_order', name: 'Order', createdAt: T0 });
       await store.createAccount({ id: 'acc_other', name: 'Other', createdAt: T0 });
       const make = (id: string, name: string, createdAt: string, accountId = 'acc_order') =>
-        store.createApiKey({ id, accountId, name, keyHash: `hash_${id}`, hint: 'sk-...x', rpm: null, tpm: null, createdAt: new Date(createdAt) });
+        store.createApiKey({
+          id,
+          accountId,
+          name,
+          keyHash: `hash_${id}`,
+          hint: 'sk-...x',
+          rpm: null,
+          tpm: null,
+          createdAt: new Date(createdAt),
+        });
       await make('key_o1', 'zeta', '2026-02-02T00:00:00.000Z');
       await make('key_o2', 'beta', '2026-02-01T00:00:00.500Z');
       await make('key_o3', 'alpha', '2026-02-01T00:00:00.500Z');
@@ -155,7 +169,16 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
 
     it('updates keys, stamps updatedAt, and returns null for an unknown id', async () => {
       await store.createAccount({ id: 'acc_upd', name: 'Upd', createdAt: T0 });
-      await store.createApiKey({ id: 'key_u', accountId: 'acc_upd', name: 'old', keyHash: 'hash_u', hint: 'sk-...u', rpm: null, tpm: null, createdAt: T0 });
+      await store.createApiKey({
+        id: 'key_u',
+        accountId: 'acc_upd',
+        name: 'old',
+        keyHash: 'hash_u',
+        hint: 'sk-...u',
+        rpm: null,
+        tpm: null,
+        createdAt: T0,
+      });
 
       const t1 = clock.advance(1_000);
       const blocked = await store.updateApiKey('key_u', { blocked: true, name: 'new', rpm: 10, tpm: 5_000 });
@@ -180,9 +203,27 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
       const t3 = new Date('2030-01-01T00:00:09.999Z');
       const t4 = new Date('2030-01-01T00:00:10.000Z');
       clock.set(t1);
-      await store.createApiKey({ id: 'key_c1', accountId: 'acc_chg', name: 'c1', keyHash: 'hash_c1', hint: 'sk-...1', rpm: null, tpm: null, createdAt: t1 });
+      await store.createApiKey({
+        id: 'key_c1',
+        accountId: 'acc_chg',
+        name: 'c1',
+        keyHash: 'hash_c1',
+        hint: 'sk-...1',
+        rpm: null,
+        tpm: null,
+        createdAt: t1,
+      });
       clock.set(t2);
-      await store.createApiKey({ id: 'key_c2', accountId: 'acc_chg', name: 'c2', keyHash: 'hash_c2', hint: 'sk-...2', rpm: null, tpm: null, createdAt: t2 });
+      await store.createApiKey({
+        id: 'key_c2',
+        accountId: 'acc_chg',
+        name: 'c2',
+        keyHash: 'hash_c2',
+        hint: 'sk-...2',
+        rpm: null,
+        tpm: null,
+        createdAt: t2,
+      });
       clock.set(t4);
       await store.updateApiKey('key_c1', { blocked: true });
 
@@ -226,31 +267,143 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
 
       it('records events and sums them per key and day, across batches', async () => {
         await store.recordUsage([
-          usageEvent({ accountId: 'acc_u1', keyId: 'k_a', day: '2026-03-01', promptTokens: 10, completionTokens: 1, cachedTokens: 4, cacheWriteTokens: 3, costFemtoUsd: 1_500_000n }),
-          usageEvent({ accountId: 'acc_u1', keyId: 'k_a', day: '2026-03-01', promptTokens: 20, completionTokens: 2, cachedTokens: 5, cacheWrite1hTokens: 6, reasoningTokens: 1, costFemtoUsd: 700_000n }),
+          usageEvent({
+            accountId: 'acc_u1',
+            keyId: 'k_a',
+            day: '2026-03-01',
+            promptTokens: 10,
+            completionTokens: 1,
+            cachedTokens: 4,
+            cacheWriteTokens: 3,
+            costFemtoUsd: 1_500_000n,
+          }),
+          usageEvent({
+            accountId: 'acc_u1',
+            keyId: 'k_a',
+            day: '2026-03-01',
+            promptTokens: 20,
+            completionTokens: 2,
+            cachedTokens: 5,
+            cacheWrite1hTokens: 6,
+            reasoningTokens: 1,
+            costFemtoUsd: 700_000n,
+          }),
           usageEvent({ accountId: 'acc_u1', keyId: 'k_a', day: '2026-03-02', promptTokens: 30, completionTokens: 3, costFemtoUsd: 1n }),
-          usageEvent({ accountId: 'acc_u1', keyId: 'k_b', day: '2026-03-01', promptTokens: 0, completionTokens: 0, costFemtoUsd: 0n, status: 502, errorCode: 'upstream_unavailable' }),
+          usageEvent({
+            accountId: 'acc_u1',
+            keyId: 'k_b',
+            day: '2026-03-01',
+            promptTokens: 0,
+            completionTokens: 0,
+            costFemtoUsd: 0n,
+            status: 502,
+            errorCode: 'upstream_unavailable',
+          }),
           usageEvent({ accountId: 'acc_u2', keyId: 'k_c', day: '2026-03-01', promptTokens: 5, completionTokens: 5, costFemtoUsd: 5n }),
         ]);
         await store.recordUsage([
-          usageEvent({ accountId: 'acc_u1', keyId: 'k_a', day: '2026-03-01', promptTokens: 100, completionTokens: 10, reasoningTokens: 7, costFemtoUsd: 999_999n, stream: true, estimated: true }),
+          usageEvent({
+            accountId: 'acc_u1',
+            keyId: 'k_a',
+            day: '2026-03-01',
+            promptTokens: 100,
+            completionTokens: 10,
+            reasoningTokens: 7,
+            costFemtoUsd: 999_999n,
+            stream: true,
+            estimated: true,
+          }),
         ]);
         await store.recordUsage([]);
 
         expect(byKeyAndDay(await store.dailyUsage('acc_u1', '2026-03-01', '2026-03-02'))).toEqual([
-          { keyId: 'k_a', accountId: 'acc_u1', day: '2026-03-01', requests: 3, promptTokens: 130, completionTokens: 13, cachedTokens: 9, cacheWriteTokens: 3, cacheWrite1hTokens: 6, reasoningTokens: 8, costNanoUsd: 3, costFemtoRemainder: 199_999 },
-          { keyId: 'k_a', accountId: 'acc_u1', day: '2026-03-02', requests: 1, promptTokens: 30, completionTokens: 3, cachedTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, reasoningTokens: 0, costNanoUsd: 0, costFemtoRemainder: 1 },
-          { keyId: 'k_b', accountId: 'acc_u1', day: '2026-03-01', requests: 1, promptTokens: 0, completionTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, reasoningTokens: 0, costNanoUsd: 0, costFemtoRemainder: 0 },
+          {
+            keyId: 'k_a',
+            accountId: 'acc_u1',
+            day: '2026-03-01',
+            requests: 3,
+            promptTokens: 130,
+            completionTokens: 13,
+            cachedTokens: 9,
+            cacheWriteTokens: 3,
+            cacheWrite1hTokens: 6,
+            reasoningTokens: 8,
+            costNanoUsd: 3,
+            costFemtoRemainder: 199_999,
+          },
+          {
+            keyId: 'k_a',
+            accountId: 'acc_u1',
+            day: '2026-03-02',
+            requests: 1,
+            promptTokens: 30,
+            completionTokens: 3,
+            cachedTokens: 0,
+            cacheWriteTokens: 0,
+            cacheWrite1hTokens: 0,
+            reasoningTokens: 0,
+            costNanoUsd: 0,
+            costFemtoRemainder: 1,
+          },
+          {
+            keyId: 'k_b',
+            accountId: 'acc_u1',
+            day: '2026-03-01',
+            requests: 1,
+            promptTokens: 0,
+            completionTokens: 0,
+            cachedTokens: 0,
+            cacheWriteTokens: 0,
+            cacheWrite1hTokens: 0,
+            reasoningTokens: 0,
+            costNanoUsd: 0,
+            costFemtoRemainder: 0,
+          },
         ]);
         expect(await store.dailyUsage('acc_u2', '2026-03-01', '2026-03-01')).toEqual([
-          { keyId: 'k_c', accountId: 'acc_u2', day: '2026-03-01', requests: 1, promptTokens: 5, completionTokens: 5, cachedTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, reasoningTokens: 0, costNanoUsd: 0, costFemtoRemainder: 5 },
+          {
+            keyId: 'k_c',
+            accountId: 'acc_u2',
+            day: '2026-03-01',
+            requests: 1,
+            promptTokens: 5,
+            completionTokens: 5,
+            cachedTokens: 0,
+            cacheWriteTokens: 0,
+            cacheWrite1hTokens: 0,
+            reasoningTokens: 0,
+            costNanoUsd: 0,
+            costFemtoRemainder: 5,
+          },
         ]);
         expect(await store.countUsageEvents({ accountId: 'acc_u1' })).toBe(5);
         // The admin report's per-model split, summed from the events.
         expect(await store.modelUsage('acc_u1', '2026-03-01', '2026-03-01')).toEqual(
           expect.arrayContaining([
-            { keyId: 'k_a', model: 'gpt-4o-mini', requests: 3, promptTokens: 130, completionTokens: 13, cachedTokens: 9, cacheWriteTokens: 3, cacheWrite1hTokens: 6, reasoningTokens: 8, costFemtoUsd: 3_199_999n },
-            { keyId: 'k_b', model: 'gpt-4o-mini', requests: 1, promptTokens: 0, completionTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, reasoningTokens: 0, costFemtoUsd: 0n },
+            {
+              keyId: 'k_a',
+              model: 'gpt-4o-mini',
+              requests: 3,
+              promptTokens: 130,
+              completionTokens: 13,
+              cachedTokens: 9,
+              cacheWriteTokens: 3,
+              cacheWrite1hTokens: 6,
+              reasoningTokens: 8,
+              costFemtoUsd: 3_199_999n,
+            },
+            {
+              keyId: 'k_b',
+              model: 'gpt-4o-mini',
+              requests: 1,
+              promptTokens: 0,
+              completionTokens: 0,
+              cachedTokens: 0,
+              cacheWriteTokens: 0,
+              cacheWrite1hTokens: 0,
+              reasoningTokens: 0,
+              costFemtoUsd: 0n,
+            },
           ]),
         );
         expect(await store.modelUsage('acc_u1', '2026-03-01', '2026-03-01')).toHaveLength(2);
@@ -298,7 +451,10 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
           requests: 5,
           promptTokens: 500,
           completionTokens: 100,
-          cachedTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, reasoningTokens: 0, 
+          cachedTokens: 0,
+          cacheWriteTokens: 0,
+          cacheWrite1hTokens: 0,
+          reasoningTokens: 0,
           costNanoUsd: Number(expected / 1_000_000n),
           costFemtoRemainder: Number(expected % 1_000_000n),
         });
@@ -308,7 +464,9 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
       it('reads a day beyond 2^53 nano-dollars back exactly, as a bigint', async () => {
         // 1,000 events at the largest cost one event may have (int64 femto-dollars, 9,223 USD).
         const max = 9_223_372_036_854_775_807n;
-        const events = Array.from({ length: 1_000 }, () => usageEvent({ accountId: 'acc_u1', keyId: 'k_huge', day: '2026-06-02', costFemtoUsd: max }));
+        const events = Array.from({ length: 1_000 }, () =>
+          usageEvent({ accountId: 'acc_u1', keyId: 'k_huge', day: '2026-06-02', costFemtoUsd: max }),
+        );
         await store.recordUsage(events);
         const [row] = await store.dailyUsage('acc_u1', '2026-06-02', '2026-06-02');
         expect(row?.costNanoUsd).toBe((1_000n * max) / 1_000_000n);
@@ -318,8 +476,22 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
 
       it('records a batch given twice once, in the events and in the rollup (a retry after a lost COMMIT acknowledgement)', async () => {
         const batch = [
-          usageEvent({ accountId: 'acc_u2', keyId: 'k_retry', day: '2026-06-10', promptTokens: 7, completionTokens: 3, costFemtoUsd: 400_000n }),
-          usageEvent({ accountId: 'acc_u2', keyId: 'k_retry', day: '2026-06-10', promptTokens: 11, completionTokens: 5, costFemtoUsd: 700_001n }),
+          usageEvent({
+            accountId: 'acc_u2',
+            keyId: 'k_retry',
+            day: '2026-06-10',
+            promptTokens: 7,
+            completionTokens: 3,
+            costFemtoUsd: 400_000n,
+          }),
+          usageEvent({
+            accountId: 'acc_u2',
+            keyId: 'k_retry',
+            day: '2026-06-10',
+            promptTokens: 11,
+            completionTokens: 5,
+            costFemtoUsd: 700_001n,
+          }),
           usageEvent({ accountId: 'acc_u2', keyId: 'k_retry', day: '2026-06-11', promptTokens: 13, completionTokens: 0, costFemtoUsd: 9n }),
         ];
         const eventsBefore = await store.countUsageEvents({ accountId: 'acc_u2' });
@@ -335,7 +507,14 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
         expect(byKeyAndDay(await store.dailyUsage('acc_u2', '2026-06-10', '2026-06-11'))).toEqual(once);
 
         // A retried batch that also carries new events: only the new ones count.
-        const fresh = usageEvent({ accountId: 'acc_u2', keyId: 'k_retry', day: '2026-06-11', promptTokens: 1, completionTokens: 1, costFemtoUsd: 1n });
+        const fresh = usageEvent({
+          accountId: 'acc_u2',
+          keyId: 'k_retry',
+          day: '2026-06-11',
+          promptTokens: 1,
+          completionTokens: 1,
+          costFemtoUsd: 1n,
+        });
         await store.recordUsage([batch[2] as UsageEventRow, fresh, batch[0] as UsageEventRow]);
         expect(await store.countUsageEvents({ accountId: 'acc_u2' })).toBe(eventsBefore + 4);
         const after = byKeyAndDay(await store.dailyUsage('acc_u2', '2026-06-10', '2026-06-11'));
@@ -392,7 +571,13 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
         // the event loop blocked, and then fail).
         const before = await store.countUsageEvents({ accountId: 'acc_u1' });
         for (let ticks = 0; ticks < 8; ticks += 1) {
-          const key = store.setUsageKey({ id: `uk_busy_${ticks}`, accountId: 'acc_u1', keyHash: `uhash_busy_${ticks}`, hint: 'x', createdAt: T0 });
+          const key = store.setUsageKey({
+            id: `uk_busy_${ticks}`,
+            accountId: 'acc_u1',
+            keyHash: `uhash_busy_${ticks}`,
+            hint: 'x',
+            createdAt: T0,
+          });
           let later = Promise.resolve();
           for (let tick = 0; tick < ticks; tick += 1) later = later.then(() => new Promise<void>((resolve) => process.nextTick(resolve)));
           const recorded = later.then(() => store.recordUsage([usageEvent({ accountId: 'acc_u1', keyId: 'k_busy', day: '2026-06-26' })]));
@@ -403,42 +588,45 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
         expect(await store.countUsageEvents({ accountId: 'acc_u1' })).toBe(before + 8);
       });
 
-      it.skipIf(dialect !== 'postgres')('rejects a batch whose connection is lost mid-transaction, and records its retry once', async () => {
-        const batch = [
-          usageEvent({ accountId: 'acc_u2', keyId: 'k_lost', day: '2026-06-27', costFemtoUsd: 11n }),
-          usageEvent({ accountId: 'acc_u2', keyId: 'k_lost', day: '2026-06-27', costFemtoUsd: 13n }),
-        ];
-        const before = await store.countUsageEvents({ accountId: 'acc_u2' });
-        const other = new pg.Client({ connectionString: database.url });
-        await other.connect();
-        try {
-          // Holds the rollup's table so the batch stops at its upsert, events inserted, then
-          // ends the batch's connection there (a server restart, a network failure).
-          await other.query('BEGIN');
-          await other.query('LOCK TABLE "usage_daily" IN EXCLUSIVE MODE');
-          const write = store.recordUsage(batch);
-          let pid: number | undefined;
-          for (let attempt = 0; attempt < 400 && pid === undefined; attempt += 1) {
-            const { rows } = await other.query<{ pid: number }>(
-              `SELECT "pid" FROM pg_stat_activity WHERE "datname" = current_database() AND "wait_event_type" = 'Lock' AND "pid" <> pg_backend_pid()`,
-            );
-            pid = rows[0]?.pid;
-            if (pid === undefined) await sleep(25);
+      it.skipIf(dialect !== 'postgres')(
+        'rejects a batch whose connection is lost mid-transaction, and records its retry once',
+        async () => {
+          const batch = [
+            usageEvent({ accountId: 'acc_u2', keyId: 'k_lost', day: '2026-06-27', costFemtoUsd: 11n }),
+            usageEvent({ accountId: 'acc_u2', keyId: 'k_lost', day: '2026-06-27', costFemtoUsd: 13n }),
+          ];
+          const before = await store.countUsageEvents({ accountId: 'acc_u2' });
+          const other = new pg.Client({ connectionString: database.url });
+          await other.connect();
+          try {
+            // Holds the rollup's table so the batch stops at its upsert, events inserted, then
+            // ends the batch's connection there (a server restart, a network failure).
+            await other.query('BEGIN');
+            await other.query('LOCK TABLE "usage_daily" IN EXCLUSIVE MODE');
+            const write = store.recordUsage(batch);
+            let pid: number | undefined;
+            for (let attempt = 0; attempt < 400 && pid === undefined; attempt += 1) {
+              const { rows } = await other.query<{ pid: number }>(
+                `SELECT "pid" FROM pg_stat_activity WHERE "datname" = current_database() AND "wait_event_type" = 'Lock' AND "pid" <> pg_backend_pid()`,
+              );
+              pid = rows[0]?.pid;
+              if (pid === undefined) await sleep(25);
+            }
+            expect(pid).toBeDefined();
+            await other.query('SELECT pg_terminate_backend($1)', [pid]);
+            await expect(write).rejects.toThrow();
+            await other.query('ROLLBACK');
+          } finally {
+            await other.end();
           }
-          expect(pid).toBeDefined();
-          await other.query('SELECT pg_terminate_backend($1)', [pid]);
-          await expect(write).rejects.toThrow();
-          await other.query('ROLLBACK');
-        } finally {
-          await other.end();
-        }
-        expect(await store.countUsageEvents({ accountId: 'acc_u2' })).toBe(before);
-        // The retry gets a working connection from the pool (the lost one was dropped).
-        await store.recordUsage(batch);
-        expect(await store.countUsageEvents({ accountId: 'acc_u2' })).toBe(before + 2);
-        const rows = await store.dailyUsage('acc_u2', '2026-06-27', '2026-06-27');
-        expect(rows.map((row) => [row.keyId, row.requests, dailyCostFemtoUsd(row)])).toEqual([['k_lost', 2, 24n]]);
-      });
+          expect(await store.countUsageEvents({ accountId: 'acc_u2' })).toBe(before);
+          // The retry gets a working connection from the pool (the lost one was dropped).
+          await store.recordUsage(batch);
+          expect(await store.countUsageEvents({ accountId: 'acc_u2' })).toBe(before + 2);
+          const rows = await store.dailyUsage('acc_u2', '2026-06-27', '2026-06-27');
+          expect(rows.map((row) => [row.keyId, row.requests, dailyCostFemtoUsd(row)])).toEqual([['k_lost', 2, 24n]]);
+        },
+      );
 
       it('refuses a batch after close (its usage connection is closed too)', async () => {
         const closed = await createStore(database.url);

@@ -7,7 +7,17 @@ import {
   textStream,
   type MockAnthropicUpstream,
 } from '../helpers/mock-anthropic-upstream';
-import { apiErrorOf, collect, PIXEL_DATA_URL, PIXEL_PNG_BASE64, startE2e, upstreamSection, usageFor, WEATHER_TOOL, type E2e } from './helpers';
+import {
+  apiErrorOf,
+  collect,
+  PIXEL_DATA_URL,
+  PIXEL_PNG_BASE64,
+  startE2e,
+  upstreamSection,
+  usageFor,
+  WEATHER_TOOL,
+  type E2e,
+} from './helpers';
 
 /**
  * The `anthropic` provider type end to end: the official OpenAI client -> the gateway -> a
@@ -46,7 +56,10 @@ describe('e2e: the anthropic provider path', () => {
   const upstreamBodies = () => upstream.requests.map((request) => request.body);
 
   it('answers a chat completion under the catalogue id, with the upstream usage', async () => {
-    upstream.reply({ type: 'json', body: messageBody([{ type: 'text', text: 'Hi there.' }], 'end_turn', { input_tokens: 21, output_tokens: 6 }) });
+    upstream.reply({
+      type: 'json',
+      body: messageBody([{ type: 'text', text: 'Hi there.' }], 'end_turn', { input_tokens: 21, output_tokens: 6 }),
+    });
     const { data, response } = await e2e.client.chat.completions
       .create({
         model: 'haiku',
@@ -71,11 +84,22 @@ describe('e2e: the anthropic provider path', () => {
     expect(request?.body).toMatchSnapshot();
 
     const event = await usageFor(e2e, response.headers.get('x-request-id'));
-    expect(event).toMatchObject({ model: 'haiku', provider: 'claude', promptTokens: 21, completionTokens: 6, estimated: false, status: 200 });
+    expect(event).toMatchObject({
+      model: 'haiku',
+      provider: 'claude',
+      promptTokens: 21,
+      completionTokens: 6,
+      estimated: false,
+      status: 200,
+    });
   });
 
   it('streams with include_usage: deltas, finish_reason, one final usage chunk', async () => {
-    upstream.reply({ type: 'sse', events: textStream(['Hel', 'lo', '!'], 'end_turn', { input_tokens: 25, output_tokens: 15 }), slices: [7] });
+    upstream.reply({
+      type: 'sse',
+      events: textStream(['Hel', 'lo', '!'], 'end_turn', { input_tokens: 25, output_tokens: 15 }),
+      slices: [7],
+    });
     const stream = await e2e.client.chat.completions.create({
       model: 'haiku',
       messages: [{ role: 'user', content: 'Say hello' }],
@@ -134,7 +158,9 @@ describe('e2e: the anthropic provider path', () => {
     expect(first.choices[0]?.finish_reason).toBe('tool_calls');
     const message = first.choices[0]!.message;
     expect(message.content).toBe('Let me check.');
-    expect(message.tool_calls).toEqual([{ id: 'toolu_01E2e', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }]);
+    expect(message.tool_calls).toEqual([
+      { id: 'toolu_01E2e', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+    ]);
 
     const second = await e2e.client.chat.completions.create({
       model: 'haiku',
@@ -175,7 +201,12 @@ describe('e2e: the anthropic provider path', () => {
         events.messageStop(),
       ],
     });
-    const stream = await e2e.client.chat.completions.create({ model: 'haiku', messages: [{ role: 'user', content: 'Weather?' }], tools: [WEATHER_TOOL], stream: true });
+    const stream = await e2e.client.chat.completions.create({
+      model: 'haiku',
+      messages: [{ role: 'user', content: 'Weather?' }],
+      tools: [WEATHER_TOOL],
+      stream: true,
+    });
     const collected = await collect(stream);
     expect(collected.toolCalls).toEqual([{ id: 'toolu_01Stream', name: 'get_weather', arguments: '{"city":"Paris"}' }]);
     expect(collected.finishReasons).toEqual(['tool_calls']);
@@ -189,13 +220,23 @@ describe('e2e: the anthropic provider path', () => {
       response_format: { type: 'json_object' },
     });
     expect(JSON.parse(completion.choices[0]?.message.content ?? '')).toEqual({ answer: 42 });
-    expect(upstream.requests[0]?.body).toMatchObject({ messages: [{ role: 'user' }, { role: 'assistant', content: [{ type: 'text', text: '{' }] }] });
+    expect(upstream.requests[0]?.body).toMatchObject({
+      messages: [{ role: 'user' }, { role: 'assistant', content: [{ type: 'text', text: '{' }] }],
+    });
     expect(upstream.requests[0]?.body).toMatchSnapshot();
   });
 
   it('stop sequences become stop_sequences; stopping on one is finish_reason stop', async () => {
-    upstream.reply({ type: 'json', body: { ...messageBody([{ type: 'text', text: 'one, two, ' }], 'stop_sequence'), stop_sequence: 'three' } });
-    const completion = await e2e.client.chat.completions.create({ model: 'haiku', messages: [{ role: 'user', content: 'Count' }], stop: ['three', 'END'], max_tokens: 20 });
+    upstream.reply({
+      type: 'json',
+      body: { ...messageBody([{ type: 'text', text: 'one, two, ' }], 'stop_sequence'), stop_sequence: 'three' },
+    });
+    const completion = await e2e.client.chat.completions.create({
+      model: 'haiku',
+      messages: [{ role: 'user', content: 'Count' }],
+      stop: ['three', 'END'],
+      max_tokens: 20,
+    });
     expect(completion.choices[0]).toMatchObject({ finish_reason: 'stop', message: { content: 'one, two, ' } });
     expect(upstream.requests[0]?.body).toMatchObject({ stop_sequences: ['three', 'END'], max_tokens: 20 });
   });
@@ -204,7 +245,15 @@ describe('e2e: the anthropic provider path', () => {
     upstream.reply({ type: 'json', body: messageBody([{ type: 'text', text: 'A pixel.' }], 'end_turn') });
     const completion = await e2e.client.chat.completions.create({
       model: 'haiku',
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url: PIXEL_DATA_URL } }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is this?' },
+            { type: 'image_url', image_url: { url: PIXEL_DATA_URL } },
+          ],
+        },
+      ],
     });
     expect(completion.choices[0]?.message.content).toBe('A pixel.');
     expect(upstream.requests[0]?.body).toMatchObject({
@@ -222,13 +271,19 @@ describe('e2e: the anthropic provider path', () => {
 
   it('a length stop is finish_reason length', async () => {
     upstream.reply({ type: 'json', body: messageBody([{ type: 'text', text: 'Once upon' }], 'max_tokens') });
-    const completion = await e2e.client.chat.completions.create({ model: 'haiku', messages: [{ role: 'user', content: 'Tell a story' }], max_completion_tokens: 2 });
+    const completion = await e2e.client.chat.completions.create({
+      model: 'haiku',
+      messages: [{ role: 'user', content: 'Tell a story' }],
+      max_completion_tokens: 2,
+    });
     expect(completion.choices[0]?.finish_reason).toBe('length');
     expect(upstream.requests[0]?.body).toMatchObject({ max_tokens: 2 });
   });
 
   it('refuses n > 1 with 400 param n, without calling the upstream', async () => {
-    const error = await apiErrorOf(e2e.client.chat.completions.create({ model: 'haiku', messages: [{ role: 'user', content: 'Hi' }], n: 2 }));
+    const error = await apiErrorOf(
+      e2e.client.chat.completions.create({ model: 'haiku', messages: [{ role: 'user', content: 'Hi' }], n: 2 }),
+    );
     expect(error.status).toBe(400);
     expect(error.error).toMatchObject({ type: 'invalid_request_error', param: 'n' });
     expect(upstream.requests).toHaveLength(0);

@@ -1,5 +1,11 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { events as anthropicEvents, messageBody, startMockAnthropicUpstream, type MockAnthropicUpstream, type MockUsage } from '../helpers/mock-anthropic-upstream';
+import {
+  events as anthropicEvents,
+  messageBody,
+  startMockAnthropicUpstream,
+  type MockAnthropicUpstream,
+  type MockUsage,
+} from '../helpers/mock-anthropic-upstream';
 import { startMockGeminiUpstream, type MockGeminiUpstream } from '../helpers/mock-gemini-upstream';
 import { startMockOpenAiUpstream, type MockOpenAiUpstream } from '../helpers/mock-openai-upstream';
 import { startTestGateway } from '../helpers/test-gateway';
@@ -70,13 +76,25 @@ const ANTHROPIC_USAGE: MockUsage = {
   output_tokens: 50,
 };
 // 100 x 3 + 400 x 0.3 + 100 x 3.75 + 200 x 6 + 50 x 15 (x 1e9): 2,745,000,000,000 femto-dollars.
-const ANTHROPIC_COST = 100n * 3n * FEMTO + 400n * 3n * FEMTO / 10n + 100n * 375n * FEMTO / 100n + 200n * 6n * FEMTO + 50n * 15n * FEMTO;
+const ANTHROPIC_COST = 100n * 3n * FEMTO + (400n * 3n * FEMTO) / 10n + (100n * 375n * FEMTO) / 100n + 200n * 6n * FEMTO + 50n * 15n * FEMTO;
 /** OpenAI: 800 prompt tokens of which 600 cached; 120 completion tokens of which 80 reasoning. */
-const OPENAI_USAGE = { prompt_tokens: 800, completion_tokens: 120, total_tokens: 920, prompt_tokens_details: { cached_tokens: 600, audio_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 80, audio_tokens: 0 } };
-const OPENAI_COST = 200n * 3n * FEMTO + 600n * 3n * FEMTO / 10n + 120n * 15n * FEMTO;
+const OPENAI_USAGE = {
+  prompt_tokens: 800,
+  completion_tokens: 120,
+  total_tokens: 920,
+  prompt_tokens_details: { cached_tokens: 600, audio_tokens: 0 },
+  completion_tokens_details: { reasoning_tokens: 80, audio_tokens: 0 },
+};
+const OPENAI_COST = 200n * 3n * FEMTO + (600n * 3n * FEMTO) / 10n + 120n * 15n * FEMTO;
 /** Gemini: 800 prompt tokens of which 500 cached; 40 candidate tokens plus 60 thinking tokens. */
-const GEMINI_USAGE = { promptTokenCount: 800, cachedContentTokenCount: 500, candidatesTokenCount: 40, thoughtsTokenCount: 60, totalTokenCount: 900 };
-const GEMINI_COST = 300n * 3n * FEMTO + 500n * 3n * FEMTO / 10n + 100n * 15n * FEMTO;
+const GEMINI_USAGE = {
+  promptTokenCount: 800,
+  cachedContentTokenCount: 500,
+  candidatesTokenCount: 40,
+  thoughtsTokenCount: 60,
+  totalTokenCount: 900,
+};
+const GEMINI_COST = 300n * 3n * FEMTO + (500n * 3n * FEMTO) / 10n + 100n * 15n * FEMTO;
 
 /** The header's text: femto-dollars as a decimal without trailing zeros. */
 function usdText(femto: bigint): string {
@@ -118,7 +136,12 @@ describe('exact cost of cached, cache-written, reasoning and long-context tokens
   }
 
   async function streamedUsage(model: string, includeUsage = true) {
-    const stream = await e2e.client.chat.completions.create({ model, messages, stream: true, ...(includeUsage ? { stream_options: { include_usage: true } } : {}) });
+    const stream = await e2e.client.chat.completions.create({
+      model,
+      messages,
+      stream: true,
+      ...(includeUsage ? { stream_options: { include_usage: true } } : {}),
+    });
     return collect(stream);
   }
 
@@ -135,7 +158,12 @@ describe('exact cost of cached, cache-written, reasoning and long-context tokens
     it('non-streamed: 5-minute and 1-hour writes and reads priced apart, cost in the header', async () => {
       anthropic.reply({ type: 'json', body: messageBody([{ type: 'text', text: 'Hi' }], 'end_turn', ANTHROPIC_USAGE) });
       const { completion, header } = await chat('claude-chat');
-      expect(completion.usage).toEqual({ prompt_tokens: 800, completion_tokens: 50, total_tokens: 850, prompt_tokens_details: { cached_tokens: 400 } });
+      expect(completion.usage).toEqual({
+        prompt_tokens: 800,
+        completion_tokens: 50,
+        total_tokens: 850,
+        prompt_tokens_details: { cached_tokens: 400 },
+      });
       expect(ANTHROPIC_COST).toBe(2_745_000_000_000n);
       expect(header).toBe('0.002745');
       expect(lastEvent()).toMatchObject({
@@ -160,14 +188,20 @@ describe('exact cost of cached, cache-written, reasoning and long-context tokens
         prompt_tokens_details: { cached_tokens: 400 },
         cost_usd: 0.002745,
       });
-      expect(lastEvent()).toMatchObject({ promptTokens: 800, cachedTokens: 400, cacheWriteTokens: 100, cacheWrite1hTokens: 200, costFemtoUsd: ANTHROPIC_COST });
+      expect(lastEvent()).toMatchObject({
+        promptTokens: 800,
+        cachedTokens: 400,
+        cacheWriteTokens: 100,
+        cacheWrite1hTokens: 200,
+        costFemtoUsd: ANTHROPIC_COST,
+      });
     });
 
     it('cache writes without the lifetime breakdown are 5-minute writes', async () => {
       const { cache_creation: _, ...withoutBreakdown } = ANTHROPIC_USAGE;
       anthropic.reply({ type: 'json', body: messageBody([{ type: 'text', text: 'Hi' }], 'end_turn', withoutBreakdown) });
       const { header } = await chat('claude-chat');
-      const cost = 100n * 3n * FEMTO + 400n * 3n * FEMTO / 10n + 300n * 375n * FEMTO / 100n + 50n * 15n * FEMTO;
+      const cost = 100n * 3n * FEMTO + (400n * 3n * FEMTO) / 10n + (300n * 375n * FEMTO) / 100n + 50n * 15n * FEMTO;
       expect(header).toBe(usdText(cost));
       expect(lastEvent()).toMatchObject({ cacheWriteTokens: 300, cacheWrite1hTokens: 0, costFemtoUsd: cost });
     });
@@ -176,11 +210,16 @@ describe('exact cost of cached, cache-written, reasoning and long-context tokens
       // 701 + 100 read + 200 written (5 min): 1,001 prompt tokens > 1,000.
       anthropic.reply({
         type: 'json',
-        body: messageBody([{ type: 'text', text: 'Hi' }], 'end_turn', { input_tokens: 701, cache_read_input_tokens: 100, cache_creation_input_tokens: 200, output_tokens: 10 }),
+        body: messageBody([{ type: 'text', text: 'Hi' }], 'end_turn', {
+          input_tokens: 701,
+          cache_read_input_tokens: 100,
+          cache_creation_input_tokens: 200,
+          output_tokens: 10,
+        }),
       });
       const { completion, header } = await chat('claude-chat');
       expect(completion.usage?.prompt_tokens).toBe(1001);
-      const cost = 701n * 6n * FEMTO + 100n * 6n * FEMTO / 10n + 200n * 75n * FEMTO / 10n + 10n * 225n * FEMTO / 10n;
+      const cost = 701n * 6n * FEMTO + (100n * 6n * FEMTO) / 10n + (200n * 75n * FEMTO) / 10n + (10n * 225n * FEMTO) / 10n;
       expect(cost).toBe(5_991_000_000_000n);
       expect(header).toBe('0.005991');
       expect(lastEvent().costFemtoUsd).toBe(cost);
@@ -216,13 +255,24 @@ describe('exact cost of cached, cache-written, reasoning and long-context tokens
       });
       expect(OPENAI_COST).toBe(2_580_000_000_000n);
       expect(header).toBe('0.00258');
-      expect(lastEvent()).toMatchObject({ promptTokens: 800, completionTokens: 120, cachedTokens: 600, reasoningTokens: 80, cacheWriteTokens: 0, costFemtoUsd: OPENAI_COST });
+      expect(lastEvent()).toMatchObject({
+        promptTokens: 800,
+        completionTokens: 120,
+        cachedTokens: 600,
+        reasoningTokens: 80,
+        cacheWriteTokens: 0,
+        costFemtoUsd: OPENAI_COST,
+      });
     });
 
     it('streamed: the same usage and cost, cost_usd in the usage chunk', async () => {
       openai.reply({
         type: 'sse',
-        events: [{ data: chunk({ role: 'assistant', content: 'Hi' }) }, { data: chunk({}, 'stop') }, { data: { ...chunk({}), choices: [], usage: OPENAI_USAGE } }],
+        events: [
+          { data: chunk({ role: 'assistant', content: 'Hi' }) },
+          { data: chunk({}, 'stop') },
+          { data: { ...chunk({}), choices: [], usage: OPENAI_USAGE } },
+        ],
       });
       const collected = await streamedUsage('oai-chat');
       expect(collected.usageChunks[0]?.usage).toEqual({
@@ -239,7 +289,11 @@ describe('exact cost of cached, cache-written, reasoning and long-context tokens
     it('a stream whose client did not ask for usage gets no usage chunk, and the usage is still priced', async () => {
       openai.reply({
         type: 'sse',
-        events: [{ data: chunk({ role: 'assistant', content: 'Hi' }) }, { data: chunk({}, 'stop') }, { data: { ...chunk({}), choices: [], usage: OPENAI_USAGE } }],
+        events: [
+          { data: chunk({ role: 'assistant', content: 'Hi' }) },
+          { data: chunk({}, 'stop') },
+          { data: { ...chunk({}), choices: [], usage: OPENAI_USAGE } },
+        ],
       });
       const collected = await streamedUsage('oai-chat', false);
       expect(collected.usageChunks).toHaveLength(0);
@@ -251,22 +305,38 @@ describe('exact cost of cached, cache-written, reasoning and long-context tokens
       const { completion, header } = await chat('oai-chat');
       expect(completion.usage).toEqual({ prompt_tokens: 800, completion_tokens: 50, total_tokens: 850 });
       expect(header).toBe('0.00315');
-      expect(lastEvent()).toMatchObject({ cachedTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, reasoningTokens: 0, costFemtoUsd: 800n * 3n * FEMTO + 50n * 15n * FEMTO });
+      expect(lastEvent()).toMatchObject({
+        cachedTokens: 0,
+        cacheWriteTokens: 0,
+        cacheWrite1hTokens: 0,
+        reasoningTokens: 0,
+        costFemtoUsd: 800n * 3n * FEMTO + 50n * 15n * FEMTO,
+      });
     });
 
     it('a prompt of exactly the threshold keeps the base rates; one token more takes the long-context ones', async () => {
       openai.reply({ type: 'json', body: body({ prompt_tokens: 1000, completion_tokens: 10, total_tokens: 1010 }) });
       expect((await chat('oai-chat')).header).toBe(usdText(1000n * 3n * FEMTO + 10n * 15n * FEMTO));
-      openai.reply({ type: 'json', body: body({ prompt_tokens: 1001, completion_tokens: 10, total_tokens: 1011, prompt_tokens_details: { cached_tokens: 1 } }) });
-      expect((await chat('oai-chat')).header).toBe(usdText(1000n * 6n * FEMTO + 1n * 6n * FEMTO / 10n + 10n * 225n * FEMTO / 10n));
+      openai.reply({
+        type: 'json',
+        body: body({ prompt_tokens: 1001, completion_tokens: 10, total_tokens: 1011, prompt_tokens_details: { cached_tokens: 1 } }),
+      });
+      expect((await chat('oai-chat')).header).toBe(usdText(1000n * 6n * FEMTO + (1n * 6n * FEMTO) / 10n + (10n * 225n * FEMTO) / 10n));
     });
 
     it('embeddings: the cost header of the input tokens', async () => {
       openai.reply({
         type: 'json',
-        body: { object: 'list', data: [{ object: 'embedding', index: 0, embedding: [0.5, -0.25] }], model: 'upstream', usage: { prompt_tokens: 1000, total_tokens: 1000 } },
+        body: {
+          object: 'list',
+          data: [{ object: 'embedding', index: 0, embedding: [0.5, -0.25] }],
+          model: 'upstream',
+          usage: { prompt_tokens: 1000, total_tokens: 1000 },
+        },
       });
-      const { response } = await e2e.client.embeddings.create({ model: 'oai-embed', input: 'Hello', encoding_format: 'float' }).withResponse();
+      const { response } = await e2e.client.embeddings
+        .create({ model: 'oai-embed', input: 'Hello', encoding_format: 'float' })
+        .withResponse();
       // 1,000 x 0.13 USD per million.
       expect(response.headers.get('x-gateway-cost-usd')).toBe('0.00013');
       expect(lastEvent()).toMatchObject({ promptTokens: 1000, costFemtoUsd: 130_000_000_000n });
@@ -291,11 +361,20 @@ describe('exact cost of cached, cache-written, reasoning and long-context tokens
       });
       expect(GEMINI_COST).toBe(2_550_000_000_000n);
       expect(header).toBe('0.00255');
-      expect(lastEvent()).toMatchObject({ promptTokens: 800, completionTokens: 100, cachedTokens: 500, reasoningTokens: 60, costFemtoUsd: GEMINI_COST });
+      expect(lastEvent()).toMatchObject({
+        promptTokens: 800,
+        completionTokens: 100,
+        cachedTokens: 500,
+        reasoningTokens: 60,
+        costFemtoUsd: GEMINI_COST,
+      });
     });
 
     it('streamed: the same usage and cost, cost_usd in the usage chunk', async () => {
-      gemini.reply({ type: 'sse', events: [{ candidates: [{ content: { role: 'model', parts: [{ text: 'H' }] }, index: 0 }] }, reply('i', GEMINI_USAGE)] });
+      gemini.reply({
+        type: 'sse',
+        events: [{ candidates: [{ content: { role: 'model', parts: [{ text: 'H' }] }, index: 0 }] }, reply('i', GEMINI_USAGE)],
+      });
       const collected = await streamedUsage('gemini-chat');
       expect(collected.usageChunks[0]?.usage).toMatchObject({ prompt_tokens: 800, completion_tokens: 100, cost_usd: 0.00255 });
       expect(lastEvent()).toMatchObject({ cachedTokens: 500, reasoningTokens: 60, costFemtoUsd: GEMINI_COST });
@@ -311,12 +390,29 @@ describe('exact cost of cached, cache-written, reasoning and long-context tokens
     try {
       const accountId = await gateway.createAccount();
       const { key } = await gateway.createKey(accountId);
-      const post = (model: string) => gateway.http.post('/v1/chat/completions').set('authorization', `Bearer ${key}`).send({ model, messages }).expect(200);
+      const post = (model: string) =>
+        gateway.http.post('/v1/chat/completions').set('authorization', `Bearer ${key}`).send({ model, messages }).expect(200);
       anthropic.reply({ type: 'json', body: messageBody([{ type: 'text', text: 'Hi' }], 'end_turn', ANTHROPIC_USAGE) });
       await post('claude-chat');
-      openai.reply({ type: 'json', body: { id: 'c', object: 'chat.completion', created: 1, model: 'u', choices: [{ index: 0, message: { role: 'assistant', content: 'Hi' }, finish_reason: 'stop' }], usage: OPENAI_USAGE } });
+      openai.reply({
+        type: 'json',
+        body: {
+          id: 'c',
+          object: 'chat.completion',
+          created: 1,
+          model: 'u',
+          choices: [{ index: 0, message: { role: 'assistant', content: 'Hi' }, finish_reason: 'stop' }],
+          usage: OPENAI_USAGE,
+        },
+      });
       await post('oai-chat');
-      gemini.reply({ type: 'json', body: { candidates: [{ content: { role: 'model', parts: [{ text: 'Hi' }] }, index: 0, finishReason: 'STOP' }], usageMetadata: GEMINI_USAGE } });
+      gemini.reply({
+        type: 'json',
+        body: {
+          candidates: [{ content: { role: 'model', parts: [{ text: 'Hi' }] }, index: 0, finishReason: 'STOP' }],
+          usageMetadata: GEMINI_USAGE,
+        },
+      });
       await post('gemini-chat');
       await gateway.gateway.recorder?.flush();
 
@@ -336,9 +432,39 @@ describe('exact cost of cached, cache-written, reasoning and long-context tokens
       expect(entry.daily).toHaveLength(1);
       expect(entry.daily[0]).toMatchObject({ spend_usd: spend, cached_tokens: 1500, reasoning_tokens: 140 });
       expect(entry.models).toEqual([
-        { model: 'claude-chat', spend_usd: 0.002745, requests: 1, prompt_tokens: 800, completion_tokens: 50, cached_tokens: 400, cache_write_tokens: 100, cache_write_1h_tokens: 200, reasoning_tokens: 0 },
-        { model: 'gemini-chat', spend_usd: 0.00255, requests: 1, prompt_tokens: 800, completion_tokens: 100, cached_tokens: 500, cache_write_tokens: 0, cache_write_1h_tokens: 0, reasoning_tokens: 60 },
-        { model: 'oai-chat', spend_usd: 0.00258, requests: 1, prompt_tokens: 800, completion_tokens: 120, cached_tokens: 600, cache_write_tokens: 0, cache_write_1h_tokens: 0, reasoning_tokens: 80 },
+        {
+          model: 'claude-chat',
+          spend_usd: 0.002745,
+          requests: 1,
+          prompt_tokens: 800,
+          completion_tokens: 50,
+          cached_tokens: 400,
+          cache_write_tokens: 100,
+          cache_write_1h_tokens: 200,
+          reasoning_tokens: 0,
+        },
+        {
+          model: 'gemini-chat',
+          spend_usd: 0.00255,
+          requests: 1,
+          prompt_tokens: 800,
+          completion_tokens: 100,
+          cached_tokens: 500,
+          cache_write_tokens: 0,
+          cache_write_1h_tokens: 0,
+          reasoning_tokens: 60,
+        },
+        {
+          model: 'oai-chat',
+          spend_usd: 0.00258,
+          requests: 1,
+          prompt_tokens: 800,
+          completion_tokens: 120,
+          cached_tokens: 600,
+          cache_write_tokens: 0,
+          cache_write_1h_tokens: 0,
+          reasoning_tokens: 80,
+        },
       ]);
 
       const usageKey = await gateway.createUsageKey(accountId);

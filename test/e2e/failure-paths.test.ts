@@ -1,6 +1,17 @@
 import { APIError } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiErrorOf, captureLogger, collect, rawPost, secretFragments, settlesWithin, startE2e, usageFor, waitFor, type E2e } from './helpers';
+import {
+  apiErrorOf,
+  captureLogger,
+  collect,
+  rawPost,
+  secretFragments,
+  settlesWithin,
+  startE2e,
+  usageFor,
+  waitFor,
+  type E2e,
+} from './helpers';
 import { DRIVERS, type UpstreamDriver } from './upstream-drivers';
 
 /**
@@ -75,7 +86,11 @@ describe.each(DRIVERS)('e2e failure paths: %s upstream', (name, startDriver) => 
     );
     expect(data.model).toBe('backup');
     expect(data.choices[0]?.message.content).toBe('From the backup.');
-    expect([first, first + 1, first + 2].map((index) => driver.upstreamModelOf(index))).toEqual(['primary-upstream', 'primary-upstream', 'backup-upstream']);
+    expect([first, first + 1, first + 2].map((index) => driver.upstreamModelOf(index))).toEqual([
+      'primary-upstream',
+      'primary-upstream',
+      'backup-upstream',
+    ]);
     const event = await usageFor(e2e, response.headers.get('x-request-id'));
     expect(event).toMatchObject({ model: 'backup', status: 200, promptTokens: 8, completionTokens: 4 });
   });
@@ -94,9 +109,21 @@ describe.each(DRIVERS)('e2e failure paths: %s upstream', (name, startDriver) => 
     expect([...collected.models]).toEqual(['backup']);
     expect(collected.usageChunks.map((chunk) => chunk.usage)).toEqual([
       // 5 x 1 + 2 x 2 USD per million tokens; Anthropic always reports its cache reads.
-      { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7, cost_usd: 0.000009, ...(driver.type === 'anthropic' ? { prompt_tokens_details: { cached_tokens: 0 } } : {}) },
+      {
+        prompt_tokens: 5,
+        completion_tokens: 2,
+        total_tokens: 7,
+        cost_usd: 0.000009,
+        ...(driver.type === 'anthropic' ? { prompt_tokens_details: { cached_tokens: 0 } } : {}),
+      },
     ]);
-    expect(await usageFor(e2e, response.headers.get('x-request-id'))).toMatchObject({ model: 'backup', status: 200, stream: true, promptTokens: 5, completionTokens: 2 });
+    expect(await usageFor(e2e, response.headers.get('x-request-id'))).toMatchObject({
+      model: 'backup',
+      status: 200,
+      stream: true,
+      promptTokens: 5,
+      completionTokens: 2,
+    });
   });
 
   it('answers 504 upstream_timeout when the upstream never answers', async () => {
@@ -110,7 +137,12 @@ describe.each(DRIVERS)('e2e failure paths: %s upstream', (name, startDriver) => 
     expect(error.error).toEqual({ message: expect.any(String), type: 'upstream_error', param: null, code: 'upstream_timeout' });
     // docs/rate-limits.md: every chat response carries the rate-limit headers, errors included.
     expect(error.headers?.get('x-ratelimit-remaining-requests')).toMatch(/^\d+$/);
-    expect(await usageFor(e2e, requestId)).toMatchObject({ status: 504, errorCode: 'upstream_timeout', promptTokens: 0, completionTokens: 0 });
+    expect(await usageFor(e2e, requestId)).toMatchObject({
+      status: 504,
+      errorCode: 'upstream_timeout',
+      promptTokens: 0,
+      completionTokens: 0,
+    });
   });
 
   it('answers 502 upstream_bad_response when the upstream answers garbage', async () => {
@@ -180,7 +212,8 @@ describe.each(DRIVERS)('e2e failure paths: %s upstream', (name, startDriver) => 
     expect(response.status).toBe(502);
     const body = JSON.parse(response.text) as { error: Record<string, unknown> };
     expect(body.error).toMatchObject({ type: 'upstream_error', param: null });
-    for (const providerText of ['Incorrect API key', 'invalid x-api-key', 'API key not valid']) expect(response.text).not.toContain(providerText);
+    for (const providerText of ['Incorrect API key', 'invalid x-api-key', 'API key not valid'])
+      expect(response.text).not.toContain(providerText);
     expect(response.text).not.toContain(driver.providerKey);
     expect(secretFragments(response.text, driver.providerKey)).toEqual([]);
     expect(await usageFor(e2e, response.requestId)).toMatchObject({ status: 502 });
@@ -221,7 +254,11 @@ describe.each(DRIVERS)('e2e failure paths: %s upstream', (name, startDriver) => 
       expect(text).toBe('Hello');
       expect(error.error).toMatchObject({ type: 'upstream_error', code: 'upstream_timeout' });
       expect(await settlesWithin(driver.closed(index), 3_000)).toBe(true);
-      expect(await usageFor(stalling, response.headers.get('x-request-id'))).toMatchObject({ stream: true, status: 504, errorCode: 'upstream_timeout' });
+      expect(await usageFor(stalling, response.headers.get('x-request-id'))).toMatchObject({
+        stream: true,
+        status: 504,
+        errorCode: 'upstream_timeout',
+      });
     } finally {
       await stalling.close();
     }
@@ -272,12 +309,20 @@ describe.each(DRIVERS)('e2e failure paths: %s upstream', (name, startDriver) => 
     const controller = new AbortController();
     const index = driver.requestCount();
     const requestId = `e2e-abort-${driver.type}`;
-    const request = rawPost(e2e, '/v1/chat/completions', ask('Hello'), { signal: controller.signal, headers: { 'x-request-id': requestId } });
+    const request = rawPost(e2e, '/v1/chat/completions', ask('Hello'), {
+      signal: controller.signal,
+      headers: { 'x-request-id': requestId },
+    });
     await waitFor(() => (driver.requestCount() > index ? true : undefined), 'the upstream request');
     controller.abort();
     await expect(request).rejects.toThrow();
     expect(await settlesWithin(driver.closed(index), 3_000)).toBe(true);
-    expect(await usageFor(e2e, requestId)).toMatchObject({ model: 'chat-model', stream: false, status: 499, errorCode: 'client_closed_request' });
+    expect(await usageFor(e2e, requestId)).toMatchObject({
+      model: 'chat-model',
+      stream: false,
+      status: 499,
+      errorCode: 'client_closed_request',
+    });
     expect(driver.requestCount()).toBe(index + 1);
   });
 

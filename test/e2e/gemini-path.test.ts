@@ -108,7 +108,14 @@ describe('e2e: the gemini provider path', () => {
     expect(request?.body).toMatchSnapshot();
 
     const event = await usageFor(e2e, response.headers.get('x-request-id'));
-    expect(event).toMatchObject({ model: 'flash', provider: 'google', promptTokens: 12, completionTokens: 5, estimated: false, status: 200 });
+    expect(event).toMatchObject({
+      model: 'flash',
+      provider: 'google',
+      promptTokens: 12,
+      completionTokens: 5,
+      estimated: false,
+      status: 200,
+    });
   });
 
   it('streams with include_usage: deltas, finish_reason, one final usage chunk', async () => {
@@ -161,7 +168,10 @@ describe('e2e: the gemini provider path', () => {
   });
 
   it('round-trips a tool call: functionCall out, functionResponse back to the upstream', async () => {
-    upstream.reply(reply([{ functionCall: { id: 'fc-e2e-1', name: 'get_weather', args: { city: 'Paris' } } }]), reply([{ text: 'It is 21 °C in Paris.' }]));
+    upstream.reply(
+      reply([{ functionCall: { id: 'fc-e2e-1', name: 'get_weather', args: { city: 'Paris' } } }]),
+      reply([{ text: 'It is 21 °C in Paris.' }]),
+    );
     const first = await e2e.client.chat.completions.create({
       model: 'flash',
       messages: [{ role: 'user', content: 'Weather in Paris?' }],
@@ -170,7 +180,9 @@ describe('e2e: the gemini provider path', () => {
     });
     expect(first.choices[0]?.finish_reason).toBe('tool_calls');
     const message = first.choices[0]!.message;
-    expect(message.tool_calls).toEqual([{ id: 'fc-e2e-1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }]);
+    expect(message.tool_calls).toEqual([
+      { id: 'fc-e2e-1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+    ]);
 
     const second = await e2e.client.chat.completions.create({
       model: 'flash',
@@ -195,9 +207,16 @@ describe('e2e: the gemini provider path', () => {
   it('streams a tool call as one delta.tool_calls with an index', async () => {
     upstream.reply({
       type: 'sse',
-      events: [streamEvent([{ functionCall: { name: 'get_weather', args: { city: 'Paris' } } }], { finishReason: 'STOP', usageMetadata: USAGE })],
+      events: [
+        streamEvent([{ functionCall: { name: 'get_weather', args: { city: 'Paris' } } }], { finishReason: 'STOP', usageMetadata: USAGE }),
+      ],
     });
-    const stream = await e2e.client.chat.completions.create({ model: 'flash', messages: [{ role: 'user', content: 'Weather?' }], tools: [WEATHER_TOOL], stream: true });
+    const stream = await e2e.client.chat.completions.create({
+      model: 'flash',
+      messages: [{ role: 'user', content: 'Weather?' }],
+      tools: [WEATHER_TOOL],
+      stream: true,
+    });
     const collected = await collect(stream);
     expect(collected.toolCalls).toEqual([{ id: expect.stringMatching(/^call_/), name: 'get_weather', arguments: '{"city":"Paris"}' }]);
     expect(collected.finishReasons).toEqual(['tool_calls']);
@@ -205,20 +224,38 @@ describe('e2e: the gemini provider path', () => {
 
   it('JSON mode, stop sequences and an image part are translated', async () => {
     upstream.reply(reply([{ text: '{"answer":42}' }]), reply([{ text: 'one, two, ' }]), reply([{ text: 'A pixel.' }]));
-    const json = await e2e.client.chat.completions.create({ model: 'flash', messages: [{ role: 'user', content: 'JSON please' }], response_format: { type: 'json_object' } });
+    const json = await e2e.client.chat.completions.create({
+      model: 'flash',
+      messages: [{ role: 'user', content: 'JSON please' }],
+      response_format: { type: 'json_object' },
+    });
     expect(JSON.parse(json.choices[0]?.message.content ?? '')).toEqual({ answer: 42 });
-    const stopped = await e2e.client.chat.completions.create({ model: 'flash', messages: [{ role: 'user', content: 'Count' }], stop: 'three' });
+    const stopped = await e2e.client.chat.completions.create({
+      model: 'flash',
+      messages: [{ role: 'user', content: 'Count' }],
+      stop: 'three',
+    });
     expect(stopped.choices[0]).toMatchObject({ finish_reason: 'stop', message: { content: 'one, two, ' } });
     const image = await e2e.client.chat.completions.create({
       model: 'flash',
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url: PIXEL_DATA_URL } }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is this?' },
+            { type: 'image_url', image_url: { url: PIXEL_DATA_URL } },
+          ],
+        },
+      ],
     });
     expect(image.choices[0]?.message.content).toBe('A pixel.');
 
     const [jsonBody, stopBody, imageBody] = upstream.requests.map((request) => request.body);
     expect(jsonBody).toMatchObject({ generationConfig: { responseMimeType: 'application/json' } });
     expect(stopBody).toMatchObject({ generationConfig: { stopSequences: ['three'] } });
-    expect(imageBody).toMatchObject({ contents: [{ role: 'user', parts: [{ text: 'What is this?' }, { inlineData: { mimeType: 'image/png', data: PIXEL_PNG_BASE64 } }] }] });
+    expect(imageBody).toMatchObject({
+      contents: [{ role: 'user', parts: [{ text: 'What is this?' }, { inlineData: { mimeType: 'image/png', data: PIXEL_PNG_BASE64 } }] }],
+    });
     expect([jsonBody, stopBody, imageBody]).toMatchSnapshot();
   });
 
@@ -231,7 +268,9 @@ describe('e2e: the gemini provider path', () => {
 
     it('answers floats; a batch goes to batchEmbedContents; usage is estimated', async () => {
       upstream.reply(batchReply);
-      const { data, response } = await e2e.client.embeddings.create({ model: 'gem-embed', input: ['first', 'second'], encoding_format: 'float' }).withResponse();
+      const { data, response } = await e2e.client.embeddings
+        .create({ model: 'gem-embed', input: ['first', 'second'], encoding_format: 'float' })
+        .withResponse();
       expect(data.model).toBe('gem-embed');
       expect(data.data).toEqual(vectors.map((embedding, index) => ({ object: 'embedding', index, embedding })));
       expect(upstream.requests[0]?.path).toBe('/v1beta/models/text-embedding-004:batchEmbedContents');

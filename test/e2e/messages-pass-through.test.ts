@@ -1,6 +1,14 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { errorBody, events, MOCK_MODEL, messageBody, startMockAnthropicUpstream, textStream, type MockAnthropicUpstream } from '../helpers/mock-anthropic-upstream';
+import {
+  errorBody,
+  events,
+  MOCK_MODEL,
+  messageBody,
+  startMockAnthropicUpstream,
+  textStream,
+  type MockAnthropicUpstream,
+} from '../helpers/mock-anthropic-upstream';
 import { rawPost, startE2e, upstreamSection, usageFor, type E2e } from './helpers';
 
 /**
@@ -42,7 +50,10 @@ describe('e2e: /v1/messages passed through to an anthropic-type upstream', () =>
   });
 
   it('forwards the body with only the model replaced, unknown fields and the beta header included', async () => {
-    upstream.reply({ type: 'json', body: messageBody([{ type: 'text', text: 'Hi.' }], 'end_turn', { input_tokens: 30, output_tokens: 3, cache_read_input_tokens: 100 }) });
+    upstream.reply({
+      type: 'json',
+      body: messageBody([{ type: 'text', text: 'Hi.' }], 'end_turn', { input_tokens: 30, output_tokens: 3, cache_read_input_tokens: 100 }),
+    });
     const body = {
       model: 'claude-haiku',
       max_tokens: 64,
@@ -52,7 +63,9 @@ describe('e2e: /v1/messages passed through to an anthropic-type upstream', () =>
       thinking: { type: 'enabled' as const, budget_tokens: 1024 },
     };
     const { data, response } = await client.messages
-      .create({ ...body, context_management: { edits: [] } } as Anthropic.MessageCreateParamsNonStreaming, { headers: { 'anthropic-beta': 'context-management-2025-06-27' } })
+      .create({ ...body, context_management: { edits: [] } } as Anthropic.MessageCreateParamsNonStreaming, {
+        headers: { 'anthropic-beta': 'context-management-2025-06-27' },
+      })
       .withResponse();
     expect(data.content).toEqual([{ type: 'text', text: 'Hi.' }]);
     expect(data.model).toBe(MOCK_MODEL);
@@ -78,7 +91,11 @@ describe('e2e: /v1/messages passed through to an anthropic-type upstream', () =>
   });
 
   it('runs a tool-use round trip, the tool blocks passed as sent', async () => {
-    const weather: Anthropic.Tool = { name: 'get_weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } }, cache_control: { type: 'ephemeral' } };
+    const weather: Anthropic.Tool = {
+      name: 'get_weather',
+      input_schema: { type: 'object', properties: { city: { type: 'string' } } },
+      cache_control: { type: 'ephemeral' },
+    };
     upstream.reply(
       { type: 'json', body: messageBody([{ type: 'tool_use', id: 'toolu_01', name: 'get_weather', input: { city: 'Oslo' } }], 'tool_use') },
       { type: 'json', body: messageBody([{ type: 'text', text: 'Cold.' }], 'end_turn') },
@@ -86,15 +103,31 @@ describe('e2e: /v1/messages passed through to an anthropic-type upstream', () =>
     const question: Anthropic.MessageParam = { role: 'user', content: 'Oslo?' };
     const first = await client.messages.create({ model: 'claude-haiku', max_tokens: 64, tools: [weather], messages: [question] });
     expect(first.stop_reason).toBe('tool_use');
-    const result: Anthropic.MessageParam = { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01', content: '-3°C', is_error: false }] };
-    const second = await client.messages.create({ model: 'claude-haiku', max_tokens: 64, tools: [weather], messages: [question, { role: 'assistant', content: first.content }, result] });
+    const result: Anthropic.MessageParam = {
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: 'toolu_01', content: '-3°C', is_error: false }],
+    };
+    const second = await client.messages.create({
+      model: 'claude-haiku',
+      max_tokens: 64,
+      tools: [weather],
+      messages: [question, { role: 'assistant', content: first.content }, result],
+    });
     expect(second.content).toEqual([{ type: 'text', text: 'Cold.' }]);
-    expect(upstream.requests[1]?.body).toMatchObject({ tools: [weather], messages: [question, { role: 'assistant', content: first.content }, result] });
+    expect(upstream.requests[1]?.body).toMatchObject({
+      tools: [weather],
+      messages: [question, { role: 'assistant', content: first.content }, result],
+    });
   });
 
   it('accepts ?beta=true and Authorization: Bearer, as Claude Code sends them', async () => {
     upstream.reply({ type: 'sse', events: textStream(['ok']) });
-    const response = await rawPost(e2e, '/v1/messages?beta=true', { model: 'claude-haiku', max_tokens: 8, stream: true, messages: [{ role: 'user', content: 'x' }] });
+    const response = await rawPost(e2e, '/v1/messages?beta=true', {
+      model: 'claude-haiku',
+      max_tokens: 8,
+      stream: true,
+      messages: [{ role: 'user', content: 'x' }],
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toContain('text/event-stream');
     const text = await response.text();
@@ -104,18 +137,28 @@ describe('e2e: /v1/messages passed through to an anthropic-type upstream', () =>
 
   it('passes an error event through and records its status', async () => {
     upstream.reply({ type: 'sse', events: [events.messageStart(5), events.error('overloaded_error', 'Overloaded')] });
-    const response = await rawPost(e2e, '/v1/messages', { model: 'claude-haiku', max_tokens: 8, stream: true, messages: [{ role: 'user', content: 'x' }] });
+    const response = await rawPost(e2e, '/v1/messages', {
+      model: 'claude-haiku',
+      max_tokens: 8,
+      stream: true,
+      messages: [{ role: 'user', content: 'x' }],
+    });
     const text = await response.text();
     expect(text).toContain('event: error');
     const usage = await usageFor(e2e, response.headers.get('x-request-id'));
     expect(usage.status).toBeGreaterThanOrEqual(500);
   });
 
-  it('answers an upstream 400 in Anthropic\'s shape, and the SDK raises BadRequestError', async () => {
+  it("answers an upstream 400 in Anthropic's shape, and the SDK raises BadRequestError", async () => {
     upstream.reply({ type: 'json', status: 400, body: errorBody('invalid_request_error', 'messages: roles must alternate') });
-    const error = await client.messages.create({ model: 'claude-haiku', max_tokens: 8, messages: [{ role: 'user', content: 'x' }] }).catch((caught: unknown) => caught);
+    const error = await client.messages
+      .create({ model: 'claude-haiku', max_tokens: 8, messages: [{ role: 'user', content: 'x' }] })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(Anthropic.BadRequestError);
-    expect((error as InstanceType<typeof Anthropic.BadRequestError>).error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
+    expect((error as InstanceType<typeof Anthropic.BadRequestError>).error).toMatchObject({
+      type: 'error',
+      error: { type: 'invalid_request_error' },
+    });
     expect((error as Error).message).toContain('roles must alternate');
   });
 
@@ -129,27 +172,37 @@ describe('e2e: /v1/messages passed through to an anthropic-type upstream', () =>
 
   it("counts with the gateway's tokenizer when the upstream has no count endpoint (404)", async () => {
     upstream.reply({ type: 'json', status: 404, body: errorBody('not_found_error', 'Not found') });
-    const count = await client.messages.countTokens({ model: 'claude-haiku', system: 'Be brief.', messages: [{ role: 'user', content: 'Hello' }] });
+    const count = await client.messages.countTokens({
+      model: 'claude-haiku',
+      system: 'Be brief.',
+      messages: [{ role: 'user', content: 'Hello' }],
+    });
     expect(count.input_tokens).toBeGreaterThan(0);
   });
 
-  it('refuses bad input and bad keys in Anthropic\'s shape', async () => {
+  it("refuses bad input and bad keys in Anthropic's shape", async () => {
     const missing = await rawPost(e2e, '/v1/messages', { model: 'claude-haiku', messages: [] });
     expect(missing.status).toBe(400);
     expect(await missing.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
     const unknownModel = await rawPost(e2e, '/v1/messages', { model: 'nope', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] });
     expect(unknownModel.status).toBe(404);
     expect(await unknownModel.json()).toMatchObject({ type: 'error', error: { type: 'not_found_error' } });
-    const badJson = await fetch(`${e2e.gateway.baseUrl}/v1/messages`, { method: 'POST', headers: { 'x-api-key': e2e.apiKey, 'content-type': 'application/json' }, body: '{' });
+    const badJson = await fetch(`${e2e.gateway.baseUrl}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': e2e.apiKey, 'content-type': 'application/json' },
+      body: '{',
+    });
     expect(badJson.status).toBe(400);
     expect(await badJson.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
     const noKey = new Anthropic({ apiKey: 'sk-wrong', baseURL: e2e.gateway.baseUrl, maxRetries: 0 });
-    const error = await noKey.messages.create({ model: 'claude-haiku', max_tokens: 8, messages: [{ role: 'user', content: 'x' }] }).catch((caught: unknown) => caught);
+    const error = await noKey.messages
+      .create({ model: 'claude-haiku', max_tokens: 8, messages: [{ role: 'user', content: 'x' }] })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(Anthropic.AuthenticationError);
     expect(upstream.requests).toHaveLength(0);
   });
 
-  it('answers past the key\'s limit with 429 rate_limit_error, retry-after and the rate-limit headers', async () => {
+  it("answers past the key's limit with 429 rate_limit_error, retry-after and the rate-limit headers", async () => {
     upstream.reply({ type: 'json', body: messageBody([{ type: 'text', text: 'one' }], 'end_turn') });
     const accountId = await e2e.gateway.createAccount('limited');
     const { key } = await e2e.gateway.createKey(accountId, { rpm: 1 });
@@ -161,13 +214,21 @@ describe('e2e: /v1/messages passed through to an anthropic-type upstream', () =>
     const headers = (error as InstanceType<typeof Anthropic.RateLimitError>).headers;
     expect(Number(headers?.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(headers?.get('x-ratelimit-remaining-requests')).toBe('0');
-    expect((error as InstanceType<typeof Anthropic.RateLimitError>).error).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } });
+    expect((error as InstanceType<typeof Anthropic.RateLimitError>).error).toMatchObject({
+      type: 'error',
+      error: { type: 'rate_limit_error' },
+    });
   });
 
   it('stops the upstream when the client goes away mid-stream, and records the request once', async () => {
     upstream.reply({ type: 'sse', events: [events.messageStart(9), events.textStart(0), events.textDelta(0, 'partial')], hold: true });
     const controller = new AbortController();
-    const response = await rawPost(e2e, '/v1/messages', { model: 'claude-haiku', max_tokens: 8, stream: true, messages: [{ role: 'user', content: 'x' }] }, { signal: controller.signal });
+    const response = await rawPost(
+      e2e,
+      '/v1/messages',
+      { model: 'claude-haiku', max_tokens: 8, stream: true, messages: [{ role: 'user', content: 'x' }] },
+      { signal: controller.signal },
+    );
     const reader = response.body?.getReader();
     await reader?.read();
     controller.abort();

@@ -47,7 +47,11 @@ const chunk = (delta: Record<string, unknown>, finishReason: string | null = nul
   model: UPSTREAM_MODEL,
   choices: [{ index: 0, delta, finish_reason: finishReason }],
 });
-const usageChunk = (prompt: number, completionTokens: number) => ({ ...chunk({}), choices: [], usage: { prompt_tokens: prompt, completion_tokens: completionTokens, total_tokens: prompt + completionTokens } });
+const usageChunk = (prompt: number, completionTokens: number) => ({
+  ...chunk({}),
+  choices: [],
+  usage: { prompt_tokens: prompt, completion_tokens: completionTokens, total_tokens: prompt + completionTokens },
+});
 
 describe('e2e: /v1/messages translated for an openai-type upstream', () => {
   let upstream: MockOpenAiUpstream;
@@ -119,12 +123,24 @@ describe('e2e: /v1/messages translated for an openai-type upstream', () => {
     upstream.reply(
       {
         type: 'json',
-        body: completion({ content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] }, 'tool_calls'),
+        body: completion(
+          {
+            content: null,
+            tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+          },
+          'tool_calls',
+        ),
       },
       { type: 'json', body: completion({ content: 'Sunny in Paris.' }) },
     );
     const question: Anthropic.MessageParam = { role: 'user', content: 'Weather in Paris?' };
-    const first = await client.messages.create({ model: 'gpt-mini', max_tokens: 100, tools: [WEATHER], tool_choice: { type: 'any' }, messages: [question] });
+    const first = await client.messages.create({
+      model: 'gpt-mini',
+      max_tokens: 100,
+      tools: [WEATHER],
+      tool_choice: { type: 'any' },
+      messages: [question],
+    });
     expect(first.stop_reason).toBe('tool_use');
     expect(first.content).toEqual([{ type: 'tool_use', id: 'call_1', name: 'get_weather', input: { city: 'Paris' } }]);
 
@@ -146,7 +162,11 @@ describe('e2e: /v1/messages translated for an openai-type upstream', () => {
     });
     expect((upstream.requests[1]?.body as { messages: unknown[] }).messages).toEqual([
       { role: 'user', content: 'Weather in Paris?' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+      },
       { role: 'tool', tool_call_id: 'call_1', content: '22°C, sunny' },
     ]);
   });
@@ -163,7 +183,12 @@ describe('e2e: /v1/messages translated for an openai-type upstream', () => {
       { data: usageChunk(21, 9) },
     ];
     upstream.reply({ type: 'sse', events: steps });
-    const stream = client.messages.stream({ model: 'gpt-mini', max_tokens: 100, tools: [WEATHER], messages: [{ role: 'user', content: 'Oslo?' }] });
+    const stream = client.messages.stream({
+      model: 'gpt-mini',
+      max_tokens: 100,
+      tools: [WEATHER],
+      messages: [{ role: 'user', content: 'Oslo?' }],
+    });
     const message = await stream.finalMessage();
     expect(message.content).toEqual([
       { type: 'text', text: 'Let me check.' },
@@ -177,10 +202,29 @@ describe('e2e: /v1/messages translated for an openai-type upstream', () => {
   });
 
   it('sends the events in the documented order', async () => {
-    upstream.reply({ type: 'sse', events: [{ data: chunk({ role: 'assistant', content: 'Hi' }) }, { data: chunk({}, 'length') }, { data: usageChunk(3, 1) }] });
-    const response = await rawPost(e2e, '/v1/messages?beta=true', { model: 'gpt-mini', max_tokens: 1, stream: true, messages: [{ role: 'user', content: 'x' }] });
-    const names = (await response.text()).split('\n').filter((line) => line.startsWith('event: ')).map((line) => line.slice(7));
-    expect(names).toEqual(['message_start', 'ping', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop']);
+    upstream.reply({
+      type: 'sse',
+      events: [{ data: chunk({ role: 'assistant', content: 'Hi' }) }, { data: chunk({}, 'length') }, { data: usageChunk(3, 1) }],
+    });
+    const response = await rawPost(e2e, '/v1/messages?beta=true', {
+      model: 'gpt-mini',
+      max_tokens: 1,
+      stream: true,
+      messages: [{ role: 'user', content: 'x' }],
+    });
+    const names = (await response.text())
+      .split('\n')
+      .filter((line) => line.startsWith('event: '))
+      .map((line) => line.slice(7));
+    expect(names).toEqual([
+      'message_start',
+      'ping',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
+    ]);
   });
 
   it('leaves out what the upstream cannot use: thinking, cache_control, context_management, server tools, a role: system message becomes system text', async () => {
@@ -200,7 +244,10 @@ describe('e2e: /v1/messages translated for an openai-type upstream', () => {
     expect(response.status).toBe(200);
     const sent = upstream.requests[0]?.body as Record<string, unknown>;
     expect(Object.keys(sent).sort()).toEqual(['max_tokens', 'messages', 'model', 'tools']);
-    expect(sent.messages).toEqual([{ role: 'system', content: 'Be terse.' }, { role: 'user', content: 'hi' }]);
+    expect(sent.messages).toEqual([
+      { role: 'system', content: 'Be terse.' },
+      { role: 'user', content: 'hi' },
+    ]);
     expect((sent.tools as unknown[]).length).toBe(1);
   });
 
@@ -217,7 +264,12 @@ describe('e2e: /v1/messages translated for an openai-type upstream', () => {
 
   it('answers an upstream failure mid-stream with an error event', async () => {
     upstream.reply({ type: 'sse', done: false, events: [{ data: chunk({ role: 'assistant', content: 'Hi' }) }, { drop: true }] });
-    const response = await rawPost(e2e, '/v1/messages', { model: 'gpt-mini', max_tokens: 5, stream: true, messages: [{ role: 'user', content: 'x' }] });
+    const response = await rawPost(e2e, '/v1/messages', {
+      model: 'gpt-mini',
+      max_tokens: 5,
+      stream: true,
+      messages: [{ role: 'user', content: 'x' }],
+    });
     const text = await response.text();
     expect(text).toContain('event: error');
     expect(text).not.toContain('event: message_stop');

@@ -41,7 +41,12 @@ describe('e2e: the mock provider through the openai client', () => {
 
   it('streams: role first, finish_reason on the last content chunk, then the usage chunk', async () => {
     const { data: stream, response } = await e2e.client.chat.completions
-      .create({ model: 'mock-chat', messages: [{ role: 'user', content: 'one two three' }], stream: true, stream_options: { include_usage: true } })
+      .create({
+        model: 'mock-chat',
+        messages: [{ role: 'user', content: 'one two three' }],
+        stream: true,
+        stream_options: { include_usage: true },
+      })
       .withResponse();
     expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const collected = await collect(stream);
@@ -54,7 +59,12 @@ describe('e2e: the mock provider through the openai client', () => {
     expect(collected.chunks.at(-1)).toBe(collected.usageChunks[0]);
     const usage = collected.usageChunks[0]!.usage!;
     const event = await usageFor(e2e, response.headers.get('x-request-id'));
-    expect(event).toMatchObject({ status: 200, stream: true, promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens });
+    expect(event).toMatchObject({
+      status: 200,
+      stream: true,
+      promptTokens: usage.prompt_tokens,
+      completionTokens: usage.completion_tokens,
+    });
   });
 
   it('streams without a usage chunk when include_usage is not set, and still records usage', async () => {
@@ -115,11 +125,23 @@ describe('e2e: the mock provider through the openai client', () => {
   });
 
   it('stops at a stop sequence and accepts image parts on a vision model', async () => {
-    const stopped = await e2e.client.chat.completions.create({ model: 'mock-chat', messages: [{ role: 'user', content: 'alpha beta' }], stop: [' beta'] });
+    const stopped = await e2e.client.chat.completions.create({
+      model: 'mock-chat',
+      messages: [{ role: 'user', content: 'alpha beta' }],
+      stop: [' beta'],
+    });
     expect(stopped.choices[0]?.message.content).toBe('Mock reply to: alpha');
     const image = await e2e.client.chat.completions.create({
       model: 'mock-chat',
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url: PIXEL_DATA_URL } }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is this?' },
+            { type: 'image_url', image_url: { url: PIXEL_DATA_URL } },
+          ],
+        },
+      ],
     });
     expect(image.choices[0]?.message.content).toBe('Mock reply to: What is this?');
   });
@@ -159,7 +181,17 @@ describe('e2e: the mock provider through the openai client', () => {
       ['JSON mode', { response_format: { type: 'json_object' as const } }, 'response_format'],
       [
         'an image part',
-        { messages: [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'see' }, { type: 'image_url' as const, image_url: { url: PIXEL_DATA_URL } }] }] },
+        {
+          messages: [
+            {
+              role: 'user' as const,
+              content: [
+                { type: 'text' as const, text: 'see' },
+                { type: 'image_url' as const, image_url: { url: PIXEL_DATA_URL } },
+              ],
+            },
+          ],
+        },
         'messages[0].content[1]',
       ],
     ])('refuses %s with 400 unsupported_capability', async (_name, extra, param) => {
@@ -172,7 +204,9 @@ describe('e2e: the mock provider through the openai client', () => {
   });
 
   it('answers 404 model_not_found with param model', async () => {
-    const error = await apiErrorOf(e2e.client.chat.completions.create({ model: 'no-such-model', messages: [{ role: 'user', content: 'hi' }] }));
+    const error = await apiErrorOf(
+      e2e.client.chat.completions.create({ model: 'no-such-model', messages: [{ role: 'user', content: 'hi' }] }),
+    );
     expect(error.status).toBe(404);
     expect(error.error).toEqual({ message: expect.any(String), type: 'invalid_request_error', param: 'model', code: 'model_not_found' });
   });
@@ -203,7 +237,11 @@ describe('e2e: the mock provider through the openai client', () => {
   });
 
   it('sends the mid-stream error as the last data event, without [DONE]', async () => {
-    const response = await rawPost(e2e, '/v1/chat/completions', { model: 'mock-chat', messages: [{ role: 'user', content: 'mock:error:midstream' }], stream: true });
+    const response = await rawPost(e2e, '/v1/chat/completions', {
+      model: 'mock-chat',
+      messages: [{ role: 'user', content: 'mock:error:midstream' }],
+      stream: true,
+    });
     expect(response.status).toBe(200);
     const data = (await response.text())
       .split('\n')
@@ -213,6 +251,9 @@ describe('e2e: the mock provider through the openai client', () => {
     expect(JSON.parse(data.at(-1) ?? '')).toEqual({
       error: { message: expect.any(String), type: 'upstream_error', param: null, code: 'upstream_unavailable' },
     });
-    expect(data.slice(0, -1).map((line) => (JSON.parse(line) as { object: string }).object)).toEqual(['chat.completion.chunk', 'chat.completion.chunk']);
+    expect(data.slice(0, -1).map((line) => (JSON.parse(line) as { object: string }).object)).toEqual([
+      'chat.completion.chunk',
+      'chat.completion.chunk',
+    ]);
   });
 });

@@ -1,6 +1,17 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startMockOpenAiUpstream, type MockOpenAiUpstream, type SseStep } from '../helpers/mock-openai-upstream';
-import { apiErrorOf, collect, decodeFloat32Base64, PIXEL_DATA_URL, rawPost, startE2e, upstreamSection, usageFor, WEATHER_TOOL, type E2e } from './helpers';
+import {
+  apiErrorOf,
+  collect,
+  decodeFloat32Base64,
+  PIXEL_DATA_URL,
+  rawPost,
+  startE2e,
+  upstreamSection,
+  usageFor,
+  WEATHER_TOOL,
+  type E2e,
+} from './helpers';
 
 /**
  * The `openai` provider type end to end: the official client -> the gateway -> a local
@@ -86,10 +97,22 @@ describe('e2e: the openai provider path', () => {
   it('answers a chat completion under the catalogue id, with the upstream usage', async () => {
     upstream.reply({ type: 'json', body: completion({ role: 'assistant', content: 'Hi there.' }) });
     const { data, response } = await e2e.client.chat.completions
-      .create({ model: 'gpt-chat', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hello' }], temperature: 0.2, max_tokens: 50, seed: 7, user: 'u-1' })
+      .create({
+        model: 'gpt-chat',
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'user', content: 'Hello' },
+        ],
+        temperature: 0.2,
+        max_tokens: 50,
+        seed: 7,
+        user: 'u-1',
+      })
       .withResponse();
     expect(data.model).toBe('gpt-chat');
-    expect(data.choices).toEqual([{ index: 0, message: { role: 'assistant', content: 'Hi there.' }, finish_reason: 'stop', logprobs: null }]);
+    expect(data.choices).toEqual([
+      { index: 0, message: { role: 'assistant', content: 'Hi there.' }, finish_reason: 'stop', logprobs: null },
+    ]);
     expect(data.usage).toEqual({ prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 });
 
     expect(upstream.requests).toHaveLength(1);
@@ -99,7 +122,14 @@ describe('e2e: the openai provider path', () => {
     expect(request?.body).toMatchSnapshot();
 
     const event = await usageFor(e2e, response.headers.get('x-request-id'));
-    expect(event).toMatchObject({ model: 'gpt-chat', provider: 'oai', promptTokens: 11, completionTokens: 7, estimated: false, status: 200 });
+    expect(event).toMatchObject({
+      model: 'gpt-chat',
+      provider: 'oai',
+      promptTokens: 11,
+      completionTokens: 7,
+      estimated: false,
+      status: 200,
+    });
     // 11 x 0.15 + 7 x 0.6 USD per million = 5.85e-6 USD = 5.85e9 femto-dollars.
     expect(event.costFemtoUsd).toBe(5_850_000_000n);
   });
@@ -143,7 +173,12 @@ describe('e2e: the openai provider path', () => {
   it('streams an estimated usage chunk when the upstream reports none (servers that ignore include_usage)', async () => {
     upstream.reply({ type: 'sse', events: TEXT_STREAM.slice(0, -1) });
     const { data: stream, response } = await e2e.client.chat.completions
-      .create({ model: 'gpt-chat', messages: [{ role: 'user', content: 'Say hello' }], stream: true, stream_options: { include_usage: true } })
+      .create({
+        model: 'gpt-chat',
+        messages: [{ role: 'user', content: 'Say hello' }],
+        stream: true,
+        stream_options: { include_usage: true },
+      })
       .withResponse();
     const collected = await collect(stream);
     expect(collected.text).toBe('Hello!');
@@ -174,13 +209,21 @@ describe('e2e: the openai provider path', () => {
       model: 'gpt-chat',
       messages: [
         { role: 'user', content: 'Weather in Paris?' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'call_abc123', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_abc123', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+        },
         { role: 'tool', tool_call_id: 'call_abc123', content: '{"temp_c":21}' },
       ],
       tools: [WEATHER_TOOL],
     });
     expect(second.choices[0]?.message.content).toBe('It is 21 °C in Paris.');
-    expect((upstream.requests[1]?.body as { messages: unknown[] }).messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'call_abc123', content: '{"temp_c":21}' });
+    expect((upstream.requests[1]?.body as { messages: unknown[] }).messages.at(-1)).toEqual({
+      role: 'tool',
+      tool_call_id: 'call_abc123',
+      content: '{"temp_c":21}',
+    });
     expect(upstream.requests.map((request) => request.body)).toMatchSnapshot();
   });
 
@@ -188,13 +231,24 @@ describe('e2e: the openai provider path', () => {
     upstream.reply({
       type: 'sse',
       events: [
-        { data: chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_s1', type: 'function', function: { name: 'get_weather', arguments: '' } }] }) },
+        {
+          data: chunk({
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ index: 0, id: 'call_s1', type: 'function', function: { name: 'get_weather', arguments: '' } }],
+          }),
+        },
         { data: chunk({ tool_calls: [{ index: 0, function: { arguments: '{"city":' } }] }) },
         { data: chunk({ tool_calls: [{ index: 0, function: { arguments: '"Paris"}' } }] }) },
         { data: chunk({}, 'tool_calls') },
       ],
     });
-    const stream = await e2e.client.chat.completions.create({ model: 'gpt-chat', messages: [{ role: 'user', content: 'Weather?' }], tools: [WEATHER_TOOL], stream: true });
+    const stream = await e2e.client.chat.completions.create({
+      model: 'gpt-chat',
+      messages: [{ role: 'user', content: 'Weather?' }],
+      tools: [WEATHER_TOOL],
+      stream: true,
+    });
     const collected = await collect(stream);
     expect(collected.toolCalls).toEqual([{ id: 'call_s1', name: 'get_weather', arguments: '{"city":"Paris"}' }]);
     expect(collected.finishReasons).toEqual(['tool_calls']);
@@ -213,12 +267,24 @@ describe('e2e: the openai provider path', () => {
     });
     expect(JSON.parse(json.choices[0]?.message.content ?? '')).toEqual({ answer: 42 });
 
-    const stopped = await e2e.client.chat.completions.create({ model: 'gpt-chat', messages: [{ role: 'user', content: 'Count' }], stop: ['three', '\n\n'] });
+    const stopped = await e2e.client.chat.completions.create({
+      model: 'gpt-chat',
+      messages: [{ role: 'user', content: 'Count' }],
+      stop: ['three', '\n\n'],
+    });
     expect(stopped.choices[0]).toMatchObject({ finish_reason: 'stop', message: { content: 'one, two' } });
 
     const image = await e2e.client.chat.completions.create({
       model: 'gpt-chat',
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url: PIXEL_DATA_URL, detail: 'low' } }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is this?' },
+            { type: 'image_url', image_url: { url: PIXEL_DATA_URL, detail: 'low' } },
+          ],
+        },
+      ],
     });
     expect(image.choices[0]?.message.content).toBe('A red pixel.');
     expect(upstream.requests.map((request) => request.body)).toMatchSnapshot();
@@ -241,7 +307,9 @@ describe('e2e: the openai provider path', () => {
 
     it('answers floats, asking the upstream for floats', async () => {
       upstream.reply(embeddingsReply());
-      const { data, response } = await e2e.client.embeddings.create({ model: 'gpt-embed', input: ['first', 'second'], encoding_format: 'float' }).withResponse();
+      const { data, response } = await e2e.client.embeddings
+        .create({ model: 'gpt-embed', input: ['first', 'second'], encoding_format: 'float' })
+        .withResponse();
       expect(data).toEqual({
         object: 'list',
         model: 'gpt-embed',
@@ -262,10 +330,19 @@ describe('e2e: the openai provider path', () => {
       expect(upstream.requests[0]?.body).toMatchObject({ encoding_format: 'base64' });
     });
 
-    it('passes an upstream\'s base64 vectors on as they came, and re-encodes a malformed one', async () => {
+    it("passes an upstream's base64 vectors on as they came, and re-encodes a malformed one", async () => {
       const [first, second] = vectors.map((vector) => Buffer.from(new Float32Array(vector).buffer).toString('base64'));
       // The second without its padding: decoded (leniently, as before) and encoded canonically.
-      upstream.reply({ ...embeddingsReply(), body: { ...embeddingsReply().body, data: [{ object: 'embedding', index: 0, embedding: first }, { object: 'embedding', index: 1, embedding: second!.replace(/=+$/, '') }] } });
+      upstream.reply({
+        ...embeddingsReply(),
+        body: {
+          ...embeddingsReply().body,
+          data: [
+            { object: 'embedding', index: 0, embedding: first },
+            { object: 'embedding', index: 1, embedding: second!.replace(/=+$/, '') },
+          ],
+        },
+      });
       const response = await rawPost(e2e, '/v1/embeddings', { model: 'gpt-embed', input: ['first', 'second'], encoding_format: 'base64' });
       expect(response.status).toBe(200);
       const body = (await response.json()) as { data: { index: number; embedding: string }[] };
@@ -288,7 +365,12 @@ describe('e2e: the openai provider path', () => {
       upstream.reply(embeddingsReply([[0.5, 0.5]]));
       const result = await e2e.client.embeddings.create({ model: 'gpt-embed', input: 'short', dimensions: 256, encoding_format: 'float' });
       expect(result.data[0]?.embedding).toEqual([0.5, 0.5]);
-      expect(upstream.requests[0]?.body).toEqual({ model: 'text-embedding-3-small', input: 'short', dimensions: 256, encoding_format: 'float' });
+      expect(upstream.requests[0]?.body).toEqual({
+        model: 'text-embedding-3-small',
+        input: 'short',
+        dimensions: 256,
+        encoding_format: 'float',
+      });
     });
 
     it('refuses dimensions outside the list, and on a model without one, before any upstream call', async () => {

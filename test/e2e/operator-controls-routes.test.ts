@@ -61,7 +61,11 @@ describe('e2e: operator controls on /v1/messages and /v1/responses', () => {
     [chat, native, claude] = await Promise.all([startMockOpenAiUpstream(), startMockOpenAiUpstream(), startMockAnthropicUpstream()]);
     e2e = await startE2e({
       configYaml: configYaml(chat, native, claude),
-      env: { E2E_CHAT_KEY: 'sk-chat-upstream', E2E_NATIVE_KEY: 'sk-native-upstream', E2E_ANTHROPIC_KEY: 'sk-ant-api03-E2eControlsKey-0123456789abcdef' },
+      env: {
+        E2E_CHAT_KEY: 'sk-chat-upstream',
+        E2E_NATIVE_KEY: 'sk-native-upstream',
+        E2E_ANTHROPIC_KEY: 'sk-ant-api03-E2eControlsKey-0123456789abcdef',
+      },
     });
     accountId = await e2e.gateway.createAccount('Controls on every route');
   });
@@ -74,7 +78,10 @@ describe('e2e: operator controls on /v1/messages and /v1/responses', () => {
   });
 
   async function createKey(body: Record<string, unknown>): Promise<string> {
-    const response = await e2e.gateway.http.post(`/v1/admin/accounts/${accountId}/keys`).set(e2e.gateway.admin()).send({ name: 'controlled', ...body });
+    const response = await e2e.gateway.http
+      .post(`/v1/admin/accounts/${accountId}/keys`)
+      .set(e2e.gateway.admin())
+      .send({ name: 'controlled', ...body });
     expect(response.status, JSON.stringify(response.body)).toBe(201);
     return response.body.key;
   }
@@ -95,18 +102,32 @@ describe('e2e: operator controls on /v1/messages and /v1/responses', () => {
   it('a model outside the allow-list: 403 on every path, nothing sent upstream', async () => {
     const onlyChat = await createKey({ models: ['chat-model'] });
     // Messages passed through (anthropic-type model), and its token count.
-    expect(await post(onlyChat, '/v1/messages', message('claude-haiku'))).toEqual({ status: 403, body: anthropicError('permission_error') });
-    expect(await post(onlyChat, '/v1/messages/count_tokens', { model: 'claude-haiku', messages: [{ role: 'user', content: 'Hello' }] })).toEqual({
+    expect(await post(onlyChat, '/v1/messages', message('claude-haiku'))).toEqual({
+      status: 403,
+      body: anthropicError('permission_error'),
+    });
+    expect(
+      await post(onlyChat, '/v1/messages/count_tokens', { model: 'claude-haiku', messages: [{ role: 'user', content: 'Hello' }] }),
+    ).toEqual({
       status: 403,
       body: anthropicError('permission_error'),
     });
     // Responses passed through (responses_api: true).
-    expect(await post(onlyChat, '/v1/responses', response('native-model'))).toEqual({ status: 403, body: openAiError('permission_error', 'model_not_allowed', 'model') });
+    expect(await post(onlyChat, '/v1/responses', response('native-model'))).toEqual({
+      status: 403,
+      body: openAiError('permission_error', 'model_not_allowed', 'model'),
+    });
 
     const onlyClaude = await createKey({ models: ['claude-*'] });
     // Messages and Responses translated to a chat call.
-    expect(await post(onlyClaude, '/v1/messages', message('chat-model'))).toEqual({ status: 403, body: anthropicError('permission_error') });
-    expect(await post(onlyClaude, '/v1/responses', response('chat-model'))).toEqual({ status: 403, body: openAiError('permission_error', 'model_not_allowed', 'model') });
+    expect(await post(onlyClaude, '/v1/messages', message('chat-model'))).toEqual({
+      status: 403,
+      body: anthropicError('permission_error'),
+    });
+    expect(await post(onlyClaude, '/v1/responses', response('chat-model'))).toEqual({
+      status: 403,
+      body: openAiError('permission_error', 'model_not_allowed', 'model'),
+    });
     expect(upstreamCalls()).toBe(0);
 
     // The allowed models still answer.
@@ -138,7 +159,9 @@ describe('e2e: operator controls on /v1/messages and /v1/responses', () => {
 
     // Counting tokens reserves none, so it is never too large.
     claude.reply({ type: 'json', body: { input_tokens: 12 } });
-    expect(await post(small, '/v1/messages/count_tokens', { model: 'claude-haiku', messages: [{ role: 'user', content: 'Hello' }] })).toEqual({
+    expect(
+      await post(small, '/v1/messages/count_tokens', { model: 'claude-haiku', messages: [{ role: 'user', content: 'Hello' }] }),
+    ).toEqual({
       status: 200,
       body: { input_tokens: 12 },
     });

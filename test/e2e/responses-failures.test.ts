@@ -32,7 +32,13 @@ models:
 `;
 }
 
-const chunk = (delta: Record<string, unknown>) => ({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'u', choices: [{ index: 0, delta, finish_reason: null }] });
+const chunk = (delta: Record<string, unknown>) => ({
+  id: 'c',
+  object: 'chat.completion.chunk',
+  created: 1,
+  model: 'u',
+  choices: [{ index: 0, delta, finish_reason: null }],
+});
 
 /** The `type` of every event of a raw SSE body. */
 function eventTypes(body: string): { type: string; [key: string]: unknown }[] {
@@ -67,9 +73,16 @@ describe('e2e: /v1/responses failure paths and shared limits', () => {
     const response = await rawPost(e2e, '/v1/responses', { model: 'chat-model', input: 'hi', stream: true });
     expect(response.status).toBe(200);
     const received = eventTypes(await response.text());
-    expect(received.at(-1)).toMatchObject({ type: 'response.failed', response: { status: 'failed', error: { code: 'upstream_unavailable' } } });
+    expect(received.at(-1)).toMatchObject({
+      type: 'response.failed',
+      response: { status: 'failed', error: { code: 'upstream_unavailable' } },
+    });
     expect(received.map((event) => event.type)).toContain('response.output_text.delta');
-    expect(await usageFor(e2e, response.headers.get('x-request-id'))).toMatchObject({ stream: true, status: 502, errorCode: 'upstream_unavailable' });
+    expect(await usageFor(e2e, response.headers.get('x-request-id'))).toMatchObject({
+      stream: true,
+      status: 502,
+      errorCode: 'upstream_unavailable',
+    });
   });
 
   it('passed through: a stream that ends before response.completed gets an error event, metered as 502', async () => {
@@ -78,15 +91,26 @@ describe('e2e: /v1/responses failure paths and shared limits', () => {
     native.reply({ type: 'sse', events: cut, done: false });
     const response = await rawPost(e2e, '/v1/responses', { model: 'native-model', input: 'hi', stream: true });
     const received = eventTypes(await response.text());
-    expect(received.map((event) => event.type)).toEqual(['response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added', 'error']);
+    expect(received.map((event) => event.type)).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+      'error',
+    ]);
     expect(received.at(-1)).toMatchObject({ code: 'upstream_bad_response' });
     expect(await usageFor(e2e, response.headers.get('x-request-id'))).toMatchObject({ status: 502 });
   });
 
   it('a client that goes away mid-stream closes the upstream call and is recorded as 499', async () => {
-    chat.reply({ type: 'sse', events: [{ data: chunk({ role: 'assistant', content: 'Hel' }) }, { delayMs: 1_500, data: chunk({ content: 'lo' }) }] });
+    chat.reply({
+      type: 'sse',
+      events: [{ data: chunk({ role: 'assistant', content: 'Hel' }) }, { delayMs: 1_500, data: chunk({ content: 'lo' }) }],
+    });
     const controller = new AbortController();
-    const { data: stream, response } = await e2e.client.responses.create({ model: 'chat-model', input: 'hi', stream: true }, { signal: controller.signal }).withResponse();
+    const { data: stream, response } = await e2e.client.responses
+      .create({ model: 'chat-model', input: 'hi', stream: true }, { signal: controller.signal })
+      .withResponse();
     const upstreamRequest = chat.requests.at(-1);
     try {
       for await (const event of stream) if (event.type === 'response.output_text.delta') controller.abort();
@@ -94,15 +118,30 @@ describe('e2e: /v1/responses failure paths and shared limits', () => {
       expect((error as Error).name).toMatch(/Abort/);
     }
     expect(upstreamRequest && (await settlesWithin(upstreamRequest.aborted, 3_000))).toBe(true);
-    expect(await usageFor(e2e, response.headers.get('x-request-id'))).toMatchObject({ model: 'chat-model', stream: true, status: 499, errorCode: 'client_closed_request' });
+    expect(await usageFor(e2e, response.headers.get('x-request-id'))).toMatchObject({
+      model: 'chat-model',
+      stream: true,
+      status: 499,
+      errorCode: 'client_closed_request',
+    });
   });
 
   it('the per-key request limit is shared with chat: 429 with retry-after and the error shape', async () => {
     const accountId = await e2e.gateway.createAccount();
     const { key } = await e2e.gateway.createKey(accountId, { rpm: 1 });
-    const first = await rawPost(e2e, '/v1/chat/completions', { model: 'mock-chat', messages: [{ role: 'user', content: 'hi' }] }, { headers: { authorization: `Bearer ${key}` } });
+    const first = await rawPost(
+      e2e,
+      '/v1/chat/completions',
+      { model: 'mock-chat', messages: [{ role: 'user', content: 'hi' }] },
+      { headers: { authorization: `Bearer ${key}` } },
+    );
     expect(first.status).toBe(200);
-    const second = await rawPost(e2e, '/v1/responses', { model: 'mock-chat', input: 'hi' }, { headers: { authorization: `Bearer ${key}` } });
+    const second = await rawPost(
+      e2e,
+      '/v1/responses',
+      { model: 'mock-chat', input: 'hi' },
+      { headers: { authorization: `Bearer ${key}` } },
+    );
     expect(second.status).toBe(429);
     expect(second.headers.get('retry-after')).toBeTruthy();
     expect(second.headers.get('x-ratelimit-limit-requests')).toBe('1');
@@ -110,7 +149,12 @@ describe('e2e: /v1/responses failure paths and shared limits', () => {
   });
 
   it('a bad key is 401 in the error shape', async () => {
-    const response = await rawPost(e2e, '/v1/responses', { model: 'mock-chat', input: 'hi' }, { headers: { authorization: 'Bearer sk-wrong' } });
+    const response = await rawPost(
+      e2e,
+      '/v1/responses',
+      { model: 'mock-chat', input: 'hi' },
+      { headers: { authorization: 'Bearer sk-wrong' } },
+    );
     expect(response.status).toBe(401);
     expect(((await response.json()) as { error: { type: string } }).error.type).toBe('authentication_error');
   });
@@ -123,7 +167,13 @@ describe('e2e: /v1/responses failure paths and shared limits', () => {
     const stream = e2e.client.responses.stream({ model: 'mock-chat', input: 'hello there' });
     const final = await stream.finalResponse();
     expect(final.output[0]).toMatchObject({ type: 'message', status: 'completed' });
-    const error = await apiErrorOf(e2e.client.responses.create({ model: 'mock-chat', input: 'x', tools: [{ type: 'function', name: 'f', parameters: {}, strict: false }] }));
+    const error = await apiErrorOf(
+      e2e.client.responses.create({
+        model: 'mock-chat',
+        input: 'x',
+        tools: [{ type: 'function', name: 'f', parameters: {}, strict: false }],
+      }),
+    );
     expect(error.status).toBe(400);
     expect(error.error).toMatchObject({ code: 'unsupported_capability', param: 'tools' });
   });

@@ -112,7 +112,13 @@ describe('e2e: POST /v1/responses', () => {
         .withResponse();
       expect(data.output_text).toBe('Hi there!');
       expect(data).toMatchObject({ object: 'response', status: 'completed', model: 'chat-model', store: false });
-      expect(data.usage).toEqual({ input_tokens: 21, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 26 });
+      expect(data.usage).toEqual({
+        input_tokens: 21,
+        input_tokens_details: { cached_tokens: 0 },
+        output_tokens: 5,
+        output_tokens_details: { reasoning_tokens: 0 },
+        total_tokens: 26,
+      });
       expect(chat.requests[0]?.path).toBe('/v1/chat/completions');
       expect(chat.requests[0]?.body).toEqual({
         model: UPSTREAM_MODEL,
@@ -127,13 +133,26 @@ describe('e2e: POST /v1/responses', () => {
         reasoning_effort: 'low',
       });
       const usage = await usageFor(e2e, response.headers.get('x-request-id'));
-      expect(usage).toMatchObject({ model: 'chat-model', promptTokens: 21, completionTokens: 5, estimated: false, status: 200, stream: false });
+      expect(usage).toMatchObject({
+        model: 'chat-model',
+        promptTokens: 21,
+        completionTokens: 5,
+        estimated: false,
+        status: 200,
+        stream: false,
+      });
     });
 
     it('responses.stream: the documented events in order, with sequence numbers, and the final response', async () => {
       chat.reply({
         type: 'sse',
-        events: [{ data: chunk({ role: 'assistant', content: '' }) }, { data: chunk({ content: 'Hel' }) }, { data: chunk({ content: 'lo!' }) }, { data: chunk({}, 'stop') }, usageChunk(13, 4)],
+        events: [
+          { data: chunk({ role: 'assistant', content: '' }) },
+          { data: chunk({ content: 'Hel' }) },
+          { data: chunk({ content: 'lo!' }) },
+          { data: chunk({}, 'stop') },
+          usageChunk(13, 4),
+        ],
       });
       const stream = e2e.client.responses.stream({ model: 'chat-model', input: 'Say hello' });
       const types: string[] = [];
@@ -160,7 +179,13 @@ describe('e2e: POST /v1/responses', () => {
       expect(sequence).toEqual(types.map((_, index) => index));
       expect(deltas).toBe('Hello!');
       // The stream helper's final response has no `output_text` convenience field: read the item.
-      expect(final.output).toEqual([expect.objectContaining({ type: 'message', role: 'assistant', content: [expect.objectContaining({ type: 'output_text', text: 'Hello!' })] })]);
+      expect(final.output).toEqual([
+        expect.objectContaining({
+          type: 'message',
+          role: 'assistant',
+          content: [expect.objectContaining({ type: 'output_text', text: 'Hello!' })],
+        }),
+      ]);
       expect(final.status).toBe('completed');
       expect(final.usage).toMatchObject({ input_tokens: 13, output_tokens: 4, total_tokens: 17 });
       expect(chat.requests[0]?.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
@@ -169,12 +194,38 @@ describe('e2e: POST /v1/responses', () => {
     });
 
     it('a function-call round trip: function_call out, function_call_output back as a tool message', async () => {
-      chat.reply({ type: 'json', body: completion({ content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] }, 'tool_calls') });
-      const first = await e2e.client.responses.create({ model: 'chat-model', input: 'Weather in Paris?', tools: [WEATHER], tool_choice: 'auto', parallel_tool_calls: false });
+      chat.reply({
+        type: 'json',
+        body: completion(
+          {
+            content: null,
+            tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+          },
+          'tool_calls',
+        ),
+      });
+      const first = await e2e.client.responses.create({
+        model: 'chat-model',
+        input: 'Weather in Paris?',
+        tools: [WEATHER],
+        tool_choice: 'auto',
+        parallel_tool_calls: false,
+      });
       const call = first.output.find((item) => item.type === 'function_call');
-      expect(call).toMatchObject({ type: 'function_call', call_id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}', status: 'completed' });
+      expect(call).toMatchObject({
+        type: 'function_call',
+        call_id: 'call_1',
+        name: 'get_weather',
+        arguments: '{"city":"Paris"}',
+        status: 'completed',
+      });
       expect(chat.requests[0]?.body).toMatchObject({
-        tools: [{ type: 'function', function: { name: 'get_weather', description: WEATHER.description, parameters: WEATHER.parameters, strict: false } }],
+        tools: [
+          {
+            type: 'function',
+            function: { name: 'get_weather', description: WEATHER.description, parameters: WEATHER.parameters, strict: false },
+          },
+        ],
         tool_choice: 'auto',
         parallel_tool_calls: false,
       });
@@ -192,7 +243,11 @@ describe('e2e: POST /v1/responses', () => {
       expect(second.output_text).toBe('It is sunny.');
       expect((chat.requests[1]?.body as { messages: unknown[] }).messages).toEqual([
         { role: 'user', content: 'Weather in Paris?' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+        },
         { role: 'tool', tool_call_id: 'call_1', content: '{"sky":"sunny"}' },
       ]);
     });
@@ -201,7 +256,12 @@ describe('e2e: POST /v1/responses', () => {
       chat.reply({
         type: 'sse',
         events: [
-          { data: chunk({ role: 'assistant', tool_calls: [{ index: 0, id: 'call_9', type: 'function', function: { name: 'get_weather', arguments: '' } }] }) },
+          {
+            data: chunk({
+              role: 'assistant',
+              tool_calls: [{ index: 0, id: 'call_9', type: 'function', function: { name: 'get_weather', arguments: '' } }],
+            }),
+          },
           { data: chunk({ tool_calls: [{ index: 0, function: { arguments: '{"city":' } }] }) },
           { data: chunk({ tool_calls: [{ index: 0, function: { arguments: '"Oslo"}' } }] }) },
           { data: chunk({}, 'tool_calls') },
@@ -217,15 +277,35 @@ describe('e2e: POST /v1/responses', () => {
         'response.function_call_arguments.delta',
         'response.function_call_arguments.done',
       ]);
-      expect(final.output).toEqual([expect.objectContaining({ type: 'function_call', call_id: 'call_9', name: 'get_weather', arguments: '{"city":"Oslo"}' })]);
+      expect(final.output).toEqual([
+        expect.objectContaining({ type: 'function_call', call_id: 'call_9', name: 'get_weather', arguments: '{"city":"Oslo"}' }),
+      ]);
     });
 
     it('custom tools become one-string function tools; their calls come back as custom_tool_call items', async () => {
-      chat.reply({ type: 'json', body: completion({ content: null, tool_calls: [{ id: 'call_p', type: 'function', function: { name: 'apply_patch', arguments: '{"input":"*** Begin Patch"}' } }] }, 'tool_calls') });
-      const reply = await e2e.client.responses.create({ model: 'chat-model', input: 'Patch it', tools: [{ type: 'custom', name: 'apply_patch', description: 'Apply a patch.' }] });
+      chat.reply({
+        type: 'json',
+        body: completion(
+          {
+            content: null,
+            tool_calls: [{ id: 'call_p', type: 'function', function: { name: 'apply_patch', arguments: '{"input":"*** Begin Patch"}' } }],
+          },
+          'tool_calls',
+        ),
+      });
+      const reply = await e2e.client.responses.create({
+        model: 'chat-model',
+        input: 'Patch it',
+        tools: [{ type: 'custom', name: 'apply_patch', description: 'Apply a patch.' }],
+      });
       expect(reply.output[0]).toMatchObject({ type: 'custom_tool_call', call_id: 'call_p', name: 'apply_patch', input: '*** Begin Patch' });
       expect(chat.requests[0]?.body).toMatchObject({
-        tools: [{ type: 'function', function: { name: 'apply_patch', description: 'Apply a patch.', parameters: { type: 'object', required: ['input'] } } }],
+        tools: [
+          {
+            type: 'function',
+            function: { name: 'apply_patch', description: 'Apply a patch.', parameters: { type: 'object', required: ['input'] } },
+          },
+        ],
       });
     });
 
@@ -240,12 +320,21 @@ describe('e2e: POST /v1/responses', () => {
       expect(reply.headers.get('x-gateway-dropped-tools')).toBe('web_search, namespace');
       expect((chat.requests[0]?.body as { tools: unknown[] }).tools).toHaveLength(1);
       const requestId = reply.headers.get('x-request-id') ?? '';
-      const line = await waitFor(() => logs.text().split('\n').find((entry) => entry.includes(requestId) && entry.includes('"msg":"request"')), 'the access log line');
+      const line = await waitFor(
+        () =>
+          logs
+            .text()
+            .split('\n')
+            .find((entry) => entry.includes(requestId) && entry.includes('"msg":"request"')),
+        'the access log line',
+      );
       expect(JSON.parse(line)).toMatchObject({ route: '/v1/responses', status: 200, droppedTools: 'web_search, namespace' });
     });
 
     it('with responses_hosted_tools: reject, a hosted tool is a 400 naming it', async () => {
-      const error = await apiErrorOf(e2e.client.responses.create({ model: 'strict-model', input: 'hi', tools: [WEATHER, { type: 'web_search' }] }));
+      const error = await apiErrorOf(
+        e2e.client.responses.create({ model: 'strict-model', input: 'hi', tools: [WEATHER, { type: 'web_search' }] }),
+      );
       expect(error.status).toBe(400);
       expect(error.error).toMatchObject({ type: 'invalid_request_error', param: 'tools[1]' });
       expect(chat.requests).toHaveLength(0);
@@ -254,17 +343,26 @@ describe('e2e: POST /v1/responses', () => {
 
   describe('stateless', () => {
     it('previous_response_id and item_reference are 400 invalid_request_error naming the parameter', async () => {
-      const previous = await apiErrorOf(e2e.client.responses.create({ model: 'chat-model', input: 'hi', previous_response_id: 'resp_123' }));
+      const previous = await apiErrorOf(
+        e2e.client.responses.create({ model: 'chat-model', input: 'hi', previous_response_id: 'resp_123' }),
+      );
       expect(previous.status).toBe(400);
       expect(previous.error).toMatchObject({ type: 'invalid_request_error', param: 'previous_response_id' });
-      const reference = await apiErrorOf(e2e.client.responses.create({ model: 'native-model', input: [{ type: 'item_reference', id: 'msg_1' }] }));
+      const reference = await apiErrorOf(
+        e2e.client.responses.create({ model: 'native-model', input: [{ type: 'item_reference', id: 'msg_1' }] }),
+      );
       expect(reference.status).toBe(400);
       expect(reference.error).toMatchObject({ type: 'invalid_request_error', param: 'input[0]' });
       expect(chat.requests.length + native.requests.length).toBe(0);
     });
 
     it('bad input is a 400 in the error shape, never a 500', async () => {
-      for (const body of [{ model: 'chat-model' }, { model: 'chat-model', input: [{ type: 'function_call' }] }, { model: 'chat-model', input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'f' }] }] }, { model: 'chat-model', input: [] }]) {
+      for (const body of [
+        { model: 'chat-model' },
+        { model: 'chat-model', input: [{ type: 'function_call' }] },
+        { model: 'chat-model', input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'f' }] }] },
+        { model: 'chat-model', input: [] },
+      ]) {
         const reply = await rawPost(e2e, '/v1/responses', body);
         expect(reply.status).toBe(400);
         expect(((await reply.json()) as { error: { type: string } }).error.type).toBe('invalid_request_error');
@@ -279,7 +377,10 @@ describe('e2e: POST /v1/responses', () => {
       native.reply({ type: 'json', body: textResponse(UPSTREAM_MODEL, 'Native hi', { input: 40, output: 6, cached: 32, reasoning: 2 }) });
       const body = {
         model: 'native-model',
-        input: [{ role: 'developer', content: 'Be terse.' }, { role: 'user', content: 'hi' }],
+        input: [
+          { role: 'developer', content: 'Be terse.' },
+          { role: 'user', content: 'hi' },
+        ],
         tools: [{ type: 'web_search' }],
         store: false,
         include: ['reasoning.encrypted_content'],
@@ -304,7 +405,9 @@ describe('e2e: POST /v1/responses', () => {
       const types: string[] = [];
       for await (const event of stream) types.push(event.type);
       const final = await stream.finalResponse();
-      expect(final.output).toEqual([expect.objectContaining({ type: 'message', content: [expect.objectContaining({ text: 'Streamed' })] })]);
+      expect(final.output).toEqual([
+        expect.objectContaining({ type: 'message', content: [expect.objectContaining({ text: 'Streamed' })] }),
+      ]);
       expect(types[0]).toBe('response.created');
       expect(types.at(-1)).toBe('response.completed');
       expect(native.requests[0]?.body).toMatchObject({ model: UPSTREAM_MODEL, stream: true });
@@ -313,12 +416,23 @@ describe('e2e: POST /v1/responses', () => {
     });
 
     it('a function-call round trip: the function_call item and the function_call_output go through as they are', async () => {
-      const call = { type: 'function_call', id: 'fc_up_1', call_id: 'call_up_1', name: 'get_weather', arguments: '{"city":"Rome"}', status: 'completed' };
+      const call = {
+        type: 'function_call',
+        id: 'fc_up_1',
+        call_id: 'call_up_1',
+        name: 'get_weather',
+        arguments: '{"city":"Rome"}',
+        status: 'completed',
+      };
       native.reply({ type: 'json', body: { ...textResponse(UPSTREAM_MODEL, '', { input: 30, output: 8 }), output: [call] } });
       const first = await e2e.client.responses.create({ model: 'native-model', input: 'Weather in Rome?', tools: [WEATHER] });
       expect(first.output).toEqual([call]);
       native.reply({ type: 'json', body: textResponse(UPSTREAM_MODEL, 'Sunny in Rome.', { input: 50, output: 4 }) });
-      const input = [{ role: 'user' as const, content: 'Weather in Rome?' }, ...first.output, { type: 'function_call_output' as const, call_id: 'call_up_1', output: '{"sky":"clear"}' }];
+      const input = [
+        { role: 'user' as const, content: 'Weather in Rome?' },
+        ...first.output,
+        { type: 'function_call_output' as const, call_id: 'call_up_1', output: '{"sky":"clear"}' },
+      ];
       const second = await e2e.client.responses.create({ model: 'native-model', input, tools: [WEATHER] });
       expect(second.output_text).toBe('Sunny in Rome.');
       expect((native.requests[1]?.body as { input: unknown }).input).toEqual(input);
@@ -327,7 +441,13 @@ describe('e2e: POST /v1/responses', () => {
     it('what only the upstream understands (input_file parts, other item types) goes through, not refused', async () => {
       native.reply({ type: 'json', body: textResponse(UPSTREAM_MODEL, 'Read it.', { input: 300, output: 3 }) });
       const input = [
-        { role: 'user', content: [{ type: 'input_file', file_id: 'file_abc' }, { type: 'input_text', text: 'Summarize.' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'input_file', file_id: 'file_abc' },
+            { type: 'input_text', text: 'Summarize.' },
+          ],
+        },
         { type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'x' } },
       ];
       const reply = await rawPost(e2e, '/v1/responses', { model: 'native-model', input });
@@ -336,7 +456,11 @@ describe('e2e: POST /v1/responses', () => {
     });
 
     it('an upstream error is the gateway error shape (retried first)', async () => {
-      const failure = { type: 'json' as const, status: 500, body: { error: { message: 'boom', type: 'server_error', param: null, code: null } } };
+      const failure = {
+        type: 'json' as const,
+        status: 500,
+        body: { error: { message: 'boom', type: 'server_error', param: null, code: null } },
+      };
       native.reply(failure, failure);
       const error = await apiErrorOf(e2e.client.responses.create({ model: 'native-model', input: 'hi' }));
       expect(error.status).toBe(502);

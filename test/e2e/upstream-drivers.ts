@@ -1,4 +1,10 @@
-import { errorBody, events as anthropicEvents, messageBody, startMockAnthropicUpstream, textStream } from '../helpers/mock-anthropic-upstream';
+import {
+  errorBody,
+  events as anthropicEvents,
+  messageBody,
+  startMockAnthropicUpstream,
+  textStream,
+} from '../helpers/mock-anthropic-upstream';
 import { startMockGeminiUpstream } from '../helpers/mock-gemini-upstream';
 import { startMockOpenAiUpstream } from '../helpers/mock-openai-upstream';
 
@@ -56,7 +62,10 @@ export async function startOpenAiDriver(): Promise<UpstreamDriver> {
     model: 'upstream',
     choices: [{ index: 0, delta, finish_reason: finishReason }],
   });
-  const textChunks = (texts: string[]) => [{ data: chunk({ role: 'assistant', content: '' }) }, ...texts.map((text) => ({ data: chunk({ content: text }) }))];
+  const textChunks = (texts: string[]) => [
+    { data: chunk({ role: 'assistant', content: '' }) },
+    ...texts.map((text) => ({ data: chunk({ content: text }) })),
+  ];
   return {
     type: 'openai',
     providerKey,
@@ -82,7 +91,13 @@ export async function startOpenAiDriver(): Promise<UpstreamDriver> {
         events: [
           ...textChunks(texts),
           { data: chunk({}, 'stop') },
-          { data: { ...chunk({}), choices: [], usage: { prompt_tokens: usage.prompt, completion_tokens: usage.completion, total_tokens: usage.prompt + usage.completion } } },
+          {
+            data: {
+              ...chunk({}),
+              choices: [],
+              usage: { prompt_tokens: usage.prompt, completion_tokens: usage.completion, total_tokens: usage.prompt + usage.completion },
+            },
+          },
         ],
       }),
     status: (status, message) =>
@@ -113,7 +128,11 @@ export async function startOpenAiDriver(): Promise<UpstreamDriver> {
 export async function startAnthropicDriver(): Promise<UpstreamDriver> {
   const upstream = await startMockAnthropicUpstream();
   const providerKey = 'sk-ant-api03-Kq3Vw9Lz2Xr7Tm5Np1Bc8Hd4Fg6Jy0Ws-Pe4Ru7';
-  const partial = (texts: string[]) => [anthropicEvents.messageStart(10), anthropicEvents.textStart(0), ...texts.map((text) => anthropicEvents.textDelta(0, text))];
+  const partial = (texts: string[]) => [
+    anthropicEvents.messageStart(10),
+    anthropicEvents.textStart(0),
+    ...texts.map((text) => anthropicEvents.textDelta(0, text)),
+  ];
   return {
     type: 'anthropic',
     providerKey,
@@ -122,8 +141,15 @@ export async function startAnthropicDriver(): Promise<UpstreamDriver> {
     upstreamModelOf: (index) => (upstream.requests[index]?.body as { model?: string } | undefined)?.model,
     closed: (index) => upstream.requests[index]?.aborted ?? Promise.reject(new Error(`no request ${index}`)),
     text: (text, usage) =>
-      upstream.reply({ type: 'json', body: messageBody([{ type: 'text', text }], 'end_turn', { input_tokens: usage.prompt, output_tokens: usage.completion }) }),
-    stream: (texts, usage) => upstream.reply({ type: 'sse', events: textStream(texts, 'end_turn', { input_tokens: usage.prompt, output_tokens: usage.completion }) }),
+      upstream.reply({
+        type: 'json',
+        body: messageBody([{ type: 'text', text }], 'end_turn', { input_tokens: usage.prompt, output_tokens: usage.completion }),
+      }),
+    stream: (texts, usage) =>
+      upstream.reply({
+        type: 'sse',
+        events: textStream(texts, 'end_turn', { input_tokens: usage.prompt, output_tokens: usage.completion }),
+      }),
     status: (status, message) => {
       const type = status >= 500 ? 'api_error' : status === 401 ? 'authentication_error' : 'invalid_request_error';
       upstream.reply({ type: 'json', status, body: errorBody(type, message) });
@@ -148,7 +174,11 @@ export async function startGeminiDriver(): Promise<UpstreamDriver> {
   const event = (text: string, extra: Record<string, unknown> = {}) => ({
     candidates: [{ content: { role: 'model', parts: text ? [{ text }] : [] }, index: 0, ...extra }],
   });
-  const usageMetadata = (usage: Usage) => ({ promptTokenCount: usage.prompt, candidatesTokenCount: usage.completion, totalTokenCount: usage.prompt + usage.completion });
+  const usageMetadata = (usage: Usage) => ({
+    promptTokenCount: usage.prompt,
+    candidatesTokenCount: usage.completion,
+    totalTokenCount: usage.prompt + usage.completion,
+  });
   return {
     type: 'gemini',
     providerKey,
@@ -156,7 +186,8 @@ export async function startGeminiDriver(): Promise<UpstreamDriver> {
     requestCount: () => upstream.requests.length,
     upstreamModelOf: (index) => /\/models\/([^:]+):/.exec(upstream.requests[index]?.path ?? '')?.[1],
     closed: (index) => upstream.requests[index]?.aborted ?? Promise.reject(new Error(`no request ${index}`)),
-    text: (text, usage) => upstream.reply({ type: 'json', body: { ...event(text, { finishReason: 'STOP' }), usageMetadata: usageMetadata(usage) } }),
+    text: (text, usage) =>
+      upstream.reply({ type: 'json', body: { ...event(text, { finishReason: 'STOP' }), usageMetadata: usageMetadata(usage) } }),
     stream: (texts, usage) =>
       upstream.reply({
         type: 'sse',

@@ -38,7 +38,17 @@ interface FuzzRoute {
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'];
 /** Routes a fuzzed request reaches with success now and then (the others need a session cookie or do not exist). */
-const REACHABLE = new Set(['POST /v1/chat/completions', 'POST /v1/embeddings', 'POST /v1/responses', 'POST /v1/messages', 'POST /v1/messages/count_tokens', 'GET /v1/usage/keys', 'POST /v1/admin/accounts', 'POST /v1/admin/accounts/:accountId/keys', 'PATCH /v1/admin/keys/:keyId']);
+const REACHABLE = new Set([
+  'POST /v1/chat/completions',
+  'POST /v1/embeddings',
+  'POST /v1/responses',
+  'POST /v1/messages',
+  'POST /v1/messages/count_tokens',
+  'GET /v1/usage/keys',
+  'POST /v1/admin/accounts',
+  'POST /v1/admin/accounts/:accountId/keys',
+  'PATCH /v1/admin/keys/:keyId',
+]);
 
 /** A valid body per route, the seed of the mutations (reaching past validation matters). */
 function validBody(route: FuzzRoute): Record<string, unknown> {
@@ -47,13 +57,21 @@ function validBody(route: FuzzRoute): Record<string, unknown> {
     return {
       model: 'mock-chat',
       instructions: 'be brief',
-      input: [{ role: 'developer', content: 'hi' }, { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hello' }] }],
+      input: [
+        { role: 'developer', content: 'hi' },
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hello' }] },
+      ],
       tools: [{ type: 'function', name: 'f', parameters: { type: 'object' } }, { type: 'custom', name: 'c' }, { type: 'web_search' }],
       max_output_tokens: 5,
     };
   }
   if (route.path === '/v1/messages') {
-    return { model: 'mock-chat', max_tokens: 5, system: [{ type: 'text', text: 'Be brief.' }], messages: [{ role: 'user', content: [{ type: 'text', text: 'hello' }] }] };
+    return {
+      model: 'mock-chat',
+      max_tokens: 5,
+      system: [{ type: 'text', text: 'Be brief.' }],
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'hello' }] }],
+    };
   }
   if (route.path === '/v1/messages/count_tokens') return { model: 'mock-chat', messages: [{ role: 'user', content: 'hello' }] };
   if (route.path === '/v1/embeddings') return { model: 'mock-embed', input: ['a', 'b'], dimensions: 256 };
@@ -68,13 +86,34 @@ const unicode = fc.string({ unit: 'binary', maxLength: 40 });
 const hostileStrings = fc.oneof(
   printable,
   unicode,
-  fc.constantFrom('', ' ', 'null', 'undefined', 'NaN', '-1', '0', '1e309', '__proto__', 'constructor', '../../etc/passwd', '%00', '%ZZ', 'a'.repeat(5000), '\u0000', '\uD800', '😀'),
+  fc.constantFrom(
+    '',
+    ' ',
+    'null',
+    'undefined',
+    'NaN',
+    '-1',
+    '0',
+    '1e309',
+    '__proto__',
+    'constructor',
+    '../../etc/passwd',
+    '%00',
+    '%ZZ',
+    'a'.repeat(5000),
+    '\u0000',
+    '\uD800',
+    '😀',
+  ),
 );
 
 /** Any JSON value, plus the shapes that break naive code. */
 const hostileJson: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 4, arbitrary: fc.jsonValue({ maxDepth: 4 }) },
-  { weight: 1, arbitrary: fc.constantFrom(null, true, 0, -0, 1e308, -1e308, 2 ** 53 + 1, '', [], {}, [[[[]]]], { __proto__: { polluted: true } }) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(null, true, 0, -0, 1e308, -1e308, 2 ** 53 + 1, '', [], {}, [[[[]]]], { __proto__: { polluted: true } }),
+  },
   { weight: 1, arbitrary: hostileStrings },
 );
 
@@ -101,8 +140,19 @@ function mutations(route: FuzzRoute): fc.Arbitrary<{ body: string | null; note: 
   const json = (value: unknown) => JSON.stringify(value) ?? 'null';
   return fc.oneof(
     { weight: 4, arbitrary: fc.constant({ body: json(base), note: 'valid' }) },
-    { weight: 4, arbitrary: fc.tuple(fc.constantFrom(...fields), hostileJson).map(([field, value]) => ({ body: json({ ...base, [field]: value }), note: `${field} replaced` })) },
-    { weight: 2, arbitrary: fc.constantFrom(...Object.keys(base)).map((field) => ({ body: json(Object.fromEntries(Object.entries(base).filter(([name]) => name !== field))), note: `${field} removed` })) },
+    {
+      weight: 4,
+      arbitrary: fc
+        .tuple(fc.constantFrom(...fields), hostileJson)
+        .map(([field, value]) => ({ body: json({ ...base, [field]: value }), note: `${field} replaced` })),
+    },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom(...Object.keys(base)).map((field) => ({
+        body: json(Object.fromEntries(Object.entries(base).filter(([name]) => name !== field))),
+        note: `${field} removed`,
+      })),
+    },
     {
       weight: 2,
       arbitrary: fc.tuple(fc.nat({ max: 4 }), hostileJson).map(([index, value]) => ({
@@ -112,15 +162,31 @@ function mutations(route: FuzzRoute): fc.Arbitrary<{ body: string | null; note: 
     },
     {
       weight: route.path === '/v1/responses' ? 2 : 0,
-      arbitrary: fc.tuple(fc.nat({ max: 3 }), hostileJson, fc.constantFrom('message', 'function_call', 'function_call_output', 'custom_tool_call', 'reasoning', 'item_reference', 'x')).map(([index, value, type]) => ({
-        body: json({ ...base, input: [{ role: 'user', content: 'x' }, ...Array.from({ length: index }, () => value), { type, call_id: value, name: value, arguments: value, output: value, content: value, role: value }] }),
-        note: 'input items',
-      })),
+      arbitrary: fc
+        .tuple(
+          fc.nat({ max: 3 }),
+          hostileJson,
+          fc.constantFrom('message', 'function_call', 'function_call_output', 'custom_tool_call', 'reasoning', 'item_reference', 'x'),
+        )
+        .map(([index, value, type]) => ({
+          body: json({
+            ...base,
+            input: [
+              { role: 'user', content: 'x' },
+              ...Array.from({ length: index }, () => value),
+              { type, call_id: value, name: value, arguments: value, output: value, content: value, role: value },
+            ],
+          }),
+          note: 'input items',
+        })),
     },
     { weight: 1, arbitrary: fc.constant({ body: json({ ...base, stream: true }), note: 'stream' }) },
     { weight: 2, arbitrary: hostileJson.map((value) => ({ body: json(value), note: 'any JSON' })) },
     { weight: 1, arbitrary: hostileStrings.map((text) => ({ body: text, note: 'not JSON' })) },
-    { weight: 1, arbitrary: fc.nat({ max: 20_000 }).map((depth) => ({ body: '['.repeat(depth) + ']'.repeat(depth), note: `nesting ${depth}` })) },
+    {
+      weight: 1,
+      arbitrary: fc.nat({ max: 20_000 }).map((depth) => ({ body: '['.repeat(depth) + ']'.repeat(depth), note: `nesting ${depth}` })),
+    },
     { weight: 1, arbitrary: fc.constant({ body: json({ ...base, padding: 'x'.repeat(BODY_LIMIT) }), note: 'over the body limit' }) },
     { weight: 1, arbitrary: fc.constant({ body: '{"model": "mock-chat", "messages": [', note: 'truncated' }) },
     { weight: 1, arbitrary: fc.constant({ body: null, note: 'no body' }) },
@@ -128,19 +194,33 @@ function mutations(route: FuzzRoute): fc.Arbitrary<{ body: string | null; note: 
 }
 
 function authorization(route: FuzzRoute, credentials: Credentials): fc.Arbitrary<string | undefined> {
-  const proper = { 'api-key': `Bearer ${credentials.apiKey}`, 'usage-key': `Bearer ${credentials.usageKey}`, admin: `Bearer ${TEST_ADMIN_TOKEN}` }[route.auth ?? ''];
+  const proper = {
+    'api-key': `Bearer ${credentials.apiKey}`,
+    'usage-key': `Bearer ${credentials.usageKey}`,
+    admin: `Bearer ${TEST_ADMIN_TOKEN}`,
+  }[route.auth ?? ''];
   return fc.oneof(
     // The right credential half the time, so that requests get past authentication too.
     { weight: 4, arbitrary: fc.constant(proper) },
     fc.constant(undefined),
     fc.constantFrom(`Bearer ${credentials.apiKey}`, `Bearer ${credentials.usageKey}`, `Bearer ${TEST_ADMIN_TOKEN}`),
-    fc.constantFrom(`Basic ${Buffer.from('a:b').toString('base64')}`, 'Bearer', 'Bearer ', `bearer ${credentials.apiKey}`, `Bearer ${credentials.apiKey} extra`, `Bearer sk-${'A'.repeat(48)}`, `Bearer uk-${'A'.repeat(48)}`, `Bearer ${'x'.repeat(8000)}`),
+    fc.constantFrom(
+      `Basic ${Buffer.from('a:b').toString('base64')}`,
+      'Bearer',
+      'Bearer ',
+      `bearer ${credentials.apiKey}`,
+      `Bearer ${credentials.apiKey} extra`,
+      `Bearer sk-${'A'.repeat(48)}`,
+      `Bearer uk-${'A'.repeat(48)}`,
+      `Bearer ${'x'.repeat(8000)}`,
+    ),
     printable.map((text) => `Bearer ${text}`),
   );
 }
 
 /** Percent-encodes every byte of the UTF-8 form (lone surrogates become U+FFFD, as on the wire). */
-const percentEncode = (value: string): string => [...Buffer.from(value, 'utf8')].map((byte) => `%${byte.toString(16).padStart(2, '0')}`).join('');
+const percentEncode = (value: string): string =>
+  [...Buffer.from(value, 'utf8')].map((byte) => `%${byte.toString(16).padStart(2, '0')}`).join('');
 
 /** Path segments sent as they are: broken escapes, traversal, overlong UTF-8. */
 const RAW_SEGMENTS = ['%ZZ', '%', '%00', '..', '%2e%2e', '%C0%AF', '%FF%FE', 'a%2Fb', ';x=1'];
@@ -164,12 +244,34 @@ function pathFor(route: FuzzRoute, credentials: Credentials, parameter: fc.Arbit
   });
 }
 
-const query = fc.array(fc.tuple(fc.constantFrom('start', 'end', 'model', 'limit', 'start[]', 'a[b]', '__proto__', 'x'), fc.oneof(fc.constantFrom('2026-11-20', '2026-02-30', '2026-13-01', '99999-01-01', '2026-11-20T00:00:00Z', '-1'), printable)), { maxLength: 4 })
-  .map((pairs) => (pairs.length === 0 ? '' : `?${pairs.map(([name, value]) => `${percentEncode(name)}=${percentEncode(value)}`).join('&')}`));
+const query = fc
+  .array(
+    fc.tuple(
+      fc.constantFrom('start', 'end', 'model', 'limit', 'start[]', 'a[b]', '__proto__', 'x'),
+      fc.oneof(fc.constantFrom('2026-11-20', '2026-02-30', '2026-13-01', '99999-01-01', '2026-11-20T00:00:00Z', '-1'), printable),
+    ),
+    { maxLength: 4 },
+  )
+  .map((pairs) =>
+    pairs.length === 0 ? '' : `?${pairs.map(([name, value]) => `${percentEncode(name)}=${percentEncode(value)}`).join('&')}`,
+  );
 
 const contentType = fc.oneof(
   { weight: 6, arbitrary: fc.constant('application/json') },
-  { weight: 3, arbitrary: fc.constantFrom(undefined, 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=utf-16', 'application/json; charset=latin1', 'application/vnd.api+json', 'application/json;;;', '*/*') },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom(
+      undefined,
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/json; charset=utf-16',
+      'application/json; charset=latin1',
+      'application/vnd.api+json',
+      'application/json;;;',
+      '*/*',
+    ),
+  },
   { weight: 1, arbitrary: printable },
 );
 
@@ -191,7 +293,10 @@ function requests(route: FuzzRoute, credentials: Credentials): fc.Arbitrary<Fuzz
       contentType,
       body: mutations(route),
       requestId: fc.oneof(fc.constant(undefined), printable, fc.constant('a'.repeat(500))),
-      cookie: fc.oneof(fc.constant(undefined), printable.map((value) => `mg_session=${value}`)),
+      cookie: fc.oneof(
+        fc.constant(undefined),
+        printable.map((value) => `mg_session=${value}`),
+      ),
       encoding: fc.constantFrom(undefined, undefined, undefined, 'gzip', 'deflate', 'br', 'identity', 'bogus'),
       csrf: fc.oneof(fc.constant(undefined), printable),
     })
@@ -204,7 +309,13 @@ function requests(route: FuzzRoute, credentials: Credentials): fc.Arbitrary<Fuzz
       if (drawn.encoding !== undefined) headers['content-encoding'] = drawn.encoding;
       if (drawn.csrf !== undefined) headers['x-csrf-token'] = drawn.csrf;
       const withBody = drawn.method !== 'GET' && drawn.method !== 'HEAD';
-      return { method: drawn.method, path: drawn.path + drawn.query, headers, body: withBody ? drawn.body.body : null, note: drawn.body.note };
+      return {
+        method: drawn.method,
+        path: drawn.path + drawn.query,
+        headers,
+        body: withBody ? drawn.body.body : null,
+        note: drawn.body.note,
+      };
     });
 }
 
@@ -236,60 +347,78 @@ describe('hostile input on every route', () => {
   });
 
   const routes: FuzzRoute[] = [
-    ...listRoutes(contract).map((route) => ({ method: route.method, path: route.path, auth: (route.metadata as { auth?: string } | undefined)?.auth })),
+    ...listRoutes(contract).map((route) => ({
+      method: route.method,
+      path: route.path,
+      auth: (route.metadata as { auth?: string } | undefined)?.auth,
+    })),
     { method: 'GET', path: '/docs' },
     { method: 'GET', path: '/metrics' },
     { method: 'POST', path: '/v1/completions' },
     { method: 'GET', path: '/v1/models/:modelId' },
   ];
 
-  it.each(routes.map((route) => [`${route.method} ${route.path}`, route] as const))('%s: never a 500, never a crash, always the envelope', async (_name, route) => {
-    const statuses = new Set<number>();
-    const property = fc.asyncProperty(requests(route, credentials), async (sent) => {
-      const response = await request(`${gw.baseUrl}${sent.path}`, {
-        dispatcher: agent,
-        method: sent.method,
-        headers: sent.headers,
-        body: sent.body ?? undefined,
-        headersTimeout: 10_000,
-        bodyTimeout: 10_000,
-      });
-      const text = await response.body.text();
-      statuses.add(response.statusCode);
-      const where = `${sent.method} ${sent.path.slice(0, 200)} (${sent.note}) -> ${response.statusCode} ${text.slice(0, 300)}`;
-      expect(response.statusCode, where).not.toBe(500);
-      expect(response.statusCode, where).toBeLessThan(600);
-      expect(response.headers['x-request-id'], where).toBeTruthy();
-      if (response.statusCode >= 400 && sent.method !== 'HEAD' && !(route.path === '/readyz' && response.statusCode === 503)) {
-        expect(String(response.headers['content-type']), where).toMatch(/^application\/json/);
-        const body = JSON.parse(text) as { error?: Record<string, unknown> };
-        if (sent.path.startsWith('/v1/messages')) {
-          // docs/anthropic-messages.md: Anthropic's error shape on these routes.
-          expect(body, where).toEqual({ type: 'error', error: { type: expect.any(String), message: expect.any(String) } });
-          return;
-        }
-        expect(Object.keys(body), where).toEqual(['error']);
-        expect(body.error, where).toEqual({
-          message: expect.any(String),
-          type: expect.any(String),
-          param: body.error?.param === null ? null : expect.any(String),
-          code: body.error?.code === null ? null : expect.any(String),
+  it.each(routes.map((route) => [`${route.method} ${route.path}`, route] as const))(
+    '%s: never a 500, never a crash, always the envelope',
+    async (_name, route) => {
+      const statuses = new Set<number>();
+      const property = fc.asyncProperty(requests(route, credentials), async (sent) => {
+        const response = await request(`${gw.baseUrl}${sent.path}`, {
+          dispatcher: agent,
+          method: sent.method,
+          headers: sent.headers,
+          body: sent.body ?? undefined,
+          headersTimeout: 10_000,
+          bodyTimeout: 10_000,
         });
+        const text = await response.body.text();
+        statuses.add(response.statusCode);
+        const where = `${sent.method} ${sent.path.slice(0, 200)} (${sent.note}) -> ${response.statusCode} ${text.slice(0, 300)}`;
+        expect(response.statusCode, where).not.toBe(500);
+        expect(response.statusCode, where).toBeLessThan(600);
+        expect(response.headers['x-request-id'], where).toBeTruthy();
+        if (response.statusCode >= 400 && sent.method !== 'HEAD' && !(route.path === '/readyz' && response.statusCode === 503)) {
+          expect(String(response.headers['content-type']), where).toMatch(/^application\/json/);
+          const body = JSON.parse(text) as { error?: Record<string, unknown> };
+          if (sent.path.startsWith('/v1/messages')) {
+            // docs/anthropic-messages.md: Anthropic's error shape on these routes.
+            expect(body, where).toEqual({ type: 'error', error: { type: expect.any(String), message: expect.any(String) } });
+            return;
+          }
+          expect(Object.keys(body), where).toEqual(['error']);
+          expect(body.error, where).toEqual({
+            message: expect.any(String),
+            type: expect.any(String),
+            param: body.error?.param === null ? null : expect.any(String),
+            code: body.error?.code === null ? null : expect.any(String),
+          });
+        }
+      });
+      try {
+        await fc.assert(property, { numRuns: RUNS, seed: SEED, endOnFailure: true, includeErrorInReport: true });
+      } catch (error) {
+        throw new Error(
+          `fuzz failure on ${route.method} ${route.path}; replay with FUZZ_SEED=${SEED}\n${error instanceof Error ? error.message : String(error)}`,
+          { cause: error },
+        );
       }
-    });
-    try {
-      await fc.assert(property, { numRuns: RUNS, seed: SEED, endOnFailure: true, includeErrorInReport: true });
-    } catch (error) {
-      throw new Error(`fuzz failure on ${route.method} ${route.path}; replay with FUZZ_SEED=${SEED}\n${error instanceof Error ? error.message : String(error)}`);
-    }
-    expect(crashes).toEqual([]);
-    // The mutations must also get past validation sometimes, or only the front door was tested.
-    if (REACHABLE.has(`${route.method} ${route.path}`)) expect([...statuses].some((status) => status < 300), [...statuses].join(',')).toBe(true);
-  }, 60_000);
+      expect(crashes).toEqual([]);
+      // The mutations must also get past validation sometimes, or only the front door was tested.
+      if (REACHABLE.has(`${route.method} ${route.path}`))
+        expect(
+          [...statuses].some((status) => status < 300),
+          [...statuses].join(','),
+        ).toBe(true);
+    },
+    60_000,
+  );
 
   it('is still up and answering afterwards', async () => {
     expect((await gw.http.get('/healthz')).status).toBe(200);
-    const chat = await gw.http.post('/v1/chat/completions').set('authorization', `Bearer ${credentials.apiKey}`).send({ model: 'mock-chat', messages: [{ role: 'user', content: 'still there?' }] });
+    const chat = await gw.http
+      .post('/v1/chat/completions')
+      .set('authorization', `Bearer ${credentials.apiKey}`)
+      .send({ model: 'mock-chat', messages: [{ role: 'user', content: 'still there?' }] });
     expect(chat.status).toBe(200);
     expect(crashes).toEqual([]);
   });

@@ -176,8 +176,7 @@ export class FakeStore implements Store {
   }
 
   async countUsageEvents(filter: { accountId?: string } = {}): Promise<number> {
-    return this.events.filter((event) => filter.accountId === undefined || event.accountId === filter.accountId)
-      .length;
+    return this.events.filter((event) => filter.accountId === undefined || event.accountId === filter.accountId).length;
   }
 
   async pruneUsageEvents(before: Date): Promise<number> {
@@ -278,10 +277,7 @@ export class FakeStore implements Store {
       .map((key) => this.withCeilings(key));
   }
 
-  async updateApiKey(
-    id: string,
-    patch: ApiKeyPatch,
-  ): Promise<ApiKeyRow | null> {
+  async updateApiKey(id: string, patch: ApiKeyPatch): Promise<ApiKeyRow | null> {
     const key = this.apiKeys.get(id);
     if (key === undefined) return null;
     const updated: ApiKeyRow = { ...key, ...definedOnly(patch), updatedAt: this.now() };
@@ -290,18 +286,10 @@ export class FakeStore implements Store {
   }
 
   async apiKeysChangedSince(since: Date): Promise<ApiKeyRow[]> {
-    return [...this.apiKeys.values()]
-      .filter((key) => key.updatedAt.getTime() >= since.getTime())
-      .map((key) => this.withCeilings(key));
+    return [...this.apiKeys.values()].filter((key) => key.updatedAt.getTime() >= since.getTime()).map((key) => this.withCeilings(key));
   }
 
-  async setUsageKey(input: {
-    id: string;
-    accountId: string;
-    keyHash: string;
-    hint: string;
-    createdAt: Date;
-  }): Promise<UsageKeyRow> {
+  async setUsageKey(input: { id: string; accountId: string; keyHash: string; hint: string; createdAt: Date }): Promise<UsageKeyRow> {
     const row: UsageKeyRow = { ...input, updatedAt: this.now() };
     this.usageKeys.set(input.accountId, row);
     return { ...row };
@@ -318,9 +306,7 @@ export class FakeStore implements Store {
   }
 
   async usageKeysChangedSince(since: Date): Promise<UsageKeyRow[]> {
-    return [...this.usageKeys.values()]
-      .filter((row) => row.updatedAt.getTime() >= since.getTime())
-      .map((row) => ({ ...row }));
+    return [...this.usageKeys.values()].filter((row) => row.updatedAt.getTime() >= since.getTime()).map((row) => ({ ...row }));
   }
 
   async createDashboardSession(input: DashboardSessionRow): Promise<DashboardSessionRow> {

@@ -1,5 +1,12 @@
 import type { ServerResponse } from 'node:http';
-import { startEventStream, startMockUpstream, writePiecewise, type CommonReply, type MockUpstream, type RecordedRequest } from './mock-upstream';
+import {
+  startEventStream,
+  startMockUpstream,
+  writePiecewise,
+  type CommonReply,
+  type MockUpstream,
+  type RecordedRequest,
+} from './mock-upstream';
 
 /**
  * A local Anthropic Messages API (https://platform.claude.com/docs/en/api/messages) for adapter
@@ -34,7 +41,11 @@ export function startMockAnthropicUpstream(): Promise<MockAnthropicUpstream> {
       startEventStream(response, reply.status, reply.contentType ?? 'text/event-stream; charset=utf-8');
       const events = reply.dropAfter === undefined ? reply.events : reply.events.slice(0, reply.dropAfter);
       recorded.eventsWritten = events.length;
-      await writePiecewise(response, events.map(encodeSseEvent).join(''), { slices: reply.slices, drop: reply.dropAfter !== undefined, hold: reply.hold });
+      await writePiecewise(response, events.map(encodeSseEvent).join(''), {
+        slices: reply.slices,
+        drop: reply.dropAfter !== undefined,
+        hold: reply.hold,
+      });
     },
   });
 }
@@ -68,7 +79,11 @@ export type MockContentBlock =
   | { type: string; [key: string]: unknown };
 
 /** A non-streamed Message. */
-export function messageBody(content: MockContentBlock[], stopReason: string | null, usage: MockUsage = { input_tokens: 10, output_tokens: 5 }): Record<string, unknown> {
+export function messageBody(
+  content: MockContentBlock[],
+  stopReason: string | null,
+  usage: MockUsage = { input_tokens: 10, output_tokens: 5 },
+): Record<string, unknown> {
   return {
     id: 'msg_01MockMockMockMockMockMock',
     type: 'message',
@@ -119,7 +134,11 @@ export const events = {
 };
 
 /** A complete streamed text reply, as the streaming docs' "basic streaming request" example. */
-export function textStream(texts: string[], stopReason = 'end_turn', usage: MockUsage = { input_tokens: 25, output_tokens: 15 }): MockSseEvent[] {
+export function textStream(
+  texts: string[],
+  stopReason = 'end_turn',
+  usage: MockUsage = { input_tokens: 25, output_tokens: 15 },
+): MockSseEvent[] {
   return [
     events.messageStart(usage.input_tokens),
     events.textStart(0),

@@ -1,4 +1,11 @@
-import { startEventStream, startMockUpstream, writePiecewise, type CommonReply, type MockUpstream, type RecordedRequest } from './mock-upstream';
+import {
+  startEventStream,
+  startMockUpstream,
+  writePiecewise,
+  type CommonReply,
+  type MockUpstream,
+  type RecordedRequest,
+} from './mock-upstream';
 
 /**
  * A local Gemini API (https://ai.google.dev/api) for adapter and end-to-end tests through the
@@ -16,7 +23,15 @@ export type MockReply =
    * `dropAfter` destroys the socket after that many events; `hold` keeps the stream open after
    * the events (a model still generating); `lineEnding` defaults to CRLF as Google sends.
    */
-  | { type: 'sse'; events: unknown[]; status?: number; chunkBytes?: number; dropAfter?: number; hold?: boolean; lineEnding?: '\r\n' | '\n' };
+  | {
+      type: 'sse';
+      events: unknown[];
+      status?: number;
+      chunkBytes?: number;
+      dropAfter?: number;
+      hold?: boolean;
+      lineEnding?: '\r\n' | '\n';
+    };
 
 /** `baseUrl` is the host root, as configured for the provider; with an empty queue it answers 500. */
 export type MockGeminiUpstream = MockUpstream<MockReply>;
@@ -24,14 +39,22 @@ export type MockGeminiUpstream = MockUpstream<MockReply>;
 export function startMockGeminiUpstream(): Promise<MockGeminiUpstream> {
   return startMockUpstream<MockReply>({
     jsonContentType: 'application/json; charset=UTF-8',
-    defaultReply: { type: 'json', status: 500, body: { error: { code: 500, message: 'The mock has no scripted reply.', status: 'INTERNAL' } } },
+    defaultReply: {
+      type: 'json',
+      status: 500,
+      body: { error: { code: 500, message: 'The mock has no scripted reply.', status: 'INTERNAL' } },
+    },
     sendOther: async (reply, response, recorded) => {
       startEventStream(response, reply.status);
       const events = reply.dropAfter === undefined ? reply.events : reply.events.slice(0, reply.dropAfter);
       recorded.eventsWritten = events.length;
       const text = sseBody(events, reply.lineEnding);
       // Each piece leaves on its own so that the client sees the splits.
-      await writePiecewise(response, text, { slices: [reply.chunkBytes ?? (Buffer.byteLength(text) || 1)], drop: reply.dropAfter !== undefined, hold: reply.hold });
+      await writePiecewise(response, text, {
+        slices: [reply.chunkBytes ?? (Buffer.byteLength(text) || 1)],
+        drop: reply.dropAfter !== undefined,
+        hold: reply.hold,
+      });
     },
   });
 }

@@ -68,7 +68,10 @@ export function textResponseStream(model: string, pieces: string[], counts: Resp
   const message = final.output[0] as (typeof final.output)[number];
   const part = { type: 'output_text', text: '', annotations: [], logprobs: [] };
   let sequence = 0;
-  const step = (type: string, fields: Record<string, unknown>): SseStep => ({ event: type, data: { type, sequence_number: sequence++, ...fields } });
+  const step = (type: string, fields: Record<string, unknown>): SseStep => ({
+    event: type,
+    data: { type, sequence_number: sequence++, ...fields },
+  });
   const base = { item_id: message.id, output_index: 0 };
   const events: SseStep[] = [
     step('response.created', { response: inProgress }),

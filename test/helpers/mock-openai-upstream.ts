@@ -1,5 +1,13 @@
 import type { ServerResponse } from 'node:http';
-import { drainedOrClosed, sleep, startEventStream, startMockUpstream, type CommonReply, type MockUpstream, type RecordedRequest } from './mock-upstream';
+import {
+  drainedOrClosed,
+  sleep,
+  startEventStream,
+  startMockUpstream,
+  type CommonReply,
+  type MockUpstream,
+  type RecordedRequest,
+} from './mock-upstream';
 
 /**
     }
@@ -40,7 +48,11 @@ export type MockOpenAiUpstream = MockUpstream<ScriptedReply>;
 export function startMockOpenAiUpstream(): Promise<MockOpenAiUpstream> {
   return startMockUpstream<ScriptedReply>({
     basePath: '/v1',
-    defaultReply: { type: 'json', status: 500, body: { error: { message: 'No reply scripted.', type: 'server_error', param: null, code: null } } },
+    defaultReply: {
+      type: 'json',
+      status: 500,
+      body: { error: { message: 'No reply scripted.', type: 'server_error', param: null, code: null } },
+    },
     sendOther: sendSse,
   });
 }

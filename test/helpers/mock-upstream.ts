@@ -126,10 +126,18 @@ function isCommon(reply: { type: string }): reply is CommonReply {
   return reply.type === 'json' || reply.type === 'raw' || reply.type === 'drop' || reply.type === 'hang';
 }
 
-function sendCommon(reply: CommonReply, response: ServerResponse, options: Pick<MockUpstreamOptions<unknown>, 'jsonContentType' | 'jsonHeaders'>): void {
+function sendCommon(
+  reply: CommonReply,
+  response: ServerResponse,
+  options: Pick<MockUpstreamOptions<unknown>, 'jsonContentType' | 'jsonHeaders'>,
+): void {
   switch (reply.type) {
     case 'json':
-      response.writeHead(reply.status ?? 200, { 'content-type': options.jsonContentType ?? 'application/json', ...options.jsonHeaders, ...reply.headers });
+      response.writeHead(reply.status ?? 200, {
+        'content-type': options.jsonContentType ?? 'application/json',
+        ...options.jsonHeaders,
+        ...reply.headers,
+      });
       response.end(JSON.stringify(reply.body));
       return;
     case 'raw':
@@ -145,7 +153,12 @@ function sendCommon(reply: CommonReply, response: ServerResponse, options: Pick<
 }
 
 /** The head of a streamed reply, sent at once. */
-export function startEventStream(response: ServerResponse, status = 200, contentType = 'text/event-stream', headers: Record<string, string> = {}): void {
+export function startEventStream(
+  response: ServerResponse,
+  status = 200,
+  contentType = 'text/event-stream',
+  headers: Record<string, string> = {},
+): void {
   response.writeHead(status, { 'content-type': contentType, 'cache-control': 'no-cache', ...headers });
   response.flushHeaders();
 }

@@ -88,7 +88,10 @@ describe('admin routes', () => {
     const bad = await gw.http.post('/v1/admin/accounts').set(gw.admin()).send({ name: '' });
     expect(bad.status).toBe(400);
     expect(bad.body.error.param).toBe('name');
-    const badLimit = await gw.http.post(`/v1/admin/accounts/${await gw.createAccount()}/keys`).set(gw.admin()).send({ name: 'x', rpm: -1 });
+    const badLimit = await gw.http
+      .post(`/v1/admin/accounts/${await gw.createAccount()}/keys`)
+      .set(gw.admin())
+      .send({ name: 'x', rpm: -1 });
     expect(badLimit.status).toBe(400);
     expect(badLimit.body.error.param).toBe('rpm');
   });
@@ -112,6 +115,10 @@ describe('admin routes', () => {
     await gw.createKey(accountId, { name: 'only' });
     const report = await gw.http.get(`/v1/admin/accounts/${accountId}/usage`).set(gw.admin());
     expect(report.status).toBe(200);
-    expect(report.body).toMatchObject({ object: 'usage.keys', timezone: 'Asia/Shanghai', keys: [{ name: 'only', total: { requests: 0 } }] });
+    expect(report.body).toMatchObject({
+      object: 'usage.keys',
+      timezone: 'Asia/Shanghai',
+      keys: [{ name: 'only', total: { requests: 0 } }],
+    });
   });
 });

@@ -6,12 +6,21 @@ let gw: TestGateway;
 let accountId: string;
 let key: string;
 
-const chat = (body: unknown) => gw.http.post('/v1/chat/completions').set('authorization', `Bearer ${key}`).send(body as object);
+const chat = (body: unknown) =>
+  gw.http
+    .post('/v1/chat/completions')
+    .set('authorization', `Bearer ${key}`)
+    .send(body as object);
 const hello = { model: 'mock-chat', messages: [{ role: 'user', content: 'hi' }] };
 
 function expectEnvelope(body: unknown, expected: { type: string; code: string; param?: string | null }): void {
   expect(body).toEqual({
-    error: { message: expect.any(String), type: expected.type, code: expected.code, param: expected.param === undefined ? null : expected.param },
+    error: {
+      message: expect.any(String),
+      type: expected.type,
+      code: expected.code,
+      param: expected.param === undefined ? null : expected.param,
+    },
   });
 }
 
@@ -40,7 +49,13 @@ describe('400 invalid_request_error', () => {
   });
 
   it('invalid_value names the nested field path', async () => {
-    const response = await chat({ model: 'mock-chat', messages: [{ role: 'user', content: 'a' }, { role: 'robot', content: 'b' }] });
+    const response = await chat({
+      model: 'mock-chat',
+      messages: [
+        { role: 'user', content: 'a' },
+        { role: 'robot', content: 'b' },
+      ],
+    });
     expect(response.status).toBe(400);
     expectEnvelope(response.body, { type: 'invalid_request_error', code: 'invalid_value', param: 'messages[1].role' });
   });
@@ -61,7 +76,14 @@ describe('400 invalid_request_error', () => {
   });
 
   it('accepts the limits themselves', async () => {
-    const response = await chat({ ...hello, temperature: 2, top_p: 0, presence_penalty: -2, frequency_penalty: 2, stop: ['a', 'b', 'c', 'd'] });
+    const response = await chat({
+      ...hello,
+      temperature: 2,
+      top_p: 0,
+      presence_penalty: -2,
+      frequency_penalty: 2,
+      stop: ['a', 'b', 'c', 'd'],
+    });
     expect(response.status).toBe(200);
   });
 
@@ -84,7 +106,11 @@ describe('400 invalid_request_error', () => {
   });
 
   it('unsupported_capability names the field', async () => {
-    const response = await chat({ model: 'mock-text', messages: [{ role: 'user', content: 'x' }], response_format: { type: 'json_object' } });
+    const response = await chat({
+      model: 'mock-text',
+      messages: [{ role: 'user', content: 'x' }],
+      response_format: { type: 'json_object' },
+    });
     expect(response.status).toBe(400);
     expectEnvelope(response.body, { type: 'invalid_request_error', code: 'unsupported_capability', param: 'response_format' });
   });
@@ -187,7 +213,11 @@ describe('403, 404, 405, 413, 415', () => {
   });
 
   it('a body that is not JSON -> 415 unsupported_media_type', async () => {
-    const response = await gw.http.post('/v1/chat/completions').set('authorization', `Bearer ${key}`).set('content-type', 'text/plain').send('hello');
+    const response = await gw.http
+      .post('/v1/chat/completions')
+      .set('authorization', `Bearer ${key}`)
+      .set('content-type', 'text/plain')
+      .send('hello');
     expect(response.status).toBe(415);
     expectEnvelope(response.body, { type: 'invalid_request_error', code: 'unsupported_media_type' });
   });

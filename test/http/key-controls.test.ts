@@ -18,7 +18,10 @@ afterAll(() => gw.close());
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function createKey(body: Record<string, unknown>, account = accountId): Promise<{ id: string; key: string }> {
-  const response = await gw.http.post(`/v1/admin/accounts/${account}/keys`).set(gw.admin()).send({ name: 'controlled', ...body });
+  const response = await gw.http
+    .post(`/v1/admin/accounts/${account}/keys`)
+    .set(gw.admin())
+    .send({ name: 'controlled', ...body });
   expect(response.status, JSON.stringify(response.body)).toBe(201);
   return response.body;
 }
@@ -55,7 +58,10 @@ describe('model allow-lists', () => {
     const account = await gw.createAccount('Listed');
     const { key } = await createKey({}, account);
     expect((await embed(key)).status).toBe(200);
-    const set = await gw.http.patch(`/v1/admin/accounts/${account}`).set(gw.admin()).send({ models: ['mock-chat'] });
+    const set = await gw.http
+      .patch(`/v1/admin/accounts/${account}`)
+      .set(gw.admin())
+      .send({ models: ['mock-chat'] });
     expect(set.status).toBe(200);
     const refused = await embed(key);
     expect(refused.status).toBe(403);
@@ -115,7 +121,14 @@ describe('rotation', () => {
       const { id, key: oldKey } = await createKey({ name: 'rotating', rpm: 77 });
       expect((await chat(oldKey)).status).toBe(200);
       // The second instance knows the old secret before the rotation.
-      expect((await second.http.post('/v1/chat/completions').set('authorization', `Bearer ${oldKey}`).send({ model: 'mock-chat', messages: [{ role: 'user', content: 'x' }] })).status).toBe(200);
+      expect(
+        (
+          await second.http
+            .post('/v1/chat/completions')
+            .set('authorization', `Bearer ${oldKey}`)
+            .send({ model: 'mock-chat', messages: [{ role: 'user', content: 'x' }] })
+        ).status,
+      ).toBe(200);
 
       const rotated = await gw.http.post(`/v1/admin/keys/${id}/rotate`).set(gw.admin()).send({ grace_seconds: 2 });
       expect(rotated.status).toBe(200);
@@ -128,7 +141,10 @@ describe('rotation', () => {
       expect(JSON.stringify((await gw.http.get(`/v1/admin/keys/${id}`).set(gw.admin())).body)).not.toContain(newKey);
 
       const onSecond = (key: string) =>
-        second.http.post('/v1/chat/completions').set('authorization', `Bearer ${key}`).send({ model: 'mock-chat', messages: [{ role: 'user', content: 'x' }] });
+        second.http
+          .post('/v1/chat/completions')
+          .set('authorization', `Bearer ${key}`)
+          .send({ model: 'mock-chat', messages: [{ role: 'user', content: 'x' }] });
       await sleep(300);
       for (const call of [chat, onSecond]) {
         expect((await call(oldKey)).status).toBe(200);
@@ -187,7 +203,10 @@ describe('requests that can never pass', () => {
     });
     const error = await client.chat.completions
       .create({ model: 'mock-chat', messages: [{ role: 'user', content: 'hi' }], max_tokens: 5000 })
-      .then(() => null, (caught: unknown) => caught);
+      .then(
+        () => null,
+        (caught: unknown) => caught,
+      );
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect(error).toMatchObject({ status: 400, param: 'max_tokens', code: 'request_too_large' });
     expect(attempts).toBe(1);

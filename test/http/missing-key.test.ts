@@ -31,7 +31,10 @@ it('a provider whose key variable is unset answers 502 naming the variable, and 
     const accountId = await gw.createAccount();
     const { key } = await gw.createKey(accountId);
     const call = (model: string) =>
-      gw.http.post('/v1/chat/completions').set('authorization', `Bearer ${key}`).send({ model, messages: [{ role: 'user', content: 'hi' }] });
+      gw.http
+        .post('/v1/chat/completions')
+        .set('authorization', `Bearer ${key}`)
+        .send({ model, messages: [{ role: 'user', content: 'hi' }] });
     const refused = await call('needs-key');
     expect(refused.status).toBe(502);
     expect(refused.body.error).toMatchObject({ type: 'upstream_error', code: 'upstream_unavailable' });

@@ -34,7 +34,10 @@ const callers = [
 ] as const;
 
 const chat = (key: string, model = 'mock-chat') =>
-  gw.http.post('/v1/chat/completions').set('authorization', `Bearer ${key}`).send({ model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 });
+  gw.http
+    .post('/v1/chat/completions')
+    .set('authorization', `Bearer ${key}`)
+    .send({ model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 });
 
 describe('account ceilings', () => {
   it('only the operator sets them; the owner gets 403 operator_only', async () => {

@@ -194,7 +194,10 @@ describe('Redis unreachable', () => {
       const accountId = await gw.createAccount();
       const { key } = await gw.createKey(accountId, { rpm: 2 });
       const call = () =>
-        gw.http.post('/v1/chat/completions').set('authorization', `Bearer ${key}`).send({ model: 'mock-chat', messages: message('hi') });
+        gw.http
+          .post('/v1/chat/completions')
+          .set('authorization', `Bearer ${key}`)
+          .send({ model: 'mock-chat', messages: message('hi') });
       expect((await call()).status).toBe(200);
       expect((await call()).status).toBe(200);
       expect((await call()).status).toBe(429);

@@ -31,7 +31,9 @@ async function guessUntilRefused(ip: string, attempt: (index: number) => Promise
 
 describe('wrong admin tokens per client IP', () => {
   it('are answered 401 up to the limit, then 429 with retry-after, for right tokens too, until the bucket refills', async () => {
-    const statuses = await guessUntilRefused('10.1.0.1', (index) => gw.http.get('/v1/admin/accounts').set(fromIp('10.1.0.1', `wrong-token-${index}`)));
+    const statuses = await guessUntilRefused('10.1.0.1', (index) =>
+      gw.http.get('/v1/admin/accounts').set(fromIp('10.1.0.1', `wrong-token-${index}`)),
+    );
     // The bucket refills one failure a second: a slow run may fit one or two more.
     expect(statuses.filter((status) => status === 401).length).toBeGreaterThanOrEqual(FAILURES_PER_MINUTE);
     expect(statuses.at(-1)).toBe(429);
@@ -59,7 +61,10 @@ describe('wrong admin tokens per client IP', () => {
   it('the dashboard sign-in shares the limit, and a login link is not used up by a refused attempt', async () => {
     const ip = '10.3.0.1';
     const statuses = await guessUntilRefused(ip, (index) =>
-      gw.http.post('/v1/admin/session').set('x-forwarded-for', ip).send({ token: index % 2 === 0 ? `wrong-${index}` : 'lt-notALoginLinkToken' }),
+      gw.http
+        .post('/v1/admin/session')
+        .set('x-forwarded-for', ip)
+        .send({ token: index % 2 === 0 ? `wrong-${index}` : 'lt-notALoginLinkToken' }),
     );
     expect(statuses.filter((status) => status === 401).length).toBeGreaterThanOrEqual(FAILURES_PER_MINUTE);
     expect(statuses.at(-1)).toBe(429);

@@ -13,13 +13,25 @@ beforeAll(async () => {
 });
 afterAll(() => gw.close());
 
-const chat = (body: unknown) => gw.http.post('/v1/chat/completions').set('authorization', `Bearer ${apiKey}`).send(body as object);
+const chat = (body: unknown) =>
+  gw.http
+    .post('/v1/chat/completions')
+    .set('authorization', `Bearer ${apiKey}`)
+    .send(body as object);
 const hello = [{ role: 'user', content: 'hi' }];
 
 it.each([
   [{ model: 'mock-chat', messages: hello, stop: 5 }, 'stop', 'Invalid type for stop: expected a string or an array, got a number.'],
-  [{ model: 'mock-chat', messages: [{ role: 'user', content: 7 }] }, 'messages[0].content', 'Invalid type for messages[0].content: expected a string or an array, got a number.'],
-  [{ model: 'mock-chat', messages: hello, temperature: 'hot' }, 'temperature', 'Invalid type for temperature: expected a number, got a string.'],
+  [
+    { model: 'mock-chat', messages: [{ role: 'user', content: 7 }] },
+    'messages[0].content',
+    'Invalid type for messages[0].content: expected a string or an array, got a number.',
+  ],
+  [
+    { model: 'mock-chat', messages: hello, temperature: 'hot' },
+    'temperature',
+    'Invalid type for temperature: expected a number, got a string.',
+  ],
   [{ model: 'mock-chat', messages: hello, stream: 'yes' }, 'stream', 'Invalid type for stream: expected true or false, got a string.'],
   [{ model: 42, messages: hello }, 'model', 'Invalid type for model: expected a string, got a number.'],
   [{ model: 'mock-chat', messages: 'hi' }, 'messages', 'Invalid type for messages: expected an array, got a string.'],
@@ -32,7 +44,9 @@ it.each([
 it('no message says only "Invalid type."', async () => {
   const response = await chat({ model: 'mock-chat', messages: hello, tool_choice: 3 });
   expect(response.status).toBe(400);
-  expect(response.body.error.message).toBe("Invalid type for tool_choice: expected one of 'none', 'auto', 'required' or an object, got a number.");
+  expect(response.body.error.message).toBe(
+    "Invalid type for tool_choice: expected one of 'none', 'auto', 'required' or an object, got a number.",
+  );
 });
 
 it('a repeated query parameter is a 400 that says so', async () => {

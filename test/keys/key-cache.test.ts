@@ -14,7 +14,16 @@ async function storeWithKey(): Promise<{ store: FakeStore; key: string; row: Api
   const store = new FakeStore();
   await store.createAccount({ id: 'acct_1', name: 'Acme', createdAt: new Date() });
   const key = generateKeyText('sk-');
-  const row = await store.createApiKey({ id: 'key_1', accountId: 'acct_1', name: 'k', keyHash: hashKey(key), hint: keyHint(key), rpm: null, tpm: null, createdAt: new Date() });
+  const row = await store.createApiKey({
+    id: 'key_1',
+    accountId: 'acct_1',
+    name: 'k',
+    keyHash: hashKey(key),
+    hint: keyHint(key),
+    rpm: null,
+    tpm: null,
+    createdAt: new Date(),
+  });
   return { store, key, row };
 }
 
@@ -33,7 +42,10 @@ describe('KeyCache invalidation', () => {
   it('a failing announcement does not fail the change (the others poll)', async () => {
     const { store, row } = await storeWithKey();
     const errors: unknown[] = [];
-    const cache = new KeyCache(store, { broadcast: async () => Promise.reject(new Error('redis down')), onError: (error) => errors.push(error) });
+    const cache = new KeyCache(store, {
+      broadcast: async () => Promise.reject(new Error('redis down')),
+      onError: (error) => errors.push(error),
+    });
     await expect(cache.apiKeyChanged({ ...row, blocked: true })).resolves.toMatchObject({ blocked: true });
     expect(errors).toHaveLength(1);
   });
@@ -108,9 +120,21 @@ describe('KeyCache invalidation', () => {
 
 describe('key-change messages', () => {
   it('round-trip, and anything else on the channel is ignored', () => {
-    const events: KeyChangeEvent[] = [{ kind: 'api-key', id: 'key_1' }, { kind: 'usage-key', accountId: 'acct_1' }];
+    const events: KeyChangeEvent[] = [
+      { kind: 'api-key', id: 'key_1' },
+      { kind: 'usage-key', accountId: 'acct_1' },
+    ];
     for (const event of events) expect(decodeKeyEvent(encodeKeyEvent(event))).toEqual(event);
-    for (const junk of ['', 'null', '{', '[]', '{"kind":"api-key"}', '{"kind":"api-key","id":5}', '{"kind":"other","id":"x"}', `{"kind":"api-key","id":"${'x'.repeat(500)}"}`]) {
+    for (const junk of [
+      '',
+      'null',
+      '{',
+      '[]',
+      '{"kind":"api-key"}',
+      '{"kind":"api-key","id":5}',
+      '{"kind":"other","id":"x"}',
+      `{"kind":"api-key","id":"${'x'.repeat(500)}"}`,
+    ]) {
       expect(decodeKeyEvent(junk)).toBeNull();
     }
   });

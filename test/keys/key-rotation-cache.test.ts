@@ -9,7 +9,16 @@ async function setup() {
   const store = new FakeStore();
   await store.createAccount({ id: 'acct_1', name: 'Acme', createdAt: new Date() });
   const oldKey = generateKeyText('sk-');
-  await store.createApiKey({ id: 'key_1', accountId: 'acct_1', name: 'k', keyHash: hashKey(oldKey), hint: keyHint(oldKey), rpm: null, tpm: null, createdAt: new Date() });
+  await store.createApiKey({
+    id: 'key_1',
+    accountId: 'acct_1',
+    name: 'k',
+    keyHash: hashKey(oldKey),
+    hint: keyHint(oldKey),
+    rpm: null,
+    tpm: null,
+    createdAt: new Date(),
+  });
   return { store, oldKey };
 }
 

@@ -67,9 +67,14 @@ describe('batchLines (log lines of one event-loop turn in one write)', () => {
         `const logger = createLogger({ level: 'info' });\n` +
         `logger.info({ step: 1 }, 'first');\nlogger.error({ step: 2 }, 'last words');\nprocess.exit(3);\n`,
     );
-    const result = await promisify(execFile)(process.execPath, ['--import', 'tsx', script]).catch((error: { code: number; stdout: string }) => error);
+    const result = await promisify(execFile)(process.execPath, ['--import', 'tsx', script]).catch(
+      (error: { code: number; stdout: string }) => error,
+    );
     expect('code' in result ? result.code : 0).toBe(3);
-    const lines = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { msg: string; step: number });
+    const lines = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { msg: string; step: number });
     expect(lines.map((line) => [line.msg, line.step])).toEqual([
       ['first', 1],
       ['last words', 2],

@@ -19,7 +19,15 @@ describe('createLogger redaction (a second line of defence: nothing should log s
     const { lines, logger } = capture();
     const request = { method: 'POST', headers: { authorization: 'Bearer sk-secret' } };
     logger.info(
-      { authorization: 'Bearer sk-1', apiKey: 'sk-2', key: 'sk-3', request, provider: { apiKey: 'sk-4', name: 'openai' }, count: 3, nested: { deeper: { key: 'kept' } } },
+      {
+        authorization: 'Bearer sk-1',
+        apiKey: 'sk-2',
+        key: 'sk-3',
+        request,
+        provider: { apiKey: 'sk-4', name: 'openai' },
+        count: 3,
+        nested: { deeper: { key: 'kept' } },
+      },
       'message',
     );
     expect(lines[0]).toMatchObject({
@@ -41,7 +49,11 @@ describe('createLogger redaction (a second line of defence: nothing should log s
     const { lines, logger } = capture();
     const error = Object.assign(new Error('upstream said no'), { headers: { 'set-cookie': 'x' }, status: 401 });
     logger.child({ key: 'sk-5', worker: 2 }).error({ err: error }, 'failed');
-    expect(lines[0]).toMatchObject({ key: '[redacted]', worker: 2, err: { type: 'Error', message: 'upstream said no', headers: '[redacted]', status: 401 } });
+    expect(lines[0]).toMatchObject({
+      key: '[redacted]',
+      worker: 2,
+      err: { type: 'Error', message: 'upstream said no', headers: '[redacted]', status: 401 },
+    });
     expect(typeof (lines[0]?.err as { stack?: unknown }).stack).toBe('string');
   });
 });
@@ -88,7 +100,10 @@ describe('writeInfoLine (the access log line, built without pino)', () => {
     writeInfoLine(quiet.logger, fields, 'request');
     expect(quiet.text).toEqual([]);
     const lines: string[] = [];
-    const foreign = pino({ level: 'info', base: { pid: 1 } }, new Writable({ write: (chunk: Buffer, _encoding, callback) => (lines.push(chunk.toString()), callback()) }));
+    const foreign = pino(
+      { level: 'info', base: { pid: 1 } },
+      new Writable({ write: (chunk: Buffer, _encoding, callback) => (lines.push(chunk.toString()), callback()) }),
+    );
     writeInfoLine(foreign, { requestId: 'req-2' }, 'request');
     expect(JSON.parse(lines[0] ?? '')).toMatchObject({ pid: 1, requestId: 'req-2', msg: 'request' });
   });

@@ -3,7 +3,10 @@ import type { ChatCompletionChunk } from '../../contract';
 import { MessageStreamTranslator } from '../../server/messages/message-stream-events';
 import { SseDecoder } from '../../server/streaming/parse-sse';
 
-const chunk = (delta: ChatCompletionChunk['choices'][number]['delta'], finish: ChatCompletionChunk['choices'][number]['finish_reason'] = null): ChatCompletionChunk => ({
+const chunk = (
+  delta: ChatCompletionChunk['choices'][number]['delta'],
+  finish: ChatCompletionChunk['choices'][number]['finish_reason'] = null,
+): ChatCompletionChunk => ({
   id: 'c',
   object: 'chat.completion.chunk',
   created: 1,
@@ -12,7 +15,9 @@ const chunk = (delta: ChatCompletionChunk['choices'][number]['delta'], finish: C
 });
 
 function decode(text: string): { event: string | null; data: Record<string, unknown> }[] {
-  return new SseDecoder().decode(Buffer.from(text)).map((event) => ({ event: event.event, data: JSON.parse(event.data) as Record<string, unknown> }));
+  return new SseDecoder()
+    .decode(Buffer.from(text))
+    .map((event) => ({ event: event.event, data: JSON.parse(event.data) as Record<string, unknown> }));
 }
 
 describe('MessageStreamTranslator', () => {
@@ -21,7 +26,9 @@ describe('MessageStreamTranslator', () => {
     let text = translator.start();
     text += translator.push(chunk({ role: 'assistant', content: '' }));
     text += translator.push(chunk({ tool_calls: [{ index: 0, id: 'a', type: 'function', function: { name: 'f', arguments: '' } }] }));
-    text += translator.push(chunk({ tool_calls: [{ index: 1, id: 'b', type: 'function', function: { name: 'g', arguments: '{"x":1}' } }] }));
+    text += translator.push(
+      chunk({ tool_calls: [{ index: 1, id: 'b', type: 'function', function: { name: 'g', arguments: '{"x":1}' } }] }),
+    );
     text += translator.push(chunk({ content: 'done' }, 'tool_calls'));
     text += translator.finish({ promptTokens: 9, completionTokens: 4 });
     const events = decode(text);
@@ -60,7 +67,9 @@ describe('MessageStreamTranslator', () => {
 
   it('ends an empty reply with no block at all', () => {
     const translator = new MessageStreamTranslator({ id: 'msg_3', model: 'm', inputTokens: 1 });
-    const events = decode(translator.start() + translator.push(chunk({}, 'content_filter')) + translator.finish({ promptTokens: 1, completionTokens: 0 }));
+    const events = decode(
+      translator.start() + translator.push(chunk({}, 'content_filter')) + translator.finish({ promptTokens: 1, completionTokens: 0 }),
+    );
     expect(events.map((event) => event.event)).toEqual(['message_start', 'ping', 'message_delta', 'message_stop']);
     expect(events[2]?.data.delta).toMatchObject({ stop_reason: 'refusal' });
   });

@@ -21,17 +21,28 @@ describe('MessageUsageReader', () => {
     const bytes = Buffer.from(stream);
     const reader = new MessageUsageReader('claude');
     const decoder = new SseDecoder();
-    for (let offset = 0; offset < bytes.length; offset += 5) for (const event of decoder.decode(bytes.subarray(offset, offset + 5))) reader.readEvent(event);
+    for (let offset = 0; offset < bytes.length; offset += 5)
+      for (const event of decoder.decode(bytes.subarray(offset, offset + 5))) reader.readEvent(event);
     expect(reader.completed).toBe(true);
     expect(reader.error).toBeNull();
     // The cache parts of the prompt, priced apart (docs/pricing.md): no 1-hour breakdown sent, so every write is 5-minute.
-    expect(reader.tokens()).toEqual({ promptTokens: 132, completionTokens: 33, cachedTokens: 100, cacheWriteTokens: 20, cacheWrite1hTokens: 0 });
+    expect(reader.tokens()).toEqual({
+      promptTokens: 132,
+      completionTokens: 33,
+      cachedTokens: 100,
+      cacheWriteTokens: 20,
+      cacheWrite1hTokens: 0,
+    });
   });
 
   it('notes an error event and ignores garbage data', () => {
     const reader = new MessageUsageReader('claude');
     reader.readEvent({ event: 'message_delta', data: '{not json', id: null });
-    reader.readEvent({ event: 'error', data: JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'busy' } }), id: null });
+    reader.readEvent({
+      event: 'error',
+      data: JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'busy' } }),
+      id: null,
+    });
     expect(reader.completed).toBe(false);
     expect(reader.error?.status).toBe(502);
     expect(reader.tokens()).toBeNull();
@@ -54,7 +65,14 @@ describe('chatToMessage', () => {
 
   it('answers an empty reply with no content block', () => {
     const message = chatToMessage(
-      { id: 'c', object: 'chat.completion', created: 1, model: 'cat', choices: [{ index: 0, message: { role: 'assistant', content: '' }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 0, total_tokens: 1 } },
+      {
+        id: 'c',
+        object: 'chat.completion',
+        created: 1,
+        model: 'cat',
+        choices: [{ index: 0, message: { role: 'assistant', content: '' }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 1, completion_tokens: 0, total_tokens: 1 },
+      },
       { promptTokens: 1, completionTokens: 0 },
       'msg_x',
     );
@@ -64,8 +82,15 @@ describe('chatToMessage', () => {
 
 describe('toMessagesUsage', () => {
   it('counts cached and cache-written input apart from input_tokens', () => {
-    expect(toMessagesUsage({ promptTokens: 10, completionTokens: 2 })).toEqual({ input_tokens: 10, output_tokens: 2, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 });
-    expect(toMessagesUsage({ promptTokens: 100, completionTokens: 5, cachedTokens: 60, cacheWriteTokens: 20, cacheWrite1hTokens: 10 })).toEqual({
+    expect(toMessagesUsage({ promptTokens: 10, completionTokens: 2 })).toEqual({
+      input_tokens: 10,
+      output_tokens: 2,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+    });
+    expect(
+      toMessagesUsage({ promptTokens: 100, completionTokens: 5, cachedTokens: 60, cacheWriteTokens: 20, cacheWrite1hTokens: 10 }),
+    ).toEqual({
       input_tokens: 10,
       output_tokens: 5,
       cache_creation_input_tokens: 30,
@@ -77,10 +102,15 @@ describe('toMessagesUsage', () => {
 
 describe('toMessagesErrorBody', () => {
   it('gives each status the type Anthropic documents for it, naming the param in the message', () => {
-    expect(toMessagesErrorBody(invalidRequest('invalid_value', 'Bad.', 'max_tokens'))).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens: Bad.' } });
+    expect(toMessagesErrorBody(invalidRequest('invalid_value', 'Bad.', 'max_tokens'))).toEqual({
+      type: 'error',
+      error: { type: 'invalid_request_error', message: 'max_tokens: Bad.' },
+    });
     expect(toMessagesErrorBody(rateLimited('Slow down.', { 'retry-after': '1' })).error.type).toBe('rate_limit_error');
     expect(toMessagesErrorBody(new GatewayError(502, 'upstream_error', 'upstream_unavailable', 'x')).error.type).toBe('api_error');
     expect(toMessagesErrorBody(new GatewayError(504, 'upstream_error', 'upstream_timeout', 'x')).error.type).toBe('timeout_error');
-    expect(toMessagesErrorBody(new GatewayError(413, 'invalid_request_error', 'payload_too_large', 'x')).error.type).toBe('request_too_large');
+    expect(toMessagesErrorBody(new GatewayError(413, 'invalid_request_error', 'payload_too_large', 'x')).error.type).toBe(
+      'request_too_large',
+    );
   });
 });

@@ -10,7 +10,10 @@ describe('messagesToChat', () => {
   it('joins the system prompt, text blocks and role: system turns into one leading system message', () => {
     const chat = messagesToChat(
       request({
-        system: [{ type: 'text', text: 'One.' }, { type: 'text', text: 'Two.', cache_control: { type: 'ephemeral' } }],
+        system: [
+          { type: 'text', text: 'One.' },
+          { type: 'text', text: 'Two.', cache_control: { type: 'ephemeral' } },
+        ],
         messages: [
           { role: 'system', content: [{ type: 'text', text: 'Three.' }] },
           { role: 'user', content: 'hi' },
@@ -29,7 +32,14 @@ describe('messagesToChat', () => {
       request({
         messages: [
           { role: 'user', content: 'look' },
-          { role: 'assistant', content: [{ type: 'thinking', thinking: 'hmm', signature: 's' }, { type: 'text', text: 'Calling.' }, { type: 'tool_use', id: 't1', name: 'shot', input: {} }] },
+          {
+            role: 'assistant',
+            content: [
+              { type: 'thinking', thinking: 'hmm', signature: 's' },
+              { type: 'text', text: 'Calling.' },
+              { type: 'tool_use', id: 't1', name: 'shot', input: {} },
+            ],
+          },
           {
             role: 'user',
             content: [
@@ -65,8 +75,13 @@ describe('messagesToChat', () => {
   });
 
   it('maps tool_choice and disable_parallel_tool_use; leaves server tools out', () => {
-    const tools = [{ name: 'f', input_schema: { type: 'object' } }, { type: 'web_search_20250305', name: 'web_search', max_uses: 3 }];
-    expect(messagesToChat(request({ tools, tool_choice: { type: 'tool', name: 'f', disable_parallel_tool_use: true } }), false)).toMatchObject({
+    const tools = [
+      { name: 'f', input_schema: { type: 'object' } },
+      { type: 'web_search_20250305', name: 'web_search', max_uses: 3 },
+    ];
+    expect(
+      messagesToChat(request({ tools, tool_choice: { type: 'tool', name: 'f', disable_parallel_tool_use: true } }), false),
+    ).toMatchObject({
       tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }],
       tool_choice: { type: 'function', function: { name: 'f' } },
       parallel_tool_calls: false,
@@ -80,7 +95,15 @@ describe('messagesToChat', () => {
 
   it('keeps sampling settings, asks for usage when streaming, drops what chat has no place for', () => {
     const chat = messagesToChat(
-      request({ temperature: 0.5, top_p: 0.9, top_k: 5, stop_sequences: ['x'], metadata: { user_id: 'u' }, thinking: { type: 'enabled', budget_tokens: 2000 }, output_config: { effort: 'low' } }),
+      request({
+        temperature: 0.5,
+        top_p: 0.9,
+        top_k: 5,
+        stop_sequences: ['x'],
+        metadata: { user_id: 'u' },
+        thinking: { type: 'enabled', budget_tokens: 2000 },
+        output_config: { effort: 'low' },
+      }),
       true,
     );
     expect(chat).toEqual({
@@ -99,7 +122,11 @@ describe('messagesToChat', () => {
     const tooMany = () => messagesToChat(request({ stop_sequences: ['a', 'b', 'c', 'd', 'e'] }), false);
     expect(tooMany).toThrow(GatewayError);
     expect(tooMany).toThrow(expect.objectContaining({ status: 400, param: 'stop_sequences' }));
-    const file = () => messagesToChat(request({ messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'file', file_id: 'f_1' } }] }] }), false);
+    const file = () =>
+      messagesToChat(
+        request({ messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'file', file_id: 'f_1' } }] }] }),
+        false,
+      );
     expect(file).toThrow(expect.objectContaining({ status: 400, param: 'messages[0].content[0].source' }));
   });
 });

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GatewayError } from '../../server/errors/gateway-error';
+import type { GatewayError } from '../../server/errors/gateway-error';
 import { parseBody } from '../../server/middleware/parse-body';
 
 /** parseBody, then the parsed body (or the error's code) as JSON. */
@@ -26,15 +26,33 @@ beforeAll(async () => {
 afterAll(() => new Promise((resolve) => server.close(resolve)));
 
 /** The bytes exactly as given (a test client would re-encode a Buffer sent as JSON). */
-function post(body: Buffer | string, headers: Record<string, string>, chunked = false): Promise<{ status: number; body: Record<string, unknown> }> {
+function post(
+  body: Buffer | string,
+  headers: Record<string, string>,
+  chunked = false,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const bytes = typeof body === 'string' ? Buffer.from(body) : body;
   const { port } = server.address() as AddressInfo;
   return new Promise((resolve, reject) => {
-    const outbound = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/', headers: chunked ? headers : { ...headers, 'content-length': String(bytes.length) } }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown> }));
-    });
+    const outbound = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/',
+        headers: chunked ? headers : { ...headers, 'content-length': String(bytes.length) },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>,
+          }),
+        );
+      },
+    );
     outbound.on('error', reject);
     // A write before end() makes Node send the body chunked when no length was given.
     outbound.write(bytes);
@@ -63,7 +81,10 @@ describe('parseBody', () => {
   });
 
   it('leaves compressed bodies, other charsets and chunked bodies to body-parser', async () => {
-    const gzipped = await post(gzipSync(Buffer.from('{"zipped":true}')), { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+    const gzipped = await post(gzipSync(Buffer.from('{"zipped":true}')), {
+      'content-type': 'application/json',
+      'content-encoding': 'gzip',
+    });
     expect(gzipped.body).toEqual({ body: { zipped: true } });
     const utf16 = await post(Buffer.from('{"wide":"é"}', 'utf16le'), { 'content-type': 'application/json; charset=utf-16le' });
     expect(utf16.body).toEqual({ body: { wide: 'é' } });

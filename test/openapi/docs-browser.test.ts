@@ -31,7 +31,12 @@ describe.skipIf(!chromiumAvailable)('/docs in a browser', () => {
     });
     const response = await page.goto(`${gw.baseUrl}/docs`);
     expect(response?.status()).toBe(200);
-    for (const summary of ['Create a chat completion', 'Create embeddings', 'List the model catalogue', 'Per-key usage report of the account']) {
+    for (const summary of [
+      'Create a chat completion',
+      'Create embeddings',
+      'List the model catalogue',
+      'Per-key usage report of the account',
+    ]) {
       await page.getByText(summary).first().waitFor({ state: 'visible', timeout: 30_000 });
     }
     await screenshot(page, 'docs-reference');
@@ -42,8 +47,13 @@ describe.skipIf(!chromiumAvailable)('/docs in a browser', () => {
     const tryIt = page.getByRole('button', { name: /test request\s*\(get \/v1\/models\)/i }).first();
     await tryIt.waitFor({ state: 'visible', timeout: 30_000 });
     await tryIt.click();
-    const sent = page.waitForResponse((reply) => reply.url() === `${gw.baseUrl}/v1/models` && reply.request().method() === 'GET', { timeout: 30_000 });
-    await page.getByRole('button', { name: /send get request/i }).first().click();
+    const sent = page.waitForResponse((reply) => reply.url() === `${gw.baseUrl}/v1/models` && reply.request().method() === 'GET', {
+      timeout: 30_000,
+    });
+    await page
+      .getByRole('button', { name: /send get request/i })
+      .first()
+      .click();
     const reply = await sent;
     expect(reply.status()).toBe(200);
     expect(((await reply.json()) as { data: { id: string }[] }).data.map((model) => model.id)).toContain('mock-chat');

@@ -35,5 +35,7 @@ const pointer = (...parts: string[]): string => parts.map((part) => part.replace
 
 /** A validator for the documented JSON body of `status` on `method path`. */
 export function responseValidator(ajv: Ajv2020, path: string, method: string, status: number) {
-  return ajv.compile({ $ref: `openapi.json#/${pointer('paths', path, method, 'responses', String(status), 'content', 'application/json', 'schema')}` });
+  return ajv.compile({
+    $ref: `openapi.json#/${pointer('paths', path, method, 'responses', String(status), 'content', 'application/json', 'schema')}`,
+  });
 }

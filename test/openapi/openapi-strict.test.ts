@@ -44,14 +44,26 @@ it('nullable fields are written as JSON Schema types with null', () => {
 
 it('every operation has a summary and a description, every field a description, and the main routes examples', () => {
   const document = readDocument() as unknown as {
-    paths: Record<string, Record<string, { summary?: string; description?: string; requestBody?: { content: Record<string, { example?: unknown }> }; responses: Record<string, { content?: Record<string, { example?: unknown }> }> }>>;
+    paths: Record<
+      string,
+      Record<
+        string,
+        {
+          summary?: string;
+          description?: string;
+          requestBody?: { content: Record<string, { example?: unknown }> };
+          responses: Record<string, { content?: Record<string, { example?: unknown }> }>;
+        }
+      >
+    >;
   };
   const undescribed: string[] = [];
   const walk = (node: unknown, path: string): void => {
     if (Array.isArray(node)) return node.forEach((item, index) => walk(item, `${path}[${index}]`));
     if (typeof node !== 'object' || node === null) return;
     const properties = (node as { properties?: Record<string, { description?: string; $ref?: string }> }).properties;
-    for (const [name, property] of Object.entries(properties ?? {})) if (!property.description && !property.$ref) undescribed.push(`${path}.${name}`);
+    for (const [name, property] of Object.entries(properties ?? {}))
+      if (!property.description && !property.$ref) undescribed.push(`${path}.${name}`);
     for (const [key, value] of Object.entries(node)) walk(value, `${path}/${key}`);
   };
   walk(document, '');
@@ -65,14 +77,27 @@ it('every operation has a summary and a description, every field a description, 
   const chat = document.paths['/v1/chat/completions']?.post;
   expect(chat?.requestBody?.content['application/json']?.example).toMatchObject({ model: 'mock-chat' });
   expect(chat?.responses['200']?.content?.['application/json']?.example).toMatchObject({ object: 'chat.completion' });
-  expect(document.paths['/v1/embeddings']?.post?.responses['200']?.content?.['application/json']?.example).toMatchObject({ object: 'list' });
+  expect(document.paths['/v1/embeddings']?.post?.responses['200']?.content?.['application/json']?.example).toMatchObject({
+    object: 'list',
+  });
   expect(document.paths['/v1/models']?.get?.responses['200']?.content?.['application/json']?.example).toMatchObject({ object: 'list' });
-  expect(document.paths['/v1/usage/keys']?.get?.responses['200']?.content?.['application/json']?.example).toMatchObject({ object: 'usage.keys' });
+  expect(document.paths['/v1/usage/keys']?.get?.responses['200']?.content?.['application/json']?.example).toMatchObject({
+    object: 'usage.keys',
+  });
 });
 
 it('examples validate against their schemas', () => {
   const document = readDocument() as unknown as OpenApiDocument & {
-    paths: Record<string, Record<string, { requestBody?: { content: Record<string, { example?: unknown }> }; responses: Record<string, { content?: Record<string, { example?: unknown }> }> }>>;
+    paths: Record<
+      string,
+      Record<
+        string,
+        {
+          requestBody?: { content: Record<string, { example?: unknown }> };
+          responses: Record<string, { content?: Record<string, { example?: unknown }> }>;
+        }
+      >
+    >;
   };
   const ajv = strictAjv(document);
   let checked = 0;

@@ -19,7 +19,9 @@ const tools = path.join(root, 'test', 'openapi-tools');
 const bin = (name: string) => path.join(tools, 'node_modules', '.bin', name);
 const installed = existsSync(path.join(tools, 'node_modules', 'openapi-fetch'));
 if (!installed) {
-  console.warn('Skipping the OpenAPI tools tests: run `npm ci --prefix test/openapi-tools` to install Redocly, Spectral and openapi-typescript.');
+  console.warn(
+    'Skipping the OpenAPI tools tests: run `npm ci --prefix test/openapi-tools` to install Redocly, Spectral and openapi-typescript.',
+  );
 }
 
 /** The command's output; a failing exit becomes a failed expectation showing that output. */
@@ -40,7 +42,13 @@ describe.skipIf(!installed)('third-party OpenAPI tools', () => {
   }, 120_000);
 
   it("Spectral's spectral:oas ruleset finds no errors", async () => {
-    const result = await exitCodeAndOutput(bin('spectral'), ['lint', '--ruleset', path.join(tools, '.spectral.yaml'), '--fail-severity=error', documentPath]);
+    const result = await exitCodeAndOutput(bin('spectral'), [
+      'lint',
+      '--ruleset',
+      path.join(tools, '.spectral.yaml'),
+      '--fail-severity=error',
+      documentPath,
+    ]);
     expect(result.code, result.output).toBe(0);
   }, 120_000);
 
@@ -56,7 +64,17 @@ describe.skipIf(!installed)('third-party OpenAPI tools', () => {
       writeFileSync(
         path.join(generated, 'tsconfig.json'),
         JSON.stringify({
-          compilerOptions: { strict: true, exactOptionalPropertyTypes: true, noEmit: true, target: 'ES2022', lib: ['ES2022', 'DOM'], types: [], module: 'NodeNext', moduleResolution: 'NodeNext', skipLibCheck: true },
+          compilerOptions: {
+            strict: true,
+            exactOptionalPropertyTypes: true,
+            noEmit: true,
+            target: 'ES2022',
+            lib: ['ES2022', 'DOM'],
+            types: [],
+            module: 'NodeNext',
+            moduleResolution: 'NodeNext',
+            skipLibCheck: true,
+          },
           files: ['consumer.ts'],
         }),
       );
@@ -65,7 +83,11 @@ describe.skipIf(!installed)('third-party OpenAPI tools', () => {
     afterAll(() => gw?.close());
 
     it('type-checks', async () => {
-      const result = await exitCodeAndOutput('node', [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(generated, 'tsconfig.json')]);
+      const result = await exitCodeAndOutput('node', [
+        path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'),
+        '-p',
+        path.join(generated, 'tsconfig.json'),
+      ]);
       expect(result.code, result.output).toBe(0);
     }, 120_000);
 
@@ -73,7 +95,9 @@ describe.skipIf(!installed)('third-party OpenAPI tools', () => {
       const accountId = await gw.createAccount();
       const apiKey = (await gw.createKey(accountId)).key;
       const usageKey = await gw.createUsageKey(accountId);
-      const consumer = (await import(path.join(generated, 'consumer.ts'))) as { callGateway: (baseUrl: string, apiKey: string, usageKey: string) => Promise<Reply[]> };
+      const consumer = (await import(path.join(generated, 'consumer.ts'))) as {
+        callGateway: (baseUrl: string, apiKey: string, usageKey: string) => Promise<Reply[]>;
+      };
       const replies = await consumer.callGateway(gw.baseUrl, apiKey, usageKey);
       const ajv = strictAjv(readDocument());
       expect(replies.map((reply) => `${reply.method} ${reply.path} ${reply.status}`)).toEqual([

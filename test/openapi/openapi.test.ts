@@ -27,7 +27,10 @@ it('the server publishes the same document at /v1/openapi.json, with every route
   const committed = JSON.parse(readFileSync(committedPath, 'utf8')) as Record<string, unknown>;
   expect(response.body).toEqual(committed);
   const document = (await SwaggerParser.validate(structuredClone(committed) as never)) as unknown as {
-    paths: Record<string, Record<string, { security: Record<string, unknown>[]; responses: Record<string, { content?: Record<string, unknown> }> }>>;
+    paths: Record<
+      string,
+      Record<string, { security: Record<string, unknown>[]; responses: Record<string, { content?: Record<string, unknown> }> }>
+    >;
     components: { securitySchemes: Record<string, { type: string; scheme?: string; in?: string; name?: string }> };
   };
   expect(Object.keys(document.components.securitySchemes).sort()).toEqual(['adminToken', 'apiKey', 'sessionCookie', 'usageKey']);

@@ -8,7 +8,10 @@ import { BASE_TEST_CONFIG, startTestGateway, TEST_ADMIN_TOKEN, type TestGateway 
  * id (never the key), model, status, latencies and tokens; streams cut short by the client
  * included. Keys, tokens and query strings never reach a log line or an error body.
  */
-const CONFIG = BASE_TEST_CONFIG.replace('mock: { type: mock }', 'mock: { type: mock }\n  slow: { type: mock, options: { chunk_delay_ms: 100, chunks: 20 } }').concat(`
+const CONFIG = BASE_TEST_CONFIG.replace(
+  'mock: { type: mock }',
+  'mock: { type: mock }\n  slow: { type: mock, options: { chunk_delay_ms: 100, chunks: 20 } }',
+).concat(`
   - id: slow-chat
     provider: slow
     capabilities: [chat]
@@ -30,7 +33,16 @@ function capture() {
       callback();
     },
   });
-  return { logger: pino({ level: 'info' }, sink), text: () => lines.join(''), parsed: () => lines.join('').split('\n').filter(Boolean).map((line) => JSON.parse(line) as LogLine) };
+  return {
+    logger: pino({ level: 'info' }, sink),
+    text: () => lines.join(''),
+    parsed: () =>
+      lines
+        .join('')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as LogLine),
+  };
 }
 
 describe('access log', () => {
@@ -85,7 +97,7 @@ describe('access log', () => {
     expect(logs.text()).not.toContain('a prompt that must not be logged');
   });
 
-  it('logs the same fields for a model call served without Express\'s router (no query string)', async () => {
+  it("logs the same fields for a model call served without Express's router (no query string)", async () => {
     for (const [path, requestId, body] of [
       ['/v1/chat/completions', 'log-test-direct-chat', { model: 'mock-chat', messages: [{ role: 'user', content: 'hello' }] }],
       ['/v1/embeddings', 'log-test-direct-embed', { model: 'mock-embed', input: 'hello' }],
@@ -94,10 +106,21 @@ describe('access log', () => {
       expect(response.status).toBe(200);
       expect(response.headers['x-request-id']).toBe(requestId);
       const line = await lineFor(requestId);
-      expect(line).toMatchObject({ method: 'POST', route: path, path, status: 200, keyId, accountId, promptTokens: response.body.usage.prompt_tokens });
+      expect(line).toMatchObject({
+        method: 'POST',
+        route: path,
+        path,
+        status: 200,
+        keyId,
+        accountId,
+        promptTokens: response.body.usage.prompt_tokens,
+      });
       expect(line.ip).toMatch(/^(::ffff:)?127\.0\.0\.1$/);
     }
-    const refused = await gw.http.post('/v1/chat/completions').set('x-request-id', 'log-test-direct-401').send({ model: 'mock-chat', messages: [] });
+    const refused = await gw.http
+      .post('/v1/chat/completions')
+      .set('x-request-id', 'log-test-direct-401')
+      .send({ model: 'mock-chat', messages: [] });
     expect(refused.status).toBe(401);
     expect(await lineFor('log-test-direct-401')).toMatchObject({ route: '/v1/chat/completions', status: 401 });
   });
@@ -107,7 +130,11 @@ describe('access log', () => {
     const response = await fetch(`${gw.baseUrl}/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-request-id': 'log-test-stream' },
-      body: JSON.stringify({ model: 'slow-chat', messages: [{ role: 'user', content: 'one two three four five six seven eight nine ten eleven twelve' }], stream: true }),
+      body: JSON.stringify({
+        model: 'slow-chat',
+        messages: [{ role: 'user', content: 'one two three four five six seven eight nine ten eleven twelve' }],
+        stream: true,
+      }),
       signal: controller.signal,
     });
     const reader = response.body!.getReader();
@@ -121,7 +148,10 @@ describe('access log', () => {
 
   it('never writes a key, the admin token or a usage key to the log, also for refused ones', async () => {
     const wrongKey = `sk-${'Z'.repeat(44)}abcd`;
-    await gw.http.post('/v1/chat/completions').set('authorization', `Bearer ${wrongKey}`).send({ model: 'mock-chat', messages: [{ role: 'user', content: 'x' }] });
+    await gw.http
+      .post('/v1/chat/completions')
+      .set('authorization', `Bearer ${wrongKey}`)
+      .send({ model: 'mock-chat', messages: [{ role: 'user', content: 'x' }] });
     await gw.http.get('/v1/usage/keys').set('authorization', `Bearer ${usageKey}`);
     await gw.http.get('/v1/admin/accounts').set('authorization', 'Bearer wrong-admin-token-value');
     await gw.http.get('/v1/admin/accounts').set(gw.admin());
@@ -137,7 +167,10 @@ describe('access log', () => {
     const candidates = [`sk-${'Q'.repeat(48)}`, `uk-${'Q'.repeat(48)}`, 'sk-short', `sk-${'Q'.repeat(47)}!`];
     for (const candidate of candidates) {
       for (const request of [
-        gw.http.post('/v1/chat/completions').set('authorization', `Bearer ${candidate}`).send({ model: 'mock-chat', messages: [{ role: 'user', content: 'x' }] }),
+        gw.http
+          .post('/v1/chat/completions')
+          .set('authorization', `Bearer ${candidate}`)
+          .send({ model: 'mock-chat', messages: [{ role: 'user', content: 'x' }] }),
         gw.http.get('/v1/usage/keys').set('authorization', `Bearer ${candidate}`),
         gw.http.get('/v1/admin/accounts').set('authorization', `Bearer ${candidate}`),
       ]) {

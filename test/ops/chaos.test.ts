@@ -168,32 +168,44 @@ describe('chaos: SIGKILL under load, then restart', () => {
     for (const database of databases) await database.drop();
   });
 
-  it(`SQLite, one instance: every answered request billed once after ${ROUNDS} kills`, async () => {
-    const database = createSqliteDatabase();
-    databases.push(database);
-    await chaos(database, 1, {});
-  }, 120_000 + ROUNDS * 20_000);
+  it(
+    `SQLite, one instance: every answered request billed once after ${ROUNDS} kills`,
+    async () => {
+      const database = createSqliteDatabase();
+      databases.push(database);
+      await chaos(database, 1, {});
+    },
+    120_000 + ROUNDS * 20_000,
+  );
 
-  it.skipIf(!postgresAndRedis)(`Postgres + Redis, two instances: every answered request billed once after ${ROUNDS} kills`, async () => {
-    const database = await createPostgresDatabase();
-    databases.push(database);
-    await chaos(database, 2, { REDIS_URL: redisUrl });
-  }, 120_000 + ROUNDS * 20_000);
+  it.skipIf(!postgresAndRedis)(
+    `Postgres + Redis, two instances: every answered request billed once after ${ROUNDS} kills`,
+    async () => {
+      const database = await createPostgresDatabase();
+      databases.push(database);
+      await chaos(database, 2, { REDIS_URL: redisUrl });
+    },
+    120_000 + ROUNDS * 20_000,
+  );
 
-  it.skipIf(!postgresAndRedis)(`Postgres + Redis Stream, two instances without a disk: every answered request billed once after ${ROUNDS} kills`, async () => {
-    const database = await createPostgresDatabase();
-    databases.push(database);
-    const prefix = `mg:test-usage:${randomUUID()}:`;
-    const usage = `, durability: redis_stream, stream_claim_idle_ms: ${CLAIM_IDLE_MS}, stream_prefix: "${prefix}"`;
-    try {
-      await chaos(database, 2, { REDIS_URL: redisUrl }, usage);
-    } finally {
-      const redis = createTestRedis();
-      redis.on('error', () => undefined);
-      await redis.connect();
-      const keys = await redis.keys(`${prefix}*`);
-      if (keys.length > 0) await redis.del(...keys);
-      redis.disconnect();
-    }
-  }, 120_000 + ROUNDS * 25_000);
+  it.skipIf(!postgresAndRedis)(
+    `Postgres + Redis Stream, two instances without a disk: every answered request billed once after ${ROUNDS} kills`,
+    async () => {
+      const database = await createPostgresDatabase();
+      databases.push(database);
+      const prefix = `mg:test-usage:${randomUUID()}:`;
+      const usage = `, durability: redis_stream, stream_claim_idle_ms: ${CLAIM_IDLE_MS}, stream_prefix: "${prefix}"`;
+      try {
+        await chaos(database, 2, { REDIS_URL: redisUrl }, usage);
+      } finally {
+        const redis = createTestRedis();
+        redis.on('error', () => undefined);
+        await redis.connect();
+        const keys = await redis.keys(`${prefix}*`);
+        if (keys.length > 0) await redis.del(...keys);
+        redis.disconnect();
+      }
+    },
+    120_000 + ROUNDS * 25_000,
+  );
 });

@@ -9,9 +9,10 @@ import { BASE_TEST_CONFIG, startTestGateway, type TestGateway } from '../helpers
  * and the server timeouts: headers and body must arrive in time, answered in the envelope.
  */
 const MAX_STREAMS = 2;
-const CONFIG = BASE_TEST_CONFIG.replace('mock: { type: mock }', 'mock: { type: mock }\n  slow: { type: mock, options: { chunk_delay_ms: 80, chunks: 10 } }')
-  .replace('upstream:', `server:\n  headers_timeout_ms: 300\n  request_timeout_ms: 600\n  keep_alive_timeout_ms: 5000\nupstream:`)
-  .concat(`
+const CONFIG = BASE_TEST_CONFIG.replace(
+  'mock: { type: mock }',
+  'mock: { type: mock }\n  slow: { type: mock, options: { chunk_delay_ms: 80, chunks: 10 } }',
+).replace('upstream:', `server:\n  headers_timeout_ms: 300\n  request_timeout_ms: 600\n  keep_alive_timeout_ms: 5000\nupstream:`).concat(`
   - id: slow-chat
     provider: slow
     capabilities: [chat]
@@ -37,7 +38,11 @@ describe('max concurrent streams per key', () => {
   afterAll(() => gw?.close());
 
   const openStream = (authKey: string) =>
-    fetch(`${gw.baseUrl}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${authKey}`, 'content-type': 'application/json' }, body: streamBody });
+    fetch(`${gw.baseUrl}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${authKey}`, 'content-type': 'application/json' },
+      body: streamBody,
+    });
 
   it(`refuses stream ${MAX_STREAMS + 1} of one key with 429 and retry-after 1; other keys and later streams are fine`, async () => {
     const open = await Promise.all(Array.from({ length: MAX_STREAMS }, () => openStream(key)));
@@ -57,7 +62,10 @@ describe('max concurrent streams per key', () => {
     const other = await openStream(otherKey);
     expect(other.status).toBe(200);
     // Non-streamed calls are not limited by it.
-    const plain = await gw.http.post('/v1/chat/completions').set('authorization', `Bearer ${key}`).send({ model: 'slow-chat', messages: [{ role: 'user', content: 'x' }] });
+    const plain = await gw.http
+      .post('/v1/chat/completions')
+      .set('authorization', `Bearer ${key}`)
+      .send({ model: 'slow-chat', messages: [{ role: 'user', content: 'x' }] });
     expect(plain.status).toBe(200);
 
     await Promise.all([...open, other].map((response) => response.text()));
@@ -70,7 +78,12 @@ describe('max concurrent streams per key', () => {
     const controllers = Array.from({ length: MAX_STREAMS }, () => new AbortController());
     const open = await Promise.all(
       controllers.map((controller) =>
-        fetch(`${gw.baseUrl}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: streamBody, signal: controller.signal }),
+        fetch(`${gw.baseUrl}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: streamBody,
+          signal: controller.signal,
+        }),
       ),
     );
     expect(open.map((response) => response.status)).toEqual([200, 200]);
@@ -119,13 +132,18 @@ describe('slow and malformed clients', () => {
 
   it('headers that never finish (slowloris): 408 in the envelope, then the socket is closed', async () => {
     const { text, ms } = await rawExchange(port, (socket) => socket.write('GET /v1/models HTTP/1.1\r\nHost: x\r\nX-Slow: a'));
-    expect(statusAndBody(text)).toEqual({ status: 408, body: { error: { message: expect.any(String), type: 'invalid_request_error', param: null, code: 'request_timeout' } } });
+    expect(statusAndBody(text)).toEqual({
+      status: 408,
+      body: { error: { message: expect.any(String), type: 'invalid_request_error', param: null, code: 'request_timeout' } },
+    });
     expect(ms).toBeLessThan(5_000);
   });
 
   it('a body that trickles in slower than request_timeout_ms: 408 in the envelope', async () => {
     const { text } = await rawExchange(port, (socket) => {
-      socket.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"model":`);
+      socket.write(
+        `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"model":`,
+      );
     });
     expect(statusAndBody(text)).toMatchObject({ status: 408, body: { error: { code: 'request_timeout' } } });
   });
@@ -136,7 +154,9 @@ describe('slow and malformed clients', () => {
   });
 
   it('headers over the size limit: 431 in the envelope', async () => {
-    const { text } = await rawExchange(port, (socket) => socket.write(`GET /v1/models HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`));
+    const { text } = await rawExchange(port, (socket) =>
+      socket.write(`GET /v1/models HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`),
+    );
     expect(statusAndBody(text)).toMatchObject({ status: 431, body: { error: { code: 'headers_too_large' } } });
   });
 
@@ -145,7 +165,11 @@ describe('slow and malformed clients', () => {
     const response = await fetch(`${gw.baseUrl}/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'slow-chat', messages: [{ role: 'user', content: 'a b c d e f g h i j k l m n o p q r s t u v w x y z' }], stream: true }),
+      body: JSON.stringify({
+        model: 'slow-chat',
+        messages: [{ role: 'user', content: 'a b c d e f g h i j k l m n o p q r s t u v w x y z' }],
+        stream: true,
+      }),
     });
     const text = await response.text();
     expect(performance.now() - startedAt).toBeGreaterThan(600);

@@ -56,7 +56,9 @@ function outageScenario(gw: () => TestGateway, goDown: () => Promise<void>, come
     // A key never seen needs the database: 503 in the envelope, never a 500.
     const unseen = await chat(`sk-${'N'.repeat(48)}`);
     expect(unseen.status).toBe(503);
-    expect(unseen.body).toEqual({ error: { message: expect.any(String), type: 'server_error', param: null, code: 'database_unavailable' } });
+    expect(unseen.body).toEqual({
+      error: { message: expect.any(String), type: 'server_error', param: null, code: 'database_unavailable' },
+    });
     const admin = await gateway.http.get('/v1/admin/accounts').set(gateway.admin());
     expect(admin.status).toBe(503);
     expect(admin.body.error.code).toBe('database_unavailable');
@@ -148,27 +150,34 @@ describe('database down at start', () => {
     await database?.drop();
   });
 
-  it.skipIf(!postgres)('serve logs a clear line and retries until Postgres answers, then serves', async () => {
-    database = await createPostgresDatabase();
-    const target = new URL(database.url);
-    const port = await unusedPort();
-    const url = new URL(database.url);
-    url.host = `127.0.0.1:${port}`;
-    server = await spawnServe({ DATABASE_URL: url.toString() });
-    // Nothing listens on `port` yet: the database is down.
-    const deadline = Date.now() + 20_000;
-    while (!server.output().includes('database unreachable at start') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    const retry = logLines(server.output()).find((line) => typeof line.msg === 'string' && line.msg.startsWith('database unreachable at start'));
-    expect(retry, server.output()).toMatchObject({ attempt: 1, database: expect.stringContaining(`127.0.0.1:${port}`) });
-    expect(String(retry?.msg)).toMatch(/ECONNREFUSED/);
-    expect(server.child.exitCode).toBeNull();
+  it.skipIf(!postgres)(
+    'serve logs a clear line and retries until Postgres answers, then serves',
+    async () => {
+      database = await createPostgresDatabase();
+      const target = new URL(database.url);
+      const port = await unusedPort();
+      const url = new URL(database.url);
+      url.host = `127.0.0.1:${port}`;
+      server = await spawnServe({ DATABASE_URL: url.toString() });
+      // Nothing listens on `port` yet: the database is down.
+      const deadline = Date.now() + 20_000;
+      while (!server.output().includes('database unreachable at start') && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      const retry = logLines(server.output()).find(
+        (line) => typeof line.msg === 'string' && line.msg.startsWith('database unreachable at start'),
+      );
+      expect(retry, server.output()).toMatchObject({ attempt: 1, database: expect.stringContaining(`127.0.0.1:${port}`) });
+      expect(String(retry?.msg)).toMatch(/ECONNREFUSED/);
+      expect(server.child.exitCode).toBeNull();
 
-    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) }, port);
-    await waitForStatus(server, '/readyz', 200, 30_000);
-    expect(logLines(server.output()).some((line) => line.msg === 'gateway listening')).toBe(true);
-    server.child.kill('SIGTERM');
-    expect(await server.exited).toEqual({ code: 0, signal: null });
-  }, 60_000);
+      proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) }, port);
+      await waitForStatus(server, '/readyz', 200, 30_000);
+      expect(logLines(server.output()).some((line) => line.msg === 'gateway listening')).toBe(true);
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toEqual({ code: 0, signal: null });
+    },
+    60_000,
+  );
 
   it('an SQLite file that cannot be created fails at once (no retrying) with a one-line message', () => {
     // A regular file where a directory should be: no amount of retrying fixes that.
@@ -177,7 +186,9 @@ describe('database down at start', () => {
     writeFileSync(notADirectory, '');
     try {
       const startedAt = Date.now();
-      expect(() => runCli({ DATABASE_URL: `file:${notADirectory}/gateway.db` }, ['migrate'])).toThrow(/exited 1: model-gateway: (ENOTDIR|EEXIST): /);
+      expect(() => runCli({ DATABASE_URL: `file:${notADirectory}/gateway.db` }, ['migrate'])).toThrow(
+        /exited 1: model-gateway: (ENOTDIR|EEXIST): /,
+      );
       expect(Date.now() - startedAt).toBeLessThan(15_000);
     } finally {
       rmSync(directory, { recursive: true, force: true });

@@ -23,7 +23,13 @@ const increments: [Record<'model' | 'type', string>, number][] = [
 
 function promClientRegistry(): Registry {
   const registry = new Registry();
-  const histogram = new Histogram({ name: 'h_seconds', help: 'A histogram.', labelNames: ['route', 'method'], buckets: BUCKETS, registers: [registry] });
+  const histogram = new Histogram({
+    name: 'h_seconds',
+    help: 'A histogram.',
+    labelNames: ['route', 'method'],
+    buckets: BUCKETS,
+    registers: [registry],
+  });
   const counter = new Counter({ name: 'c_total', help: 'A counter.', labelNames: ['model', 'type'], registers: [registry] });
   for (const [labels, value] of observations) histogram.observe(labels, value);
   for (const [labels, value] of increments) counter.inc(labels, value);
@@ -40,7 +46,8 @@ function fastRegistry(): Registry {
 }
 
 /** prom-client's JSON without its `exemplar: null` fields, which carry nothing. */
-const withoutExemplars = (metrics: unknown): unknown => JSON.parse(JSON.stringify(metrics, (key, value: unknown) => (key === 'exemplar' ? undefined : value)));
+const withoutExemplars = (metrics: unknown): unknown =>
+  JSON.parse(JSON.stringify(metrics, (key, value: unknown) => (key === 'exemplar' ? undefined : value)));
 
 describe('fast metrics', () => {
   it('print the same Prometheus text as prom-client after the same calls', async () => {

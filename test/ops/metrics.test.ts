@@ -8,7 +8,10 @@ import { parsePrometheusText, sampleValue, type Sample } from '../helpers/promet
  * header (the gateway's own time, the upstream's excluded).
  */
 const SLOW_UPSTREAM_MS = 300;
-const CONFIG = BASE_TEST_CONFIG.replace('mock: { type: mock }', `mock: { type: mock }\n  slow: { type: mock, options: { latency_ms: ${SLOW_UPSTREAM_MS}, chunk_delay_ms: 50, chunks: 6 } }`).concat(`
+const CONFIG = BASE_TEST_CONFIG.replace(
+  'mock: { type: mock }',
+  `mock: { type: mock }\n  slow: { type: mock, options: { latency_ms: ${SLOW_UPSTREAM_MS}, chunk_delay_ms: 50, chunks: 6 } }`,
+).concat(`
   - id: slow-chat
     provider: slow
     capabilities: [chat]
@@ -60,15 +63,29 @@ describe('GET /metrics', () => {
     expect(answered.status).toBe(200);
     expect((await chat(hello('no-such-model-xyz'))).status).toBe(404);
     const after = await scrape(gw);
-    const requests = (samples: Sample[]) => sampleValue(samples, 'gateway_http_requests_total', { route: '/v1/chat/completions', status: '200', model: 'mock-chat', provider: 'mock' });
+    const requests = (samples: Sample[]) =>
+      sampleValue(samples, 'gateway_http_requests_total', {
+        route: '/v1/chat/completions',
+        status: '200',
+        model: 'mock-chat',
+        provider: 'mock',
+      });
     expect(requests(after) - requests(before)).toBe(1);
-    expect(sampleValue(after, 'gateway_http_requests_total', { route: '/v1/chat/completions', status: '404', model: '' })).toBeGreaterThanOrEqual(1);
+    expect(
+      sampleValue(after, 'gateway_http_requests_total', { route: '/v1/chat/completions', status: '404', model: '' }),
+    ).toBeGreaterThanOrEqual(1);
     expect(after.some((sample) => Object.values(sample.labels).includes('no-such-model-xyz'))).toBe(false);
     // Tokens: exactly what the reply reported.
     const tokens = (samples: Sample[], type: string) => sampleValue(samples, 'gateway_tokens_total', { model: 'mock-chat', type });
     expect(tokens(after, 'prompt') - tokens(before, 'prompt')).toBe(answered.body.usage.prompt_tokens);
     expect(tokens(after, 'completion') - tokens(before, 'completion')).toBe(answered.body.usage.completion_tokens);
-    const upstream = (samples: Sample[]) => sampleValue(samples, 'gateway_upstream_duration_seconds_count', { provider: 'mock', model: 'mock-chat', outcome: 'ok', stream: 'false' });
+    const upstream = (samples: Sample[]) =>
+      sampleValue(samples, 'gateway_upstream_duration_seconds_count', {
+        provider: 'mock',
+        model: 'mock-chat',
+        outcome: 'ok',
+        stream: 'false',
+      });
     expect(upstream(after) - upstream(before)).toBe(1);
   });
 
@@ -77,10 +94,13 @@ describe('GET /metrics', () => {
     const response = await chat(hello('mock-chat', 'mock:error:timeout'));
     expect(response.status).toBe(504);
     const after = await scrape(gw);
-    const timeouts = (samples: Sample[]) => sampleValue(samples, 'gateway_upstream_duration_seconds_count', { model: 'mock-chat', outcome: 'timeout' });
+    const timeouts = (samples: Sample[]) =>
+      sampleValue(samples, 'gateway_upstream_duration_seconds_count', { model: 'mock-chat', outcome: 'timeout' });
     // max_retries: 1 in the test config: the call and its retry.
     expect(timeouts(after) - timeouts(before)).toBe(2);
-    expect(sampleValue(after, 'gateway_http_requests_total', { route: '/v1/chat/completions', status: '504', model: 'mock-chat' })).toBeGreaterThanOrEqual(1);
+    expect(
+      sampleValue(after, 'gateway_http_requests_total', { route: '/v1/chat/completions', status: '504', model: 'mock-chat' }),
+    ).toBeGreaterThanOrEqual(1);
   });
 
   it('counts rate-limit rejections by limit', async () => {
@@ -88,11 +108,16 @@ describe('GET /metrics', () => {
     expect((await chat(hello(), limited.key)).status).toBe(200);
     expect((await chat(hello(), limited.key)).status).toBe(429);
     const samples = await scrape(gw);
-    expect(sampleValue(samples, 'gateway_rate_limit_rejections_total', { route: '/v1/chat/completions', limit: 'requests' })).toBeGreaterThanOrEqual(1);
+    expect(
+      sampleValue(samples, 'gateway_rate_limit_rejections_total', { route: '/v1/chat/completions', limit: 'requests' }),
+    ).toBeGreaterThanOrEqual(1);
   });
 
   it('reports the usage buffer and open streams', async () => {
-    const stream = gw.http.post('/v1/chat/completions').set('authorization', `Bearer ${key}`).send({ ...hello('slow-chat'), stream: true });
+    const stream = gw.http
+      .post('/v1/chat/completions')
+      .set('authorization', `Bearer ${key}`)
+      .send({ ...hello('slow-chat'), stream: true });
     const pending = stream.then((response) => response);
     await new Promise((resolve) => setTimeout(resolve, SLOW_UPSTREAM_MS + 60));
     const during = await scrape(gw);
@@ -136,7 +161,10 @@ describe('x-gateway-overhead-ms', () => {
   });
 
   it('for a stream: time to the first byte minus the upstream time to its headers', async () => {
-    const response = await gw.http.post('/v1/chat/completions').set('authorization', `Bearer ${key}`).send({ ...hello('slow-chat'), stream: true });
+    const response = await gw.http
+      .post('/v1/chat/completions')
+      .set('authorization', `Bearer ${key}`)
+      .send({ ...hello('slow-chat'), stream: true });
     expect(response.status).toBe(200);
     expect(overheadOf(response.headers)).toBeLessThan(SLOW_UPSTREAM_MS / 3);
   });

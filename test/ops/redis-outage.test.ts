@@ -48,7 +48,12 @@ describe.skipIf(!available)('Redis down under two instances', () => {
     database = await createTestDatabase();
     const target = new URL(redisUrl);
     proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 6379) });
-    const shared = { configYaml: CONFIG, databaseUrl: database.url, env: { REDIS_URL: `redis://${proxy.address}` }, rateLimitPrefix: `mg:outage:${randomBytes(6).toString('hex')}:` };
+    const shared = {
+      configYaml: CONFIG,
+      databaseUrl: database.url,
+      env: { REDIS_URL: `redis://${proxy.address}` },
+      rateLimitPrefix: `mg:outage:${randomBytes(6).toString('hex')}:`,
+    };
     a = await startTestGateway(shared);
     b = await startTestGateway(shared);
     accountId = await a.createAccount();
@@ -60,7 +65,11 @@ describe.skipIf(!available)('Redis down under two instances', () => {
     await database?.drop();
   });
 
-  const chat = (gw: TestGateway, key: string) => gw.http.post('/v1/chat/completions').set('authorization', `Bearer ${key}`).send({ model: 'mock-chat', messages: [{ role: 'user', content: 'hi' }] });
+  const chat = (gw: TestGateway, key: string) =>
+    gw.http
+      .post('/v1/chat/completions')
+      .set('authorization', `Bearer ${key}`)
+      .send({ model: 'mock-chat', messages: [{ role: 'user', content: 'hi' }] });
   const redisUp = async (gw: TestGateway) => sampleValue(parsePrometheusText((await gw.http.get('/metrics')).text), 'gateway_redis_up');
 
   it('keeps serving on per-instance limits, and revocation still reaches the other instance within 1 s', async () => {

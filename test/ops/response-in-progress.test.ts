@@ -7,7 +7,10 @@ import { BASE_TEST_CONFIG, startTestGateway, type TestGateway } from '../helpers
  * a socket whose response is already under way: a second status line there would corrupt the
  * reply, so that socket is closed instead (server/http-server.ts tracks each socket's response).
  */
-const CONFIG = BASE_TEST_CONFIG.replace('mock: { type: mock }', 'mock: { type: mock }\n  slow: { type: mock, options: { chunk_delay_ms: 80, chunks: 10 } }').concat(`
+const CONFIG = BASE_TEST_CONFIG.replace(
+  'mock: { type: mock }',
+  'mock: { type: mock }\n  slow: { type: mock, options: { chunk_delay_ms: 80, chunks: 10 } }',
+).concat(`
   - id: slow-chat
     provider: slow
     capabilities: [chat]

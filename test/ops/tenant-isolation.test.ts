@@ -23,7 +23,10 @@ describe('tenant isolation', () => {
       const keyName = `secret project of ${name}`;
       const created = await gw.createKey(id, { name: keyName });
       accounts[name] = { id, key: created.key, keyId: created.id, keyName, usageKey: await gw.createUsageKey(id) };
-      const response = await gw.http.post('/v1/chat/completions').set('authorization', `Bearer ${created.key}`).send({ model: 'mock-chat', messages: [{ role: 'user', content: `hello from ${name}` }] });
+      const response = await gw.http
+        .post('/v1/chat/completions')
+        .set('authorization', `Bearer ${created.key}`)
+        .send({ model: 'mock-chat', messages: [{ role: 'user', content: `hello from ${name}` }] });
       expect(response.status).toBe(200);
     }
     await gw.gateway.recorder?.flush();
@@ -34,30 +37,36 @@ describe('tenant isolation', () => {
     expect(adminRoutes.length).toBeGreaterThanOrEqual(14);
   });
 
-  it.each(adminRoutes.map((route) => [`${route.method} ${route.path}`, route] as const))('%s needs the admin token', async (_name, route) => {
-    const path = route.path.replace(':accountId', accounts.a.id).replace(':keyId', accounts.a.keyId);
-    const attempts: Array<[string, string | undefined]> = [
-      ['no credentials', undefined],
-      ['a wrong token', 'Bearer not-the-admin-token'],
-      ['the admin token with one character changed', `Bearer ${TEST_ADMIN_TOKEN.slice(0, -1)}X`],
-      ["the account's own API key", `Bearer ${accounts.a.key}`],
-      ["the account's usage key", `Bearer ${accounts.a.usageKey}`],
-    ];
-    for (const [what, authorization] of attempts) {
-      let request = gw.http[route.method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete'](path);
-      if (authorization) request = request.set('authorization', authorization);
-      const response = await (route.method === 'GET' ? request : request.send({ name: 'intruder', rpm: 1 }));
-      expect(response.status, `${what}: ${response.text}`).toBe(401);
-      expect(response.body.error).toMatchObject({ type: 'authentication_error' });
-      for (const leak of [accounts.a.keyName, accounts.a.id, accounts.a.key, 'intruder']) expect(response.text).not.toContain(leak);
-    }
-    // Nothing was changed by the refused calls.
-    const key = await gw.http.get(`/v1/admin/keys/${accounts.a.keyId}`).set(gw.admin()).expect(200);
-    expect(key.body).toMatchObject({ name: accounts.a.keyName, status: 'ACTIVE', blocked: false, rpm: null });
-  });
+  it.each(adminRoutes.map((route) => [`${route.method} ${route.path}`, route] as const))(
+    '%s needs the admin token',
+    async (_name, route) => {
+      const path = route.path.replace(':accountId', accounts.a.id).replace(':keyId', accounts.a.keyId);
+      const attempts: Array<[string, string | undefined]> = [
+        ['no credentials', undefined],
+        ['a wrong token', 'Bearer not-the-admin-token'],
+        ['the admin token with one character changed', `Bearer ${TEST_ADMIN_TOKEN.slice(0, -1)}X`],
+        ["the account's own API key", `Bearer ${accounts.a.key}`],
+        ["the account's usage key", `Bearer ${accounts.a.usageKey}`],
+      ];
+      for (const [what, authorization] of attempts) {
+        let request = gw.http[route.method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete'](path);
+        if (authorization) request = request.set('authorization', authorization);
+        const response = await (route.method === 'GET' ? request : request.send({ name: 'intruder', rpm: 1 }));
+        expect(response.status, `${what}: ${response.text}`).toBe(401);
+        expect(response.body.error).toMatchObject({ type: 'authentication_error' });
+        for (const leak of [accounts.a.keyName, accounts.a.id, accounts.a.key, 'intruder']) expect(response.text).not.toContain(leak);
+      }
+      // Nothing was changed by the refused calls.
+      const key = await gw.http.get(`/v1/admin/keys/${accounts.a.keyId}`).set(gw.admin()).expect(200);
+      expect(key.body).toMatchObject({ name: accounts.a.keyName, status: 'ACTIVE', blocked: false, rpm: null });
+    },
+  );
 
   it('the usage route shows the caller account only, with its own usage key', async () => {
-    for (const [mine, theirs] of [['a', 'b'], ['b', 'a']] as const) {
+    for (const [mine, theirs] of [
+      ['a', 'b'],
+      ['b', 'a'],
+    ] as const) {
       const response = await gw.http.get('/v1/usage/keys').set('authorization', `Bearer ${accounts[mine].usageKey}`);
       expect(response.status).toBe(200);
       expect(response.body.keys.map((entry: { name: string }) => entry.name)).toEqual([accounts[mine].keyName]);
@@ -66,7 +75,7 @@ describe('tenant isolation', () => {
     }
   });
 
-  it("query parameters cannot widen the report to another account", async () => {
+  it('query parameters cannot widen the report to another account', async () => {
     const response = await gw.http
       .get('/v1/usage/keys')
       .query({ account_id: accounts.b.id, accountId: accounts.b.id, key_id: accounts.b.keyId })

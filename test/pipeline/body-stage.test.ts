@@ -32,7 +32,13 @@ function upload(path: string, totalBytes: number, headers: Record<string, string
   const url = new URL(path, gw.baseUrl);
   return new Promise((resolve, reject) => {
     const outbound = httpRequest(
-      { host: url.hostname, port: url.port, method: 'POST', path: url.pathname, headers: chunked ? headers : { ...headers, 'content-length': String(totalBytes) } },
+      {
+        host: url.hostname,
+        port: url.port,
+        method: 'POST',
+        path: url.pathname,
+        headers: chunked ? headers : { ...headers, 'content-length': String(totalBytes) },
+      },
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));

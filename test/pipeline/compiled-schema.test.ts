@@ -18,7 +18,10 @@ const maybe = <T>(arbitrary: fc.Arbitrary<T>): fc.Arbitrary<unknown> => fc.oneof
 const fields = (shape: Record<string, fc.Arbitrary<unknown>>, required: string[] = []) =>
   maybe(
     fc
-      .tuple(fc.record(shape, { requiredKeys: required }), fc.oneof({ weight: 40, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.constantFrom('extra', '__proto__') }))
+      .tuple(
+        fc.record(shape, { requiredKeys: required }),
+        fc.oneof({ weight: 40, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.constantFrom('extra', '__proto__') }),
+      )
       // Through JSON, as a request body arrives: `__proto__` is then a plain own key.
       .map(([value, extra]) => (extra === null ? value : (JSON.parse(JSON.stringify({ ...value, [extra]: 1 })) as unknown))),
   );
@@ -28,18 +31,45 @@ const text = fc.string({ maxLength: 4 });
 /** Non-empty, now and then empty (a `min(1)` field). */
 const name = fc.oneof({ weight: 15, arbitrary: fc.string({ minLength: 1, maxLength: 4 }) }, { weight: 1, arbitrary: fc.constant('') });
 const textPart = fields({ type: fc.constant('text'), text }, ['type', 'text']);
-const imagePart = fields({ type: fc.constant('image_url'), image_url: fields({ url: fc.string({ minLength: 1, maxLength: 4 }), detail: optional(fc.constantFrom('auto', 'low', 'high')) }, ['url']) }, ['type', 'image_url']);
+const imagePart = fields(
+  {
+    type: fc.constant('image_url'),
+    image_url: fields({ url: fc.string({ minLength: 1, maxLength: 4 }), detail: optional(fc.constantFrom('auto', 'low', 'high')) }, [
+      'url',
+    ]),
+  },
+  ['type', 'image_url'],
+);
 const textContent = maybe(fc.oneof(text, fc.array(textPart, { minLength: 1, maxLength: 2 })));
 const userContent = maybe(fc.oneof(text, fc.array(fc.oneof(textPart, imagePart), { minLength: 1, maxLength: 2 })));
-const toolCall = fields({ id: text, type: fc.constant('function'), function: fields({ name: text, arguments: text }, ['name', 'arguments']) }, ['id', 'type', 'function']);
+const toolCall = fields(
+  { id: text, type: fc.constant('function'), function: fields({ name: text, arguments: text }, ['name', 'arguments']) },
+  ['id', 'type', 'function'],
+);
 const message = fc.oneof(
   fields({ role: fc.constantFrom('system', 'developer'), content: textContent, name: optional(text) }, ['role', 'content']),
   fields({ role: fc.constant('user'), content: userContent, name: optional(text) }, ['role', 'content']),
-  fields({ role: fc.constant('assistant'), content: nullable(textContent), tool_calls: optional(fc.array(toolCall, { maxLength: 2 })), refusal: nullable(text) }, ['role']),
+  fields(
+    {
+      role: fc.constant('assistant'),
+      content: nullable(textContent),
+      tool_calls: optional(fc.array(toolCall, { maxLength: 2 })),
+      refusal: nullable(text),
+    },
+    ['role'],
+  ),
   fields({ role: fc.constant('tool'), content: textContent, tool_call_id: text }, ['role', 'content', 'tool_call_id']),
 );
-const record = maybe(fc.dictionary(fc.constantFrom('type', 'properties', 'x', 'y', 'z', '__proto__'), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 2 }));
-const tool = fields({ type: fc.constant('function'), function: fields({ name: name, description: optional(text), parameters: optional(record), strict: nullable(fc.boolean()) }, ['name']) }, ['type', 'function']);
+const record = maybe(
+  fc.dictionary(fc.constantFrom('type', 'properties', 'x', 'y', 'z', '__proto__'), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 2 }),
+);
+const tool = fields(
+  {
+    type: fc.constant('function'),
+    function: fields({ name: name, description: optional(text), parameters: optional(record), strict: nullable(fc.boolean()) }, ['name']),
+  },
+  ['type', 'function'],
+);
 const chatRequest = fields(
   {
     model: name,
@@ -54,12 +84,25 @@ const chatRequest = fields(
     presence_penalty: nullable(fc.double({ min: -2.2, max: 2.2, noNaN: true })),
     frequency_penalty: nullable(fc.double({ min: -2.2, max: 2.2, noNaN: true })),
     tools: nullable(fc.array(tool, { maxLength: 2 })),
-    tool_choice: nullable(fc.oneof(fc.constantFrom('none', 'auto', 'required'), fields({ type: fc.constant('function'), function: fields({ name: text }, ['name']) }, ['type', 'function']))),
+    tool_choice: nullable(
+      fc.oneof(
+        fc.constantFrom('none', 'auto', 'required'),
+        fields({ type: fc.constant('function'), function: fields({ name: text }, ['name']) }, ['type', 'function']),
+      ),
+    ),
     parallel_tool_calls: nullable(fc.boolean()),
     response_format: nullable(
       fc.oneof(
         fields({ type: fc.constantFrom('text', 'json_object') }, ['type']),
-        fields({ type: fc.constant('json_schema'), json_schema: fields({ name: text, description: optional(text), schema: optional(record), strict: nullable(fc.boolean()) }, ['name']) }, ['type', 'json_schema']),
+        fields(
+          {
+            type: fc.constant('json_schema'),
+            json_schema: fields({ name: text, description: optional(text), schema: optional(record), strict: nullable(fc.boolean()) }, [
+              'name',
+            ]),
+          },
+          ['type', 'json_schema'],
+        ),
       ),
     ),
     seed: nullable(fc.integer()),

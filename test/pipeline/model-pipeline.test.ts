@@ -66,7 +66,11 @@ afterAll(() => gw?.close());
 
 describe('model pipeline', () => {
   it('runs a route: the validated body (nested unknown keys stripped, as zod does), the key, the request id', async () => {
-    const response = await http.post('/v1/echo').set('authorization', `Bearer ${key}`).set('x-request-id', 'trace-1').send({ text: 'hi', nested: { flag: true, extra: 1 } });
+    const response = await http
+      .post('/v1/echo')
+      .set('authorization', `Bearer ${key}`)
+      .set('x-request-id', 'trace-1')
+      .send({ text: 'hi', nested: { flag: true, extra: 1 } });
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ echoed: { text: 'hi', nested: { flag: true } }, requestId: 'trace-1' });
     expect(response.body.echoed.nested).not.toHaveProperty('extra');
@@ -139,7 +143,10 @@ describe('the gateway behind its dispatcher', () => {
     const get = await gw.http.get('/v1/embeddings');
     expect(get.status).toBe(405);
     expect(get.body.error.code).toBe('method_not_allowed');
-    const post = await gw.http.post('/v1/chat/completions?beta=true').set('authorization', `Bearer ${key}`).send({ model: 'mock-chat', messages: [{ role: 'user', content: 'hi' }] });
+    const post = await gw.http
+      .post('/v1/chat/completions?beta=true')
+      .set('authorization', `Bearer ${key}`)
+      .send({ model: 'mock-chat', messages: [{ role: 'user', content: 'hi' }] });
     expect(post.status).toBe(200);
     expect(post.body.object).toBe('chat.completion');
     expect(gw.gateway.app.express).toBeTypeOf('function');

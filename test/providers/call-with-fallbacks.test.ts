@@ -6,8 +6,10 @@ import type { CallSignal } from '../../server/providers/call-signal';
 const unavailable = (retryAfterMs: number | null = null) =>
   new UpstreamError('unavailable', 'The provider "p" is unavailable (HTTP 500).', { retryable: true, upstreamStatus: 500, retryAfterMs });
 const timeout = () => new UpstreamError('timeout', 'The provider "p" timed out.', { retryable: true });
-const rejected = () => new UpstreamError('rejected', 'The provider "p" rejected the request: bad.', { retryable: false, upstreamStatus: 400 });
-const badCredentials = () => new UpstreamError('unavailable', 'The provider "p" refused the gateway\'s credentials.', { retryable: false, upstreamStatus: 401 });
+const rejected = () =>
+  new UpstreamError('rejected', 'The provider "p" rejected the request: bad.', { retryable: false, upstreamStatus: 400 });
+const badCredentials = () =>
+  new UpstreamError('unavailable', 'The provider "p" refused the gateway\'s credentials.', { retryable: false, upstreamStatus: 401 });
 
 /** Scripted outcomes per target: an Error is thrown, anything else answered. */
 function scripted(outcomes: Record<string, (Error | string)[]>) {
@@ -41,7 +43,11 @@ describe('callWithFallbacks', () => {
   it('retries a 500 and returns the answer', async () => {
     const { run, calls } = scripted({ primary: [unavailable(), 'hello'] });
     const settings = options();
-    await expect(callWithFallbacks(['primary', 'backup'], run, settings)).resolves.toEqual({ value: 'hello', attempt: 'primary', attempts: 2 });
+    await expect(callWithFallbacks(['primary', 'backup'], run, settings)).resolves.toEqual({
+      value: 'hello',
+      attempt: 'primary',
+      attempts: 2,
+    });
     expect(calls).toEqual(['primary', 'primary']);
     expect(settings.waits).toEqual([50]);
   });
@@ -49,7 +55,11 @@ describe('callWithFallbacks', () => {
   it('falls back to the next model once the retries are spent', async () => {
     const { run, calls } = scripted({ primary: [unavailable(), timeout(), unavailable()], backup: ['from backup'] });
     const settings = options();
-    await expect(callWithFallbacks(['primary', 'backup'], run, settings)).resolves.toEqual({ value: 'from backup', attempt: 'backup', attempts: 4 });
+    await expect(callWithFallbacks(['primary', 'backup'], run, settings)).resolves.toEqual({
+      value: 'from backup',
+      attempt: 'backup',
+      attempts: 4,
+    });
     expect(calls).toEqual(['primary', 'primary', 'primary', 'backup']);
     // Full jitter over 100, 200 ms; no wait before the fallback.
     expect(settings.waits).toEqual([50, 100]);
@@ -93,7 +103,12 @@ describe('callWithFallbacks', () => {
   it('stops at once on abort, also during the backoff, with the AbortError', async () => {
     const controller = new AbortController();
     const { run, calls } = scripted({ primary: [unavailable(), 'late'], backup: ['never'] });
-    const pending = callWithFallbacks(['primary', 'backup'], run, { maxRetries: 2, baseDelayMs: 10_000, random: () => 0.99, signal: controller.signal });
+    const pending = callWithFallbacks(['primary', 'backup'], run, {
+      maxRetries: 2,
+      baseDelayMs: 10_000,
+      random: () => 0.99,
+      signal: controller.signal,
+    });
     setTimeout(() => controller.abort(), 20);
     await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
     expect(calls).toEqual(['primary']);
@@ -105,7 +120,9 @@ describe('callWithFallbacks', () => {
       controller.abort();
       throw new DOMException('This operation was aborted', 'AbortError');
     });
-    await expect(callWithFallbacks(['primary', 'backup'], run, options({ signal: controller.signal }))).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(callWithFallbacks(['primary', 'backup'], run, options({ signal: controller.signal }))).rejects.toMatchObject({
+      name: 'AbortError',
+    });
     expect(run).toHaveBeenCalledTimes(1);
   });
 

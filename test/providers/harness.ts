@@ -36,7 +36,13 @@ export function createTestAdapter(upstream: { baseUrl: string }, options: Adapte
     keepAliveMs: 20_000,
   });
   let counter = 0;
-  const base = { name: options.name, baseUrl: `${upstream.baseUrl}/`, http, now: () => options.now, generateId: () => `${options.idPrefix ?? 'id'}${++counter}` };
+  const base = {
+    name: options.name,
+    baseUrl: `${upstream.baseUrl}/`,
+    http,
+    now: () => options.now,
+    generateId: () => `${options.idPrefix ?? 'id'}${++counter}`,
+  };
   return {
     adapter: options.create({ ...base, apiKey: options.apiKey }),
     keyless: options.create({ ...base, apiKey: '' }),

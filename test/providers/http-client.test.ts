@@ -60,7 +60,13 @@ describe('HTTP client', () => {
       request.setEncoding('utf8');
       request.on('data', (chunk: string) => (body += chunk));
       request.on('end', () => {
-        seen.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers, body, port: request.socket.remotePort ?? 0 });
+        seen.push({
+          method: request.method ?? '',
+          url: request.url ?? '',
+          headers: request.headers,
+          body,
+          port: request.socket.remotePort ?? 0,
+        });
         routes[request.url ?? '']?.(request, response);
       });
     });
@@ -84,7 +90,13 @@ describe('HTTP client', () => {
 
   it.each([false, true])('reads a reply in several chunks the same way (buffered: %s)', async (buffered) => {
     await withClient(async (http) => {
-      const response = await http.request({ url: `${base}/chunks`, method: 'POST', headers: { 'content-type': 'application/json', 'x-test': 'yes' }, body: '{"q":1}', buffered });
+      const response = await http.request({
+        url: `${base}/chunks`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-test': 'yes' },
+        body: '{"q":1}',
+        buffered,
+      });
       expect(response.status).toBe(201);
       expect(response.headers['x-one']).toBe('a');
       expect(response.headers['set-cookie']).toEqual(['a=1', 'b=2']);
@@ -118,7 +130,9 @@ describe('HTTP client', () => {
 
   it('a body that stalls past the idle timeout is an UpstreamError timeout', async () => {
     await withClient(async (http) => {
-      const failure = await http.request({ url: `${base}/stall`, method: 'GET', headers: {}, buffered: true }).catch((error: unknown) => error);
+      const failure = await http
+        .request({ url: `${base}/stall`, method: 'GET', headers: {}, buffered: true })
+        .catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(UpstreamError);
       expect((failure as UpstreamError).kind).toBe('timeout');
     });
@@ -126,7 +140,9 @@ describe('HTTP client', () => {
 
   it('an unreachable upstream is an UpstreamError', async () => {
     await withClient(async (http) => {
-      const failure = await http.request({ url: 'http://127.0.0.1:1/x', method: 'GET', headers: {}, buffered: true }).catch((error: unknown) => error);
+      const failure = await http
+        .request({ url: 'http://127.0.0.1:1/x', method: 'GET', headers: {}, buffered: true })
+        .catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(UpstreamError);
       expect((failure as UpstreamError).kind).toBe('unavailable');
     });
@@ -214,26 +230,33 @@ describe('HTTP client', () => {
     ['CallAbort', true],
     ['AbortController', false],
     ['CallAbort', false],
-  ] as const)('a %s cancels a pending request (buffered: %s): the upstream sees the connection close, and an aborted one is never sent', async (kind, buffered) => {
-    const make = () => (kind === 'AbortController' ? new AbortController() : new CallAbort());
-    await withClient(async (http) => {
-      const controller = make();
-      const requests = seen.length;
-      const pending = http.request({ url: `${base}/never`, method: 'GET', headers: {}, signal: controller.signal, buffered }).catch((error: unknown) => error);
-      await waitFor(() => seen.length === requests + 1 && seen.at(-1)?.url === '/never');
-      const closedBefore = closedBeforeReply;
-      controller.abort();
-      expect(isAbortError(await pending)).toBe(true);
-      await waitFor(() => closedBeforeReply === closedBefore + 1);
+  ] as const)(
+    'a %s cancels a pending request (buffered: %s): the upstream sees the connection close, and an aborted one is never sent',
+    async (kind, buffered) => {
+      const make = () => (kind === 'AbortController' ? new AbortController() : new CallAbort());
+      await withClient(async (http) => {
+        const controller = make();
+        const requests = seen.length;
+        const pending = http
+          .request({ url: `${base}/never`, method: 'GET', headers: {}, signal: controller.signal, buffered })
+          .catch((error: unknown) => error);
+        await waitFor(() => seen.length === requests + 1 && seen.at(-1)?.url === '/never');
+        const closedBefore = closedBeforeReply;
+        controller.abort();
+        expect(isAbortError(await pending)).toBe(true);
+        await waitFor(() => closedBeforeReply === closedBefore + 1);
 
-      const aborted = make();
-      aborted.abort();
-      const refused = await http.request({ url: `${base}/never`, method: 'GET', headers: {}, signal: aborted.signal, buffered }).catch((error: unknown) => error);
-      expect(isAbortError(refused)).toBe(true);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(seen.length).toBe(requests + 1);
-    });
-  });
+        const aborted = make();
+        aborted.abort();
+        const refused = await http
+          .request({ url: `${base}/never`, method: 'GET', headers: {}, signal: aborted.signal, buffered })
+          .catch((error: unknown) => error);
+        expect(isAbortError(refused)).toBe(true);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(seen.length).toBe(requests + 1);
+      });
+    },
+  );
 });
 
 async function waitFor(condition: () => boolean): Promise<void> {
@@ -248,7 +271,8 @@ describe('HTTP client keep-alive', () => {
     server.keepAliveTimeout = 120_000;
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-    const connections = () => new Promise<number>((resolve, reject) => server.getConnections((error, count) => (error ? reject(error) : resolve(count))));
+    const connections = () =>
+      new Promise<number>((resolve, reject) => server.getConnections((error, count) => (error ? reject(error) : resolve(count))));
     const http = createHttpClient({ connectTimeoutMs: 1_000, firstByteTimeoutMs: 1_000, idleTimeoutMs: 1_000, keepAliveMs: 500 });
     const ports: number[] = [];
     server.on('connection', (socket) => ports.push(socket.remotePort ?? 0));

@@ -17,7 +17,13 @@ describe('createProviderRegistry', () => {
         { name: 'local', type: 'mock', baseUrl: '', apiKey: '', options: { latency_ms: 5 } },
       ],
     });
-    expect(['openai', 'deepseek', 'anthropic', 'gemini', 'local'].map((name) => registry.get(name).type)).toEqual(['openai', 'openai', 'anthropic', 'gemini', 'mock']);
+    expect(['openai', 'deepseek', 'anthropic', 'gemini', 'local'].map((name) => registry.get(name).type)).toEqual([
+      'openai',
+      'openai',
+      'anthropic',
+      'gemini',
+      'mock',
+    ]);
     expect(registry.get('openai')).not.toBe(registry.get('deepseek'));
     expect(registry.has('nope')).toBe(false);
     expect(() => registry.get('nope')).toThrow('No provider named "nope" is configured.');
@@ -25,7 +31,11 @@ describe('createProviderRegistry', () => {
 
   it('takes replacement factories and refuses duplicate names and bad mock options', () => {
     const fake = { type: 'fake' } as ProviderAdapter;
-    const registry = createProviderRegistry({ ...base, providers: [{ name: 'x', type: 'openai', baseUrl: 'http://h/v1', apiKey: '' }], factories: { openai: () => fake } });
+    const registry = createProviderRegistry({
+      ...base,
+      providers: [{ name: 'x', type: 'openai', baseUrl: 'http://h/v1', apiKey: '' }],
+      factories: { openai: () => fake },
+    });
     expect(registry.get('x')).toBe(fake);
     const twice = { name: 'x', type: 'mock' as const, baseUrl: '', apiKey: '' };
     expect(() => createProviderRegistry({ ...base, providers: [twice, twice] })).toThrow('declared twice');

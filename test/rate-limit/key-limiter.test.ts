@@ -107,9 +107,17 @@ describe('key limiter', () => {
     const usageLimits = { perKey: 2, perIp: 3 };
     expect(await limiter.checkUsage('uk-a', '10.0.0.1', usageLimits)).toEqual({ allowed: true, headers: {}, which: null });
     await limiter.checkUsage('uk-a', '10.0.0.1', usageLimits);
-    expect(await limiter.checkUsage('uk-a', '10.0.0.1', usageLimits)).toEqual({ allowed: false, headers: { 'retry-after': '60' }, which: 'key' });
+    expect(await limiter.checkUsage('uk-a', '10.0.0.1', usageLimits)).toEqual({
+      allowed: false,
+      headers: { 'retry-after': '60' },
+      which: 'key',
+    });
     expect((await limiter.checkUsage('uk-b', '10.0.0.1', usageLimits)).allowed).toBe(true);
-    expect(await limiter.checkUsage('uk-c', '10.0.0.1', usageLimits)).toEqual({ allowed: false, headers: { 'retry-after': '60' }, which: 'ip' });
+    expect(await limiter.checkUsage('uk-c', '10.0.0.1', usageLimits)).toEqual({
+      allowed: false,
+      headers: { 'retry-after': '60' },
+      which: 'ip',
+    });
     expect((await limiter.checkUsage('uk-c', '10.0.0.2', usageLimits)).allowed).toBe(true);
   });
 

@@ -23,7 +23,9 @@ export async function isRedisReachable(): Promise<boolean> {
     await probe.ping();
     return true;
   } catch {
-    console.warn(`[rate-limit tests] Redis at ${redisUrl} is unreachable: skipping the Redis store tests (set REDIS_URL to point elsewhere).`);
+    console.warn(
+      `[rate-limit tests] Redis at ${redisUrl} is unreachable: skipping the Redis store tests (set REDIS_URL to point elsewhere).`,
+    );
     return false;
   } finally {
     probe.disconnect();

@@ -124,7 +124,12 @@ describe('resilient rate-limit store', () => {
       });
     const changes: RateLimitStoreStatus[] = [];
     const store = createResilientRateLimitStore({
-      primary: { take: (requests) => overSocket(() => memory.take(requests)), hit: (windows) => overSocket(() => memory.hit(windows)), adjust: (shape, delta) => overSocket(() => memory.adjust(shape, delta)), close: async () => undefined },
+      primary: {
+        take: (requests) => overSocket(() => memory.take(requests)),
+        hit: (windows) => overSocket(() => memory.hit(windows)),
+        adjust: (shape, delta) => overSocket(() => memory.adjust(shape, delta)),
+        close: async () => undefined,
+      },
       policy: 'closed',
       timeoutMs: 50,
       onStateChange: (state) => changes.push(state),

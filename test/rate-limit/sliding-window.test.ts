@@ -37,7 +37,11 @@ describe('usage limits as sliding windows (memory store)', () => {
       expect((await limiter.checkUsage(`key-${index % 4}`, '10.0.0.2', LIMITS)).allowed).toBe(true);
       clock.now += 100;
     }
-    expect(await limiter.checkUsage('key-9', '10.0.0.2', LIMITS)).toMatchObject({ allowed: false, which: 'ip', headers: { 'retry-after': '48' } });
+    expect(await limiter.checkUsage('key-9', '10.0.0.2', LIMITS)).toMatchObject({
+      allowed: false,
+      which: 'ip',
+      headers: { 'retry-after': '48' },
+    });
     // Another IP with a fresh key is unaffected; key-9 was not charged by its refusal.
     expect((await limiter.checkUsage('key-9', '10.0.0.3', LIMITS)).allowed).toBe(true);
     clock.now += 48_000;
@@ -62,7 +66,9 @@ describe.skipIf(!redisAvailable)('usage limits as sliding windows (Redis, two in
   it('30 per key shared exactly by two instances, concurrently; the 31st is refused for about a minute', async () => {
     const [first, second] = clients.map((redis) => createKeyLimiter(createRedisRateLimitStore({ redis, prefix })));
     const results = await Promise.all(
-      Array.from({ length: 40 }, (_, index) => ((index % 2 === 0 ? first : second) as ReturnType<typeof createKeyLimiter>).checkUsage('shared', '10.1.0.1', LIMITS)),
+      Array.from({ length: 40 }, (_, index) =>
+        ((index % 2 === 0 ? first : second) as ReturnType<typeof createKeyLimiter>).checkUsage('shared', '10.1.0.1', LIMITS),
+      ),
     );
     expect(results.filter((result) => result.allowed)).toHaveLength(30);
     const refused = results.find((result) => !result.allowed);

@@ -9,7 +9,10 @@ function translator(customTools: string[] = []) {
   return new ResponseStreamTranslator(skeleton, new Set(customTools), () => String(++id));
 }
 
-const chunk = (delta: ChatCompletionChunk['choices'][number]['delta'], finishReason: ChatCompletionChunk['choices'][number]['finish_reason'] = null): ChatCompletionChunk => ({
+const chunk = (
+  delta: ChatCompletionChunk['choices'][number]['delta'],
+  finishReason: ChatCompletionChunk['choices'][number]['finish_reason'] = null,
+): ChatCompletionChunk => ({
   id: 'c',
   object: 'chat.completion.chunk',
   created: 1,
@@ -52,7 +55,13 @@ describe('ResponseStreamTranslator', () => {
     expect(completed.response.status).toBe('completed');
     expect(completed.response.usage).toEqual(usage);
     expect(completed.response.output).toEqual([
-      { type: 'message', id: 'msg_1', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'Let me check.', annotations: [], logprobs: [] }] },
+      {
+        type: 'message',
+        id: 'msg_1',
+        status: 'completed',
+        role: 'assistant',
+        content: [{ type: 'output_text', text: 'Let me check.', annotations: [], logprobs: [] }],
+      },
       { type: 'function_call', id: 'fc_2', call_id: 'call_1', name: 'f', arguments: '{"a":1}', status: 'completed' },
     ]);
     expect(events[1]).toMatchObject({ response: { status: 'in_progress', output: [] } });
@@ -60,7 +69,9 @@ describe('ResponseStreamTranslator', () => {
 
   it("a custom tool's call comes back as custom_tool_call with the string inside the arguments", () => {
     const events = run(translator(['apply_patch']), [
-      chunk({ tool_calls: [{ index: 0, id: 'call_p', type: 'function', function: { name: 'apply_patch', arguments: '{"input":"*** Begin' } }] }),
+      chunk({
+        tool_calls: [{ index: 0, id: 'call_p', type: 'function', function: { name: 'apply_patch', arguments: '{"input":"*** Begin' } }],
+      }),
       chunk({ tool_calls: [{ index: 0, function: { arguments: ' Patch"}' } }] }),
       chunk({}, 'tool_calls'),
     ]);
@@ -72,7 +83,10 @@ describe('ResponseStreamTranslator', () => {
 
   it('finish_reason length ends with response.incomplete (max_output_tokens)', () => {
     const events = run(translator(), [chunk({ content: 'cut' }), chunk({}, 'length')]);
-    expect(events.at(-1)).toMatchObject({ type: 'response.incomplete', response: { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } } });
+    expect(events.at(-1)).toMatchObject({
+      type: 'response.incomplete',
+      response: { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } },
+    });
   });
 
   it('a failure after the start is one response.failed event, and nothing after it', () => {
@@ -81,7 +95,13 @@ describe('ResponseStreamTranslator', () => {
     stream.push(chunk({ content: 'part' }));
     const failed = stream.fail('upstream_unavailable', 'The provider dropped the connection.');
     expect(failed).toEqual([
-      expect.objectContaining({ type: 'response.failed', response: expect.objectContaining({ status: 'failed', error: { code: 'upstream_unavailable', message: 'The provider dropped the connection.' } }) }),
+      expect.objectContaining({
+        type: 'response.failed',
+        response: expect.objectContaining({
+          status: 'failed',
+          error: { code: 'upstream_unavailable', message: 'The provider dropped the connection.' },
+        }),
+      }),
     ]);
     expect(stream.fail('again', 'again')).toEqual([]);
     expect(stream.outputText()).toBe('part');

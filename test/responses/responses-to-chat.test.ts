@@ -18,10 +18,26 @@ function refusal(body: unknown, hosted: 'drop' | 'reject' = 'drop'): GatewayErro
 describe('responsesToChat', () => {
   it('a string input is one user message; settings map to their chat names', () => {
     const { request } = responsesToChat(
-      parse({ model: 'm', input: 'hi', max_output_tokens: 9, top_p: 0.5, text: { format: { type: 'json_object' } }, user: 'u1', store: true, metadata: { a: 'b' } }),
+      parse({
+        model: 'm',
+        input: 'hi',
+        max_output_tokens: 9,
+        top_p: 0.5,
+        text: { format: { type: 'json_object' } },
+        user: 'u1',
+        store: true,
+        metadata: { a: 'b' },
+      }),
       'drop',
     );
-    expect(request).toEqual({ model: 'm', messages: [{ role: 'user', content: 'hi' }], top_p: 0.5, max_completion_tokens: 9, response_format: { type: 'json_object' }, user: 'u1' });
+    expect(request).toEqual({
+      model: 'm',
+      messages: [{ role: 'user', content: 'hi' }],
+      top_p: 0.5,
+      max_completion_tokens: 9,
+      response_format: { type: 'json_object' },
+      user: 'u1',
+    });
   });
 
   it('messages of every role, images, and easy messages without a type', () => {
@@ -30,8 +46,21 @@ describe('responsesToChat', () => {
         model: 'm',
         input: [
           { role: 'system', content: 'sys' },
-          { type: 'message', role: 'developer', content: [{ type: 'input_text', text: 'dev ' }, { type: 'input_text', text: 'two' }] },
-          { role: 'user', content: [{ type: 'input_text', text: 'look' }, { type: 'input_image', image_url: 'data:image/png;base64,AA', detail: 'low' }] },
+          {
+            type: 'message',
+            role: 'developer',
+            content: [
+              { type: 'input_text', text: 'dev ' },
+              { type: 'input_text', text: 'two' },
+            ],
+          },
+          {
+            role: 'user',
+            content: [
+              { type: 'input_text', text: 'look' },
+              { type: 'input_image', image_url: 'data:image/png;base64,AA', detail: 'low' },
+            ],
+          },
           { role: 'assistant', content: [{ type: 'output_text', text: 'seen', annotations: [] }] },
         ],
       }),
@@ -40,7 +69,13 @@ describe('responsesToChat', () => {
     expect(request.messages).toEqual([
       { role: 'system', content: 'sys' },
       { role: 'system', content: 'dev two' },
-      { role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AA', detail: 'low' } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'look' },
+          { type: 'image_url', image_url: { url: 'data:image/png;base64,AA', detail: 'low' } },
+        ],
+      },
       { role: 'assistant', content: 'seen' },
     ]);
   });
@@ -103,10 +138,18 @@ describe('responsesToChat', () => {
   });
 
   it('refusals name the parameter', () => {
-    expect(refusal({ model: 'm', input: 'x', tools: [{ type: 'file_search' }] }, 'reject')).toMatchObject({ status: 400, param: 'tools[0]' });
+    expect(refusal({ model: 'm', input: 'x', tools: [{ type: 'file_search' }] }, 'reject')).toMatchObject({
+      status: 400,
+      param: 'tools[0]',
+    });
     expect(refusal({ model: 'm', input: [{ type: 'item_reference', id: 'i' }] })).toMatchObject({ status: 400, param: 'input[0]' });
-    expect(refusal({ model: 'm', input: [{ type: 'function_call', name: 'f' }] })).toMatchObject({ status: 400, type: 'invalid_request_error' });
-    expect(refusal({ model: 'm', input: [{ role: 'user', content: [{ type: 'input_image', file_id: 'file_1' }] }] })).toMatchObject({ param: 'input[0].content[0]' });
+    expect(refusal({ model: 'm', input: [{ type: 'function_call', name: 'f' }] })).toMatchObject({
+      status: 400,
+      type: 'invalid_request_error',
+    });
+    expect(refusal({ model: 'm', input: [{ role: 'user', content: [{ type: 'input_image', file_id: 'file_1' }] }] })).toMatchObject({
+      param: 'input[0].content[0]',
+    });
     expect(refusal({ model: 'm', input: [{ type: 'computer_call' }] })).toMatchObject({ param: 'input[0].type' });
     expect(refusal({ model: 'm', input: [] })).toMatchObject({ param: 'input' });
   });

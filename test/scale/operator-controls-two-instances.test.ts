@@ -18,8 +18,17 @@ describe.skipIf(!available)('operator controls on two instances sharing Redis', 
   let accountId = '';
 
   beforeAll(async () => {
-    a = await startTestGateway({ env: { REDIS_URL: redisUrl }, rateLimitPrefix: `mg:oc:${randomBytes(6).toString('hex')}:`, keyRefreshIntervalMs: NO_POLLING_MS });
-    b = await startTestGateway({ databaseUrl: a.databaseUrl, env: { REDIS_URL: redisUrl }, rateLimitPrefix: `mg:oc:${randomBytes(6).toString('hex')}:`, keyRefreshIntervalMs: NO_POLLING_MS });
+    a = await startTestGateway({
+      env: { REDIS_URL: redisUrl },
+      rateLimitPrefix: `mg:oc:${randomBytes(6).toString('hex')}:`,
+      keyRefreshIntervalMs: NO_POLLING_MS,
+    });
+    b = await startTestGateway({
+      databaseUrl: a.databaseUrl,
+      env: { REDIS_URL: redisUrl },
+      rateLimitPrefix: `mg:oc:${randomBytes(6).toString('hex')}:`,
+      keyRefreshIntervalMs: NO_POLLING_MS,
+    });
     accountId = await a.createAccount('Two instances');
   });
   afterAll(async () => {
@@ -28,7 +37,10 @@ describe.skipIf(!available)('operator controls on two instances sharing Redis', 
   });
 
   const chat = (gw: TestGateway, key: string, model = 'mock-chat') =>
-    gw.http.post('/v1/chat/completions').set('authorization', `Bearer ${key}`).send({ model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 });
+    gw.http
+      .post('/v1/chat/completions')
+      .set('authorization', `Bearer ${key}`)
+      .send({ model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 });
 
   async function within(ms: number, check: () => Promise<boolean>): Promise<void> {
     const started = Date.now();
@@ -63,7 +75,11 @@ describe.skipIf(!available)('operator controls on two instances sharing Redis', 
   it('an account’s new allow-list and the operator’s block reach the other instance within 1 s', async () => {
     const { id, key } = await a.createKey(accountId, { name: 'listed' });
     expect((await chat(b, key, 'mock-text')).status).toBe(200);
-    await a.http.patch(`/v1/admin/accounts/${accountId}`).set(a.admin()).send({ models: ['mock-chat'] }).expect(200);
+    await a.http
+      .patch(`/v1/admin/accounts/${accountId}`)
+      .set(a.admin())
+      .send({ models: ['mock-chat'] })
+      .expect(200);
     await within(1000, async () => (await chat(b, key, 'mock-text')).status === 403);
     await a.http.post(`/v1/admin/keys/${id}/block`).set(a.admin()).expect(200);
     await within(1000, async () => (await chat(b, key)).status === 403);

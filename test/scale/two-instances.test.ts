@@ -58,7 +58,13 @@ describe.skipIf(!available)('two instances on one Postgres + Redis', () => {
   beforeAll(async () => {
     database = await createPostgresDatabase();
     // One deployment: one database, one Redis, one bucket namespace.
-    const shared = { configYaml: CONFIG, databaseUrl: database.url, env: { REDIS_URL: redisUrl }, rateLimitPrefix: `mg:scale:${randomBytes(6).toString('hex')}:`, now: clock.now };
+    const shared = {
+      configYaml: CONFIG,
+      databaseUrl: database.url,
+      env: { REDIS_URL: redisUrl },
+      rateLimitPrefix: `mg:scale:${randomBytes(6).toString('hex')}:`,
+      now: clock.now,
+    };
     a = await startTestGateway({ ...shared, keyRefreshIntervalMs: NO_POLLING_MS });
     b = await startTestGateway({ ...shared, keyRefreshIntervalMs: NO_POLLING_MS });
     accountId = await a.createAccount('scale');
@@ -70,7 +76,10 @@ describe.skipIf(!available)('two instances on one Postgres + Redis', () => {
   });
 
   const chat = (gw: TestGateway, key: string, content = 'hello from the scale test') =>
-    gw.http.post('/v1/chat/completions').set('authorization', `Bearer ${key}`).send({ model: 'mock-chat', messages: [{ role: 'user', content }] });
+    gw.http
+      .post('/v1/chat/completions')
+      .set('authorization', `Bearer ${key}`)
+      .send({ model: 'mock-chat', messages: [{ role: 'user', content }] });
 
   it('a key revoked through one instance is refused by the other within 1 s', async () => {
     const { id, key } = await a.createKey(accountId, { name: 'to revoke' });
@@ -112,7 +121,9 @@ describe.skipIf(!available)('two instances on one Postgres + Redis', () => {
     const first = await a.createUsageKey(accountId);
     expect((await b.http.get('/v1/usage/keys').set('authorization', `Bearer ${first}`)).status).toBe(200);
     const second = await a.createUsageKey(accountId);
-    expect(await msUntil(async () => (await b.http.get('/v1/usage/keys').set('authorization', `Bearer ${first}`)).status === 401, 1_000)).toBeLessThan(1_000);
+    expect(
+      await msUntil(async () => (await b.http.get('/v1/usage/keys').set('authorization', `Bearer ${first}`)).status === 401, 1_000),
+    ).toBeLessThan(1_000);
     expect((await b.http.get('/v1/usage/keys').set('authorization', `Bearer ${second}`)).status).toBe(200);
   });
 
@@ -134,15 +145,20 @@ describe.skipIf(!available)('two instances on one Postgres + Redis', () => {
       expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     }
     // Both instances answered some of the 50.
-    const servedBy = (gw: TestGateway) => responses.filter((response, index) => response.status === 200 && (index % 2 === 0 ? a : b) === gw).length;
+    const servedBy = (gw: TestGateway) =>
+      responses.filter((response, index) => response.status === 200 && (index % 2 === 0 ? a : b) === gw).length;
     expect(servedBy(a)).toBeGreaterThan(0);
     expect(servedBy(b)).toBeGreaterThan(0);
 
     // What the clients were told, summed exactly; the report must say the same, to the last digit.
-    const usages = responses.filter((response) => response.status === 200).map((response) => response.body.usage as { prompt_tokens: number; completion_tokens: number });
+    const usages = responses
+      .filter((response) => response.status === 200)
+      .map((response) => response.body.usage as { prompt_tokens: number; completion_tokens: number });
     const promptTokens = usages.reduce((sum, usage) => sum + usage.prompt_tokens, 0);
     const completionTokens = usages.reduce((sum, usage) => sum + usage.completion_tokens, 0);
-    const expectedSpend = femtoToNano(usages.reduce((sum, usage) => sum + costFemto(MOCK_CHAT_PRICES, usage.prompt_tokens, usage.completion_tokens), 0n));
+    const expectedSpend = femtoToNano(
+      usages.reduce((sum, usage) => sum + costFemto(MOCK_CHAT_PRICES, usage.prompt_tokens, usage.completion_tokens), 0n),
+    );
 
     await a.gateway.recorder?.flush();
     await b.gateway.recorder?.flush();

@@ -48,7 +48,11 @@ models:
     const url = new URL(`${e2e.gateway.baseUrl}/v1/chat/completions`);
     const body = JSON.stringify({ model: 'gpt-chat', stream: true, messages: [{ role: 'user', content: 'go' }] });
     const response = await new Promise<IncomingMessage>((resolve, reject) => {
-      const outgoing = httpRequest(url, { method: 'POST', headers: { authorization: `Bearer ${e2e.apiKey}`, 'content-type': 'application/json' } }, resolve);
+      const outgoing = httpRequest(
+        url,
+        { method: 'POST', headers: { authorization: `Bearer ${e2e.apiKey}`, 'content-type': 'application/json' } },
+        resolve,
+      );
       outgoing.on('error', reject);
       outgoing.end(body);
     });
@@ -57,7 +61,7 @@ models:
 
     // The upstream's writes stall well before the end while nobody reads.
     let written = -1;
-    for (let stable = 0; stable < 4; ) {
+    for (let stable = 0; stable < 4;) {
       await sleep(100);
       const now = upstream.requests[0]?.eventsWritten ?? 0;
       stable = now === written ? stable + 1 : 0;

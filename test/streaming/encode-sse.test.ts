@@ -3,7 +3,10 @@ import type { ChatCompletionChunk } from '../../contract';
 import { ChunkEventEncoder, encodeSseData } from '../../server/streaming/encode-sse';
 
 const header = { id: 'chatcmpl-1', object: 'chat.completion.chunk' as const, created: 1_700_000_000, model: 'gpt-test' };
-const content = (text: string): ChatCompletionChunk => ({ ...header, choices: [{ index: 0, delta: { content: text }, finish_reason: null }] });
+const content = (text: string): ChatCompletionChunk => ({
+  ...header,
+  choices: [{ index: 0, delta: { content: text }, finish_reason: null }],
+});
 
 describe('ChunkEventEncoder', () => {
   it('writes the same bytes as encodeSseData for every chunk of a stream, the shared prefix included', () => {
@@ -21,9 +24,18 @@ describe('ChunkEventEncoder', () => {
   it('writes choices of every shape as JSON.stringify does: text deltas directly, the others through it', () => {
     const encoder = new ChunkEventEncoder();
     const choices = [
-      [{ index: 0, delta: { content: 'a' }, finish_reason: null }, { index: 1, delta: { role: 'assistant', refusal: 'no' }, finish_reason: 'content_filter' }],
+      [
+        { index: 0, delta: { content: 'a' }, finish_reason: null },
+        { index: 1, delta: { role: 'assistant', refusal: 'no' }, finish_reason: 'content_filter' },
+      ],
       [{ index: 0, delta: { content: null }, finish_reason: null }],
-      [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }] }, finish_reason: null }],
+      [
+        {
+          index: 0,
+          delta: { tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }] },
+          finish_reason: null,
+        },
+      ],
       [{ index: 0, delta: { content: 'b' }, finish_reason: null, logprobs: { content: [] } }],
       [{ delta: { content: 'c' }, index: 0, finish_reason: null }],
       [{ index: 0, delta: { content: 'd' } }],
@@ -47,13 +59,26 @@ describe('ChunkEventEncoder', () => {
   it('leaves out undefined fields after the choices, as JSON.stringify does', () => {
     const encoder = new ChunkEventEncoder();
     const chunk: ChatCompletionChunk = { ...content('x'), usage: undefined };
-    expect(encoder.encode(chunk)).toBe('data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"gpt-test","choices":[{"index":0,"delta":{"content":"x"},"finish_reason":null}]}\n\n');
+    expect(encoder.encode(chunk)).toBe(
+      'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"gpt-test","choices":[{"index":0,"delta":{"content":"x"},"finish_reason":null}]}\n\n',
+    );
   });
 
   it('encodes chunks of another key order or shape as encodeSseData does', () => {
     const encoder = new ChunkEventEncoder();
-    const reordered = { model: 'gpt-test', id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, choices: [] } as ChatCompletionChunk;
-    const withoutCreated = { id: 'chatcmpl-1', object: 'chat.completion.chunk', model: 'gpt-test', choices: [] } as unknown as ChatCompletionChunk;
+    const reordered = {
+      model: 'gpt-test',
+      id: 'chatcmpl-1',
+      object: 'chat.completion.chunk',
+      created: 1,
+      choices: [],
+    } as ChatCompletionChunk;
+    const withoutCreated = {
+      id: 'chatcmpl-1',
+      object: 'chat.completion.chunk',
+      model: 'gpt-test',
+      choices: [],
+    } as unknown as ChatCompletionChunk;
     const extraFirst = { service_tier: 'default', ...content('y') } as ChatCompletionChunk;
     const extraLast = { ...content('z'), 'odd "key"': [1, { a: null }], skipped: () => 1 } as unknown as ChatCompletionChunk;
     for (const chunk of [reordered, withoutCreated, extraFirst, extraLast]) {

@@ -59,7 +59,12 @@ describe('parseSse', () => {
 
   it('gives the same events one byte at a time (inside multi-byte characters, between CR and LF)', async () => {
     const bytes = encoder.encode(STREAM);
-    expect(await decode(bytes, Array.from({ length: bytes.length - 1 }, (_, index) => index + 1))).toEqual(EXPECTED);
+    expect(
+      await decode(
+        bytes,
+        Array.from({ length: bytes.length - 1 }, (_, index) => index + 1),
+      ),
+    ).toEqual(EXPECTED);
   });
 
   it('splits between CR and LF without seeing a blank line', async () => {

@@ -57,7 +57,14 @@ describe('requestCostFemtoUsd (docs/pricing.md)', () => {
       cache_read_per_million: 0.3,
       cache_write_per_million: 3.75,
       cache_write_1h_per_million: 6,
-      long_context: { threshold_tokens: 1000, input_per_million: 6, output_per_million: 22.5, cache_read_per_million: 0.6, cache_write_per_million: 7.5, cache_write_1h_per_million: 12 },
+      long_context: {
+        threshold_tokens: 1000,
+        input_per_million: 6,
+        output_per_million: 22.5,
+        cache_read_per_million: 0.6,
+        cache_write_per_million: 7.5,
+        cache_write_1h_per_million: 12,
+      },
     },
     (key, longContext) => {
       const nano: Record<string, bigint> = {
@@ -74,22 +81,42 @@ describe('requestCostFemtoUsd (docs/pricing.md)', () => {
   );
 
   it('prices each part at its own rate, exactly', () => {
-    const usage = { promptTokens: 800, completionTokens: 50, cachedTokens: 400, cacheWriteTokens: 100, cacheWrite1hTokens: 200, reasoningTokens: 20 };
-    expect(requestCostFemtoUsd(pricing, usage)).toBe(100n * 3_000_000_000n + 400n * 300_000_000n + 100n * 3_750_000_000n + 200n * 6_000_000_000n + 50n * 15_000_000_000n);
+    const usage = {
+      promptTokens: 800,
+      completionTokens: 50,
+      cachedTokens: 400,
+      cacheWriteTokens: 100,
+      cacheWrite1hTokens: 200,
+      reasoningTokens: 20,
+    };
+    expect(requestCostFemtoUsd(pricing, usage)).toBe(
+      100n * 3_000_000_000n + 400n * 300_000_000n + 100n * 3_750_000_000n + 200n * 6_000_000_000n + 50n * 15_000_000_000n,
+    );
   });
 
   it('switches every rate to the long-context set only over the threshold', () => {
     expect(requestCostFemtoUsd(pricing, { promptTokens: 1000, completionTokens: 0 })).toBe(1000n * 3_000_000_000n);
-    expect(requestCostFemtoUsd(pricing, { promptTokens: 1001, completionTokens: 2, cachedTokens: 1 })).toBe(1000n * 6_000_000_000n + 600_000_000n + 2n * 22_500_000_000n);
+    expect(requestCostFemtoUsd(pricing, { promptTokens: 1001, completionTokens: 2, cachedTokens: 1 })).toBe(
+      1000n * 6_000_000_000n + 600_000_000n + 2n * 22_500_000_000n,
+    );
   });
 
   it('never bills a token twice: parts beyond the prompt total are cut, garbage counts as zero', () => {
-    expect(requestCostFemtoUsd(pricing, { promptTokens: 10, completionTokens: 0, cachedTokens: 8, cacheWriteTokens: 5, cacheWrite1hTokens: 5 })).toBe(
-      8n * 300_000_000n + 2n * 3_750_000_000n,
-    );
+    expect(
+      requestCostFemtoUsd(pricing, { promptTokens: 10, completionTokens: 0, cachedTokens: 8, cacheWriteTokens: 5, cacheWrite1hTokens: 5 }),
+    ).toBe(8n * 300_000_000n + 2n * 3_750_000_000n);
     expect(requestCostFemtoUsd(pricing, { promptTokens: 10, completionTokens: -3, cachedTokens: Number.NaN })).toBe(10n * 3_000_000_000n);
     // What the usage event stores: the same parts.
-    expect(billedUsage({ promptTokens: 10, completionTokens: 4, cachedTokens: 8, cacheWriteTokens: 5, cacheWrite1hTokens: 5, reasoningTokens: 9 })).toEqual({
+    expect(
+      billedUsage({
+        promptTokens: 10,
+        completionTokens: 4,
+        cachedTokens: 8,
+        cacheWriteTokens: 5,
+        cacheWrite1hTokens: 5,
+        reasoningTokens: 9,
+      }),
+    ).toEqual({
       promptTokens: 10,
       completionTokens: 4,
       cachedTokens: 8,

@@ -154,7 +154,10 @@ describe('SIGTERM drains in-flight requests and their usage', () => {
         'SELECT "status", COUNT(*) AS "events" FROM "usage_events" GROUP BY "status"',
       );
       expect(statuses.map((row) => [Number(row.status), Number(row.events)])).toEqual([[200, answered]]);
-      const [rollup] = await rawQuery<{ requests: number | bigint }>(database.url, 'SELECT SUM("requests") AS "requests" FROM "usage_daily"');
+      const [rollup] = await rawQuery<{ requests: number | bigint }>(
+        database.url,
+        'SELECT SUM("requests") AS "requests" FROM "usage_daily"',
+      );
       expect(Number(rollup?.requests)).toBe(answered);
     } finally {
       await store.close();

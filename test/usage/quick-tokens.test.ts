@@ -15,7 +15,13 @@ describe('quick token estimate (rate-limit reservations)', () => {
   });
 
   it('adds the messages and their overhead', () => {
-    const request = { model: 'm', messages: [{ role: 'system', content: 'x'.repeat(40) }, { role: 'user', content: '你好' }] };
+    const request = {
+      model: 'm',
+      messages: [
+        { role: 'system', content: 'x'.repeat(40) },
+        { role: 'user', content: '你好' },
+      ],
+    };
     expect(quickPromptTokens(request as never)).toBe(3 + 4 + 10 + 4 + 2);
   });
 });

@@ -34,8 +34,7 @@ function setup(options: Partial<UsageRecorderOptions> = {}) {
 
 const ids = (events: { requestId: string }[]) => events.map((event) => event.requestId);
 const range = (from: number, to: number) => Array.from({ length: to - from }, (_, index) => `req_${from + index}`);
-const errorsMatching = (calls: LogCall[], text: string) =>
-  calls.filter((call) => call.level === 'error' && call.message.includes(text));
+const errorsMatching = (calls: LogCall[], text: string) => calls.filter((call) => call.level === 'error' && call.message.includes(text));
 
 beforeEach(() => {
   vi.useFakeTimers({ now: new Date('2026-03-01T08:00:00.000Z') });
@@ -172,7 +171,9 @@ describe('UsageRecorder outages', () => {
     const expected = Array.from({ length: 25 }, (_, index) => fakeUsageEvent(index));
     expect(daily.reduce((sum, row) => sum + row.requests, 0)).toBe(25);
     expect(daily.reduce((sum, row) => sum + row.promptTokens, 0)).toBe(expected.reduce((sum, event) => sum + event.promptTokens, 0));
-    expect(daily.reduce((sum, row) => sum + dailyCostFemtoUsd(row), 0n)).toBe(expected.reduce((sum, event) => sum + event.costFemtoUsd, 0n));
+    expect(daily.reduce((sum, row) => sum + dailyCostFemtoUsd(row), 0n)).toBe(
+      expected.reduce((sum, event) => sum + event.costFemtoUsd, 0n),
+    );
   });
 
   it('gives every event its own id from the injected generator', async () => {
@@ -354,14 +355,8 @@ describe('UsageRecorder options', () => {
   it('refuses options that cannot work', () => {
     const store = new FakeStore();
     const logger = recordingLogger();
-    expect(() => new UsageRecorder(store, { flushIntervalMs: 2000, batchSize: 10, maxBufferedEvents: 10, logger })).toThrow(
-      RangeError,
-    );
-    expect(() => new UsageRecorder(store, { flushIntervalMs: 100, batchSize: 0, maxBufferedEvents: 10, logger })).toThrow(
-      RangeError,
-    );
-    expect(() => new UsageRecorder(store, { flushIntervalMs: 100, batchSize: 10, maxBufferedEvents: 5, logger })).toThrow(
-      RangeError,
-    );
+    expect(() => new UsageRecorder(store, { flushIntervalMs: 2000, batchSize: 10, maxBufferedEvents: 10, logger })).toThrow(RangeError);
+    expect(() => new UsageRecorder(store, { flushIntervalMs: 100, batchSize: 0, maxBufferedEvents: 10, logger })).toThrow(RangeError);
+    expect(() => new UsageRecorder(store, { flushIntervalMs: 100, batchSize: 10, maxBufferedEvents: 5, logger })).toThrow(RangeError);
   });
 });

@@ -18,7 +18,13 @@ it('deletes raw events older than usage.retention_days, a minute after start and
   };
   const now = Date.UTC(2026, 10, 21);
   const pruned: number[] = [];
-  const stop = startRetention(store, { retentionDays: 400, now: () => now, onError: () => undefined, onPruned: (count) => pruned.push(count), intervalMs: 3_600_000 });
+  const stop = startRetention(store, {
+    retentionDays: 400,
+    now: () => now,
+    onError: () => undefined,
+    onPruned: (count) => pruned.push(count),
+    intervalMs: 3_600_000,
+  });
   await vi.advanceTimersByTimeAsync(59_000);
   expect(cutoffs).toHaveLength(0);
   await vi.advanceTimersByTimeAsync(1_000);

@@ -40,7 +40,11 @@ describe('usage durability over HTTP', () => {
     const account = await test.createAccount();
     const { key } = await test.createKey(account);
 
-    const reply = await test.http.post('/v1/chat/completions').set('authorization', `Bearer ${key}`).set('x-request-id', 'journaled-1').send(CHAT);
+    const reply = await test.http
+      .post('/v1/chat/completions')
+      .set('authorization', `Bearer ${key}`)
+      .set('x-request-id', 'journaled-1')
+      .send(CHAT);
     expect(reply.status).toBe(200);
     // Read right after the reply arrived: no flush since.
     const line = journalText()
@@ -103,7 +107,10 @@ describe('usage durability over HTTP', () => {
     const ready = await test.http.get('/readyz');
     expect(ready.status).toBe(503);
     expect(ready.body.checks.usage_durability).toBe('down');
-    const next = await test.http.post('/v1/chat/completions').set('authorization', `Bearer ${key}`).send({ ...CHAT, stream: true });
+    const next = await test.http
+      .post('/v1/chat/completions')
+      .set('authorization', `Bearer ${key}`)
+      .send({ ...CHAT, stream: true });
     expect(next.status).toBe(503);
     expect(next.body.error.code).toBe('usage_unavailable');
     expect((await test.http.get('/v1/models').set('authorization', `Bearer ${key}`)).status).toBe(200);
@@ -121,7 +128,22 @@ describe('usage durability over HTTP', () => {
     const first = await startTestGateway();
     const account = await first.createAccount();
     const { id: keyId } = await first.createKey(account);
-    const base = { accountId: account, keyId, model: 'mock-chat', provider: 'mock', receivedAt: Date.now(), promptTokens: 5, cachedTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, reasoningTokens: 0, costFemtoUsd: 1_000n, estimated: true, stream: true, latencyMs: 1 };
+    const base = {
+      accountId: account,
+      keyId,
+      model: 'mock-chat',
+      provider: 'mock',
+      receivedAt: Date.now(),
+      promptTokens: 5,
+      cachedTokens: 0,
+      cacheWriteTokens: 0,
+      cacheWrite1hTokens: 0,
+      reasoningTokens: 0,
+      costFemtoUsd: 1_000n,
+      estimated: true,
+      stream: true,
+      latencyMs: 1,
+    };
     // What a process killed mid-traffic leaves: an event not yet stored, a stream in flight with a checkpoint, a torn line.
     writeFileSync(
       join(directory, 'segment-000000000007.jsonl'),
@@ -140,7 +162,9 @@ describe('usage durability over HTTP', () => {
     expect(readdirSync(directory).some((name) => name === 'segment-000000000007.jsonl')).toBe(false);
     if (testDialect() === 'sqlite') {
       const db = new Database(test.databaseUrl.slice('file:'.length), { readonly: true });
-      const rows = db.prepare('SELECT event_id AS id, status, error_code AS code, completion_tokens AS tokens FROM usage_events ORDER BY event_id').all();
+      const rows = db
+        .prepare('SELECT event_id AS id, status, error_code AS code, completion_tokens AS tokens FROM usage_events ORDER BY event_id')
+        .all();
       db.close();
       expect(rows).toEqual([
         { id: 'e-1', status: 200, code: null, tokens: 9 },

@@ -79,7 +79,12 @@ describe('usage journal', () => {
     expect(result).toMatchObject({ replayed: 2, interrupted: 1, torn: 1, foreign: 0 });
     const byId = new Map(store.events.map((row) => [row.eventId, row]));
     expect(byId.get(a.eventId)).toMatchObject({ requestId: done.requestId, status: 200, completionTokens: 40 });
-    expect(byId.get(b.eventId)).toMatchObject({ requestId: streaming.requestId, status: 499, errorCode: 'interrupted', completionTokens: 17 });
+    expect(byId.get(b.eventId)).toMatchObject({
+      requestId: streaming.requestId,
+      status: 499,
+      errorCode: 'interrupted',
+      completionTokens: 17,
+    });
     expect(byId.has(c.eventId)).toBe(false);
     expect(readdirSync(directory).filter((name) => name.endsWith('.jsonl'))).toEqual([]);
   });

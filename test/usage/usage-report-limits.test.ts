@@ -19,7 +19,11 @@ afterEach(async () => {
 
 async function start(limits: string | null): Promise<TestGateway> {
   clock.set('2026-03-01T00:00:00.000Z');
-  gw = await startTestGateway({ configYaml: limits === null ? BASE_TEST_CONFIG : `${BASE_TEST_CONFIG}\nlimits: ${limits}\n`, now: clock.now, env: { REDIS_URL: '' } });
+  gw = await startTestGateway({
+    configYaml: limits === null ? BASE_TEST_CONFIG : `${BASE_TEST_CONFIG}\nlimits: ${limits}\n`,
+    now: clock.now,
+    env: { REDIS_URL: '' },
+  });
   return gw;
 }
 
@@ -43,7 +47,9 @@ async function expectAllowed(gateway: TestGateway, usageKey: string, times: numb
 async function expectLimited(gateway: TestGateway, usageKey: string): Promise<number> {
   const response = await report(gateway, usageKey);
   expect(response.status).toBe(429);
-  expect(response.body).toEqual({ error: { message: expect.any(String), type: 'rate_limit_error', code: 'rate_limit_exceeded', param: null } });
+  expect(response.body).toEqual({
+    error: { message: expect.any(String), type: 'rate_limit_error', code: 'rate_limit_exceeded', param: null },
+  });
   const retryAfter = Number(response.headers['retry-after']);
   expect(Number.isInteger(retryAfter)).toBe(true);
   expect(retryAfter).toBeGreaterThanOrEqual(1);

@@ -138,10 +138,12 @@ describe('exact spend', () => {
           batch.map((index) => {
             const keyIndex = (sent + index) % 2;
             const words = Array.from({ length: 1 + ((index * 7) % 23) }, (_, word) => `w${(index * 31 + word) % 97}`).join(' ');
-            return chat(gw, keys[keyIndex] ?? '', { model: 'mock-text', messages: [{ role: 'user', content: words }] }).then((response) => ({
-              keyIndex,
-              response,
-            }));
+            return chat(gw, keys[keyIndex] ?? '', { model: 'mock-text', messages: [{ role: 'user', content: words }] }).then(
+              (response) => ({
+                keyIndex,
+                response,
+              }),
+            );
           }),
         );
         for (const { keyIndex, response } of responses) {
@@ -200,9 +202,15 @@ describe('streamed and cancelled requests', () => {
     const key = keys[0] ?? '';
     clock.set('2026-05-10T01:00:00.000Z');
     const withUsage = await readStream(
-      await streamRequest(key, { model: 'mock-chat', messages: [{ role: 'user', content: 'stream me please' }], stream_options: { include_usage: true } }),
+      await streamRequest(key, {
+        model: 'mock-chat',
+        messages: [{ role: 'user', content: 'stream me please' }],
+        stream_options: { include_usage: true },
+      }),
     );
-    const withoutUsage = await readStream(await streamRequest(key, { model: 'mock-chat', messages: [{ role: 'user', content: 'stream me please' }] }));
+    const withoutUsage = await readStream(
+      await streamRequest(key, { model: 'mock-chat', messages: [{ role: 'user', content: 'stream me please' }] }),
+    );
     expect(withUsage.usage).not.toBeNull();
     expect(withoutUsage.usage).toBeNull();
     expect(withoutUsage.text).toBe(withUsage.text);
@@ -211,8 +219,14 @@ describe('streamed and cancelled requests', () => {
     const seen = withUsage.usage ?? { prompt_tokens: 0, completion_tokens: 0 };
     const body = await exactReport(gw, usageKey, { start: '2026-05-10', end: '2026-05-10' });
     // The same request twice: the unseen usage equals the seen one.
-    expect(body.keys[0]?.total).toMatchObject({ requests: 2, prompt_tokens: 2 * seen.prompt_tokens, completion_tokens: 2 * seen.completion_tokens });
-    expect(decimalToNano(body.keys[0]?.total.spend_usd ?? '')).toBe(femtoToNano(2n * costFemto(MOCK_CHAT_PRICES, seen.prompt_tokens, seen.completion_tokens)));
+    expect(body.keys[0]?.total).toMatchObject({
+      requests: 2,
+      prompt_tokens: 2 * seen.prompt_tokens,
+      completion_tokens: 2 * seen.completion_tokens,
+    });
+    expect(decimalToNano(body.keys[0]?.total.spend_usd ?? '')).toBe(
+      femtoToNano(2n * costFemto(MOCK_CHAT_PRICES, seen.prompt_tokens, seen.completion_tokens)),
+    );
   });
 
   it('a stream the client aborts still counts as a request (status 499 in the event)', async () => {

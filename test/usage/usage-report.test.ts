@@ -52,7 +52,9 @@ describe('days are Asia/Shanghai calendar days', () => {
       prompt_tokens: indexes.reduce((sum, index) => sum + (seen[index]?.prompt_tokens ?? 0), 0),
       completion_tokens: indexes.reduce((sum, index) => sum + (seen[index]?.completion_tokens ?? 0), 0),
     });
-    expect(entry?.daily.map(({ date, requests, prompt_tokens, completion_tokens }) => ({ date, requests, prompt_tokens, completion_tokens }))).toEqual([
+    expect(
+      entry?.daily.map(({ date, requests, prompt_tokens, completion_tokens }) => ({ date, requests, prompt_tokens, completion_tokens })),
+    ).toEqual([
       { date: '2026-03-01', ...day([0, 2]) },
       { date: '2026-03-02', ...day([1, 3]) },
     ]);
@@ -92,7 +94,12 @@ describe('days are Asia/Shanghai calendar days', () => {
   it('daily rows ascend by date, days without requests have no row, totals are their sums', async () => {
     const { key, usageKey } = await newAccount();
     // Out of order on purpose, with a gap of idle days.
-    for (const instant of ['2026-06-20T02:00:00.000Z', '2026-06-03T02:00:00.000Z', '2026-06-10T02:00:00.000Z', '2026-06-03T05:00:00.000Z']) {
+    for (const instant of [
+      '2026-06-20T02:00:00.000Z',
+      '2026-06-03T02:00:00.000Z',
+      '2026-06-10T02:00:00.000Z',
+      '2026-06-03T05:00:00.000Z',
+    ]) {
       await chatAt(gw, clock, key, instant, `request at ${instant}`);
     }
     const body = await exactReport(gw, usageKey, { start: '2026-06-01', end: '2026-06-30' });
@@ -345,7 +352,7 @@ describe('keys of the account', () => {
 });
 
 describe('tenancy', () => {
-  it('two accounts never see each other\'s keys or usage', async () => {
+  it("two accounts never see each other's keys or usage", async () => {
     const first = await newAccount('shared-name');
     const second = await newAccount('shared-name');
     await chatAt(gw, clock, first.key, '2026-07-01T01:00:00.000Z');
@@ -374,7 +381,9 @@ describe('authentication of the usage route', () => {
   it('401 missing_api_key without a key', async () => {
     const response = await report(gw, null);
     expect(response.status).toBe(401);
-    expect(response.body).toEqual({ error: { message: expect.any(String), type: 'authentication_error', code: 'missing_api_key', param: null } });
+    expect(response.body).toEqual({
+      error: { message: expect.any(String), type: 'authentication_error', code: 'missing_api_key', param: null },
+    });
   });
 
   it('401 invalid_api_key with an sk- key, even a valid one', async () => {
@@ -417,7 +426,11 @@ describe('what counts as a request', () => {
 
     const body = await exactReport(gw, usageKey, { start: '2026-08-01', end: '2026-08-01' });
     const expectedNano = femtoToNano(costFemto(MOCK_CHAT_PRICES, seen.prompt_tokens, seen.completion_tokens));
-    expect(body.keys[0]?.total).toMatchObject({ requests: 2, prompt_tokens: seen.prompt_tokens, completion_tokens: seen.completion_tokens });
+    expect(body.keys[0]?.total).toMatchObject({
+      requests: 2,
+      prompt_tokens: seen.prompt_tokens,
+      completion_tokens: seen.completion_tokens,
+    });
     expect(decimalToNano(body.keys[0]?.total.spend_usd ?? '')).toBe(expectedNano);
   });
 

@@ -37,7 +37,12 @@ export async function accountsPage({ main, isCurrent }: PageContext): Promise<vo
 
   const name = h('input', { type: 'text', name: 'name', required: true, maxlength: '100', autocomplete: 'off' });
   const submit = h('button', { type: 'submit', class: 'button primary' }, 'Create account');
-  const form = h('form', { class: 'card inline-form', novalidate: true, 'aria-labelledby': 'create-account' }, h('h2', { id: 'create-account' }, 'New account'), h('div', { class: 'form-row' }, field('Account name', name), submit));
+  const form = h(
+    'form',
+    { class: 'card inline-form', novalidate: true, 'aria-labelledby': 'create-account' },
+    h('h2', { id: 'create-account' }, 'New account'),
+    h('div', { class: 'form-row' }, field('Account name', name), submit),
+  );
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     clearFormError(form);
@@ -60,7 +65,12 @@ export async function accountsPage({ main, isCurrent }: PageContext): Promise<vo
   drawTable();
   loaded(
     main,
-    h('div', { class: 'page-head' }, h('h1', { tabindex: '-1' }, 'Accounts'), h('p', { class: 'muted' }, 'Every account of this gateway. Each owns its API keys, its usage query key and its usage.')),
+    h(
+      'div',
+      { class: 'page-head' },
+      h('h1', { tabindex: '-1' }, 'Accounts'),
+      h('p', { class: 'muted' }, 'Every account of this gateway. Each owns its API keys, its usage query key and its usage.'),
+    ),
     form,
     slot,
     tableSlot,
@@ -109,10 +119,18 @@ function editCeilings(account: Account, onSaved: (account: Account) => void, ret
 
 function accountsTable(accounts: Account[], slot: HTMLElement, onSaved: (account: Account) => void): HTMLElement {
   if (accounts.length === 0) {
-    return emptyState('No accounts yet', ['Create the first one above, or on the command line: ', h('code', {}, 'model-gateway accounts create --name NAME'), '.']);
+    return emptyState('No accounts yet', [
+      'Create the first one above, or on the command line: ',
+      h('code', {}, 'model-gateway accounts create --name NAME'),
+      '.',
+    ]);
   }
   const rows = accounts.map((account) => {
-    const linkButton = h('button', { type: 'button', class: 'button small', 'aria-label': `Create a login link for ${account.name}` }, 'Login link');
+    const linkButton = h(
+      'button',
+      { type: 'button', class: 'button small', 'aria-label': `Create a login link for ${account.name}` },
+      'Login link',
+    );
     linkButton.addEventListener('click', () => {
       linkButton.disabled = true;
       expectStatus(api().admin.createLoginLink({ params: { accountId: account.id } }), 201).then(
@@ -134,7 +152,11 @@ function accountsTable(accounts: Account[], slot: HTMLElement, onSaved: (account
         },
       );
     });
-    const ceilings = h('button', { type: 'button', class: 'button small', 'aria-label': `Change the ceilings of ${account.name}` }, 'Ceilings');
+    const ceilings = h(
+      'button',
+      { type: 'button', class: 'button small', 'aria-label': `Change the ceilings of ${account.name}` },
+      'Ceilings',
+    );
     ceilings.addEventListener('click', () => editCeilings(account, onSaved, () => ceilings));
     return h(
       'tr',
@@ -142,7 +164,11 @@ function accountsTable(accounts: Account[], slot: HTMLElement, onSaved: (account
       h('th', { scope: 'row', 'data-label': 'Name' }, h('a', { href: paths.keys(account.id) }, account.name)),
       h('td', { 'data-label': 'ID' }, h('code', {}, account.id)),
       h('td', { 'data-label': 'Ceilings' }, ceilingsText(account)),
-      h('td', { 'data-label': 'Created' }, h('time', { datetime: account.created_at, title: account.created_at }, formatDateTime(account.created_at))),
+      h(
+        'td',
+        { 'data-label': 'Created' },
+        h('time', { datetime: account.created_at, title: account.created_at }, formatDateTime(account.created_at)),
+      ),
       h(
         'td',
         { 'data-label': 'Actions' },
@@ -164,7 +190,19 @@ function accountsTable(accounts: Account[], slot: HTMLElement, onSaved: (account
       'table',
       { class: 'table responsive' },
       h('caption', { class: 'visually-hidden' }, 'Accounts'),
-      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Name'), h('th', { scope: 'col' }, 'ID'), h('th', { scope: 'col' }, 'Ceilings'), h('th', { scope: 'col' }, 'Created'), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          h('th', { scope: 'col' }, 'Name'),
+          h('th', { scope: 'col' }, 'ID'),
+          h('th', { scope: 'col' }, 'Ceilings'),
+          h('th', { scope: 'col' }, 'Created'),
+          h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')),
+        ),
+      ),
       h('tbody', {}, rows),
     ),
   );

@@ -11,7 +11,10 @@ function changeText(entry: AuditEntry): string {
   if (entry.before === null) return 'created';
   const after = entry.after ?? {};
   const changed = Object.keys(after).filter((name) => JSON.stringify(after[name]) !== JSON.stringify(entry.before?.[name]));
-  return changed.map((name) => `${name}: ${JSON.stringify(entry.before?.[name] ?? null)} → ${JSON.stringify(after[name])}`).join('; ') || 'no change';
+  return (
+    changed.map((name) => `${name}: ${JSON.stringify(entry.before?.[name] ?? null)} → ${JSON.stringify(after[name])}`).join('; ') ||
+    'no change'
+  );
 }
 
 /**
@@ -63,7 +66,15 @@ export function auditSection(accountId?: string): HTMLElement {
       h(
         'table',
         { class: 'table responsive' },
-        h('thead', {}, h('tr', {}, ['When', 'Who', 'What', 'Change'].map((title) => h('th', { scope: 'col' }, title)))),
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            ['When', 'Who', 'What', 'Change'].map((title) => h('th', { scope: 'col' }, title)),
+          ),
+        ),
         body,
       ),
     ),

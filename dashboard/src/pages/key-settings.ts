@@ -36,7 +36,8 @@ function toLocalInput(date: Date): string {
 export function readExpires(input: HTMLInputElement): string | null {
   if (input.value.trim() === '') return null;
   const date = new Date(input.value);
-  if (Number.isNaN(date.getTime())) throw new ApiError(400, 'Expires must be a date and time, or empty for never.', 'invalid_value', 'expires_at');
+  if (Number.isNaN(date.getTime()))
+    throw new ApiError(400, 'Expires must be a date and time, or empty for never.', 'invalid_value', 'expires_at');
   return date.toISOString();
 }
 
@@ -46,7 +47,8 @@ export function graceInput(): HTMLInputElement {
 
 export function readGrace(input: HTMLInputElement): number {
   const value = Number(input.value);
-  if (!Number.isInteger(value) || value < 0) throw new ApiError(400, 'The grace period is a whole number of seconds, 0 or more.', 'invalid_value', 'grace_seconds');
+  if (!Number.isInteger(value) || value < 0)
+    throw new ApiError(400, 'The grace period is a whole number of seconds, 0 or more.', 'invalid_value', 'grace_seconds');
   return value;
 }
 
@@ -56,7 +58,10 @@ export function modelsText(models: string[] | null): string {
 
 /** Expiry and last use, for the keys table. */
 export function keyTimesText(key: ApiKey): string {
-  const expiry = key.expires_at === null ? 'Never expires' : `${Date.parse(key.expires_at) <= Date.now() ? 'Expired' : 'Expires'} ${formatDateTime(key.expires_at)}`;
+  const expiry =
+    key.expires_at === null
+      ? 'Never expires'
+      : `${Date.parse(key.expires_at) <= Date.now() ? 'Expired' : 'Expires'} ${formatDateTime(key.expires_at)}`;
   const used = key.last_used_at === null ? 'never used' : `last used ${formatDateTime(key.last_used_at)}`;
   return `${expiry} · ${used}`;
 }

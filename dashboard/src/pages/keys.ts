@@ -21,7 +21,12 @@ function readLimit(input: HTMLInputElement): number | null {
   if (text === '') return null;
   const value = Number(text);
   if (!Number.isInteger(value) || value < 1) {
-    throw new ApiError(400, `${input.name === 'rpm' ? 'Requests' : 'Tokens'} per minute must be a whole number of at least 1, or empty for the default.`, 'invalid_value', input.name);
+    throw new ApiError(
+      400,
+      `${input.name === 'rpm' ? 'Requests' : 'Tokens'} per minute must be a whole number of at least 1, or empty for the default.`,
+      'invalid_value',
+      input.name,
+    );
   }
   return value;
 }
@@ -29,7 +34,12 @@ function readLimit(input: HTMLInputElement): number | null {
 function statusBadge(key: ApiKey): HTMLElement {
   if (key.status === 'REVOKED') return h('span', { class: 'badge badge-revoked' }, 'Revoked');
   if (key.blocked) {
-    return h('span', {}, h('span', { class: 'badge badge-blocked' }, 'Blocked'), h('small', { class: 'muted' }, key.blocked_by === 'owner' ? ' by the owner' : ' by the operator'));
+    return h(
+      'span',
+      {},
+      h('span', { class: 'badge badge-blocked' }, 'Blocked'),
+      h('small', { class: 'muted' }, key.blocked_by === 'owner' ? ' by the owner' : ' by the operator'),
+    );
   }
   if (key.expires_at !== null && Date.parse(key.expires_at) <= Date.now()) return h('span', { class: 'badge badge-blocked' }, 'Expired');
   return h('span', { class: 'badge badge-active' }, 'Active');
@@ -123,12 +133,16 @@ export async function keysPage({ main, params, isCurrent }: PageContext): Promis
       const grace = graceInput();
       formDialog({
         title: `New secret for “${key.name}”`,
-        description: 'The key keeps its id, name, limits and usage. The current secret keeps working for the grace period; 0 stops it at once (a leaked key).',
+        description:
+          'The key keeps its id, name, limits and usage. The current secret keeps working for the grace period; 0 stops it at once (a leaked key).',
         fields: [field('Grace period (seconds)', grace)],
         submitLabel: 'Rotate secret',
         returnFocus: () => rowHeader(key.id),
         onSubmit: async () => {
-          const created = await expectStatus(api().admin.rotateKey({ params: { keyId: key.id }, body: { grace_seconds: readGrace(grace) } }), 200);
+          const created = await expectStatus(
+            api().admin.rotateKey({ params: { keyId: key.id }, body: { grace_seconds: readGrace(grace) } }),
+            200,
+          );
           const { key: secret, ...view } = created;
           replace(view);
           showSecret(created.name, secret);
@@ -137,15 +151,28 @@ export async function keysPage({ main, params, isCurrent }: PageContext): Promis
     });
     // The operator's block is the operator's to lift (docs/operator-controls.md).
     if (key.blocked && key.blocked_by === 'operator' && !isOperator()) {
-      return h('div', { class: 'actions' }, rename, limits, rotate, h('span', { class: 'muted' }, 'Blocked by the operator'), revokeButton(key));
+      return h(
+        'div',
+        { class: 'actions' },
+        rename,
+        limits,
+        rotate,
+        h('span', { class: 'muted' }, 'Blocked by the operator'),
+        revokeButton(key),
+      );
     }
-    const block = h('button', { type: 'button', class: 'button small', 'aria-label': `${key.blocked ? 'Unblock' : 'Block'} key ${key.name}` }, key.blocked ? 'Unblock' : 'Block');
+    const block = h(
+      'button',
+      { type: 'button', class: 'button small', 'aria-label': `${key.blocked ? 'Unblock' : 'Block'} key ${key.name}` },
+      key.blocked ? 'Unblock' : 'Block',
+    );
     block.addEventListener('click', () => {
       const params = { params: { keyId: key.id } };
       void act(
         block,
         () => expectStatus(key.blocked ? api().admin.unblockKey(params) : api().admin.blockKey(params), 200),
-        (updated) => (updated.blocked ? `Key “${updated.name}” blocked: its requests get 403 until unblocked.` : `Key “${updated.name}” unblocked.`),
+        (updated) =>
+          updated.blocked ? `Key “${updated.name}” blocked: its requests get 403 until unblocked.` : `Key “${updated.name}” unblocked.`,
       );
     });
     return h('div', { class: 'actions' }, rename, limits, rotate, block, revokeButton(key));
@@ -160,7 +187,12 @@ export async function keysPage({ main, params, isCurrent }: PageContext): Promis
         confirmLabel: 'Revoke key',
         danger: true,
       }).then((confirmed) => {
-        if (confirmed) void act(revoke, () => expectStatus(api().admin.revokeKey({ params: { keyId: key.id } }), 200), (updated) => `Key “${updated.name}” revoked.`);
+        if (confirmed)
+          void act(
+            revoke,
+            () => expectStatus(api().admin.revokeKey({ params: { keyId: key.id } }), 200),
+            (updated) => `Key “${updated.name}” revoked.`,
+          );
       });
     });
     return revoke;
@@ -168,7 +200,13 @@ export async function keysPage({ main, params, isCurrent }: PageContext): Promis
 
   const draw = () => {
     if (keys.length === 0) {
-      replaceChildren(tableSlot, emptyState('No API keys yet', 'Create one above; it calls /v1/chat/completions and /v1/embeddings as “Authorization: Bearer sk-…”.'));
+      replaceChildren(
+        tableSlot,
+        emptyState(
+          'No API keys yet',
+          'Create one above; it calls /v1/chat/completions and /v1/embeddings as “Authorization: Bearer sk-…”.',
+        ),
+      );
       return;
     }
     const rows = keys.map((key) =>
@@ -180,7 +218,11 @@ export async function keysPage({ main, params, isCurrent }: PageContext): Promis
         h('td', { 'data-label': 'Status' }, statusBadge(key)),
         h('td', { 'data-label': 'Limits' }, limitsText(key), h('br'), h('small', { class: 'muted' }, modelsText(key.models))),
         h('td', { 'data-label': 'Use' }, keyTimesText(key)),
-        h('td', { 'data-label': 'Created' }, h('time', { datetime: key.created_at, title: key.created_at }, formatDateTime(key.created_at))),
+        h(
+          'td',
+          { 'data-label': 'Created' },
+          h('time', { datetime: key.created_at, title: key.created_at }, formatDateTime(key.created_at)),
+        ),
         h('td', { 'data-label': 'Actions' }, rowActions(key)),
       ),
     );
@@ -193,7 +235,16 @@ export async function keysPage({ main, params, isCurrent }: PageContext): Promis
           'table',
           { class: 'table responsive' },
           h('caption', { class: 'visually-hidden' }, `API keys of ${account.name}`),
-          h('thead', {}, h('tr', {}, ['Name', 'Key', 'Status', 'Limits', 'Use', 'Created'].map((title) => h('th', { scope: 'col' }, title)), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')))),
+          h(
+            'thead',
+            {},
+            h(
+              'tr',
+              {},
+              ['Name', 'Key', 'Status', 'Limits', 'Use', 'Created'].map((title) => h('th', { scope: 'col' }, title)),
+              h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')),
+            ),
+          ),
           h('tbody', {}, rows),
         ),
       ),
@@ -222,8 +273,20 @@ export async function keysPage({ main, params, isCurrent }: PageContext): Promis
     'form',
     { class: 'card inline-form', novalidate: true, 'aria-labelledby': 'create-key' },
     h('h2', { id: 'create-key' }, 'New API key'),
-    h('div', { class: 'form-row' }, field('Name', name, 'Where it is used, e.g. “laptop” or “production”.'), field('RPM', rpm, 'Optional'), field('TPM', tpm, 'Optional')),
-    h('div', { class: 'form-row' }, field('Models', models, 'Optional: ids or prefix* patterns, comma-separated'), field('Expires', expires, 'Optional'), submit),
+    h(
+      'div',
+      { class: 'form-row' },
+      field('Name', name, 'Where it is used, e.g. “laptop” or “production”.'),
+      field('RPM', rpm, 'Optional'),
+      field('TPM', tpm, 'Optional'),
+    ),
+    h(
+      'div',
+      { class: 'form-row' },
+      field('Models', models, 'Optional: ids or prefix* patterns, comma-separated'),
+      field('Expires', expires, 'Optional'),
+      submit,
+    ),
   );
   form.addEventListener('submit', (event) => {
     event.preventDefault();

@@ -66,7 +66,11 @@ export async function loginPage({ main, query, isCurrent }: PageContext): Promis
       'section',
       { class: 'login-help', 'aria-labelledby': 'owner-help' },
       h('h2', { id: 'owner-help' }, 'Account owners'),
-      h('p', {}, 'Sign in with the one-time login link the operator gave you. A link works once and expires after 24 hours; ask for a new one when it has.'),
+      h(
+        'p',
+        {},
+        'Sign in with the one-time login link the operator gave you. A link works once and expires after 24 hours; ask for a new one when it has.',
+      ),
     ),
   );
   replaceChildren(main, page);

@@ -16,7 +16,14 @@ const CAPABILITY_LABELS: Record<string, string> = {
 };
 
 function matches(model: ModelEntry, filter: string): boolean {
-  const text = [model.id, model.owned_by, ...model.capabilities, ...model.capabilities.map((capability) => CAPABILITY_LABELS[capability] ?? '')].join(' ').toLowerCase();
+  const text = [
+    model.id,
+    model.owned_by,
+    ...model.capabilities,
+    ...model.capabilities.map((capability) => CAPABILITY_LABELS[capability] ?? ''),
+  ]
+    .join(' ')
+    .toLowerCase();
   return filter.split(/\s+/).every((word) => text.includes(word));
 }
 
@@ -33,7 +40,12 @@ export async function modelsPage({ main, isCurrent }: PageContext): Promise<void
     const shown = models.filter((model) => matches(model, filter.trim().toLowerCase()));
     count.textContent = `${shown.length} of ${models.length} models`;
     if (shown.length === 0) {
-      replaceChildren(tableSlot, models.length === 0 ? emptyState('No models configured', 'Add models to the gateway’s YAML configuration.') : emptyState('No model matches', 'Try another name, provider or capability.'));
+      replaceChildren(
+        tableSlot,
+        models.length === 0
+          ? emptyState('No models configured', 'Add models to the gateway’s YAML configuration.')
+          : emptyState('No model matches', 'Try another name, provider or capability.'),
+      );
       return;
     }
     replaceChildren(
@@ -48,7 +60,16 @@ export async function modelsPage({ main, isCurrent }: PageContext): Promise<void
           h(
             'thead',
             {},
-            h('tr', {}, h('th', { scope: 'col' }, 'Model'), h('th', { scope: 'col' }, 'Provider'), h('th', { scope: 'col' }, 'Capabilities'), h('th', { scope: 'col', class: 'number' }, 'Context window'), h('th', { scope: 'col', class: 'number' }, 'Input / 1M tokens'), h('th', { scope: 'col', class: 'number' }, 'Output / 1M tokens')),
+            h(
+              'tr',
+              {},
+              h('th', { scope: 'col' }, 'Model'),
+              h('th', { scope: 'col' }, 'Provider'),
+              h('th', { scope: 'col' }, 'Capabilities'),
+              h('th', { scope: 'col', class: 'number' }, 'Context window'),
+              h('th', { scope: 'col', class: 'number' }, 'Input / 1M tokens'),
+              h('th', { scope: 'col', class: 'number' }, 'Output / 1M tokens'),
+            ),
           ),
           h(
             'tbody',
@@ -62,7 +83,13 @@ export async function modelsPage({ main, isCurrent }: PageContext): Promise<void
                 h(
                   'td',
                   { 'data-label': 'Capabilities' },
-                  h('ul', { class: 'chips' }, model.capabilities.map((capability) => h('li', { class: `chip chip-${capability}` }, CAPABILITY_LABELS[capability] ?? capability))),
+                  h(
+                    'ul',
+                    { class: 'chips' },
+                    model.capabilities.map((capability) =>
+                      h('li', { class: `chip chip-${capability}` }, CAPABILITY_LABELS[capability] ?? capability),
+                    ),
+                  ),
                   model.dimensions ? h('small', { class: 'muted' }, `Dimensions: ${model.dimensions.join(', ')}`) : null,
                 ),
                 h('td', { 'data-label': 'Context window', class: 'number' }, `${formatInteger(model.context_window)} tokens`),
@@ -81,7 +108,12 @@ export async function modelsPage({ main, isCurrent }: PageContext): Promise<void
   draw('');
   loaded(
     main,
-    h('div', { class: 'page-head' }, h('h1', { tabindex: '-1' }, 'Models'), h('p', { class: 'muted' }, 'What the ', h('code', {}, 'model'), ' field of a request can name, with its prices in US dollars.')),
+    h(
+      'div',
+      { class: 'page-head' },
+      h('h1', { tabindex: '-1' }, 'Models'),
+      h('p', { class: 'muted' }, 'What the ', h('code', {}, 'model'), ' field of a request can name, with its prices in US dollars.'),
+    ),
     h('div', { class: 'toolbar' }, field('Filter models', search, 'By name, provider or capability, e.g. “vision”.'), count),
     tableSlot,
   );

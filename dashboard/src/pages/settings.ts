@@ -14,7 +14,10 @@ import { secretPanel } from '../ui/secret';
 export async function settingsPage({ main, params, isCurrent }: PageContext): Promise<void> {
   const accountId = params.accountId ?? '';
   loading(main, 'settings');
-  const [account, initial] = await Promise.all([loadAccount(accountId), expectStatus(api().admin.getUsageKey({ params: { accountId } }), 200)]);
+  const [account, initial] = await Promise.all([
+    loadAccount(accountId),
+    expectStatus(api().admin.getUsageKey({ params: { accountId } }), 200),
+  ]);
   if (!isCurrent()) return;
 
   let info = initial;
@@ -28,7 +31,14 @@ export async function settingsPage({ main, params, isCurrent }: PageContext): Pr
     replaceChildren(
       current,
       info.exists && info.hint && info.created_at
-        ? h('dl', { class: 'facts' }, h('dt', {}, 'Current key'), h('dd', {}, h('code', {}, info.hint)), h('dt', {}, 'Created'), h('dd', {}, h('time', { datetime: info.created_at, title: info.created_at }, formatDateTime(info.created_at))))
+        ? h(
+            'dl',
+            { class: 'facts' },
+            h('dt', {}, 'Current key'),
+            h('dd', {}, h('code', {}, info.hint)),
+            h('dt', {}, 'Created'),
+            h('dd', {}, h('time', { datetime: info.created_at, title: info.created_at }, formatDateTime(info.created_at))),
+          )
         : emptyState('No usage query key yet', 'Generate one to read this account’s usage report from scripts or a spreadsheet.'),
     );
   };
@@ -77,12 +87,23 @@ export async function settingsPage({ main, params, isCurrent }: PageContext): Pr
       'section',
       { class: 'card', 'aria-labelledby': 'usage-key-title' },
       h('h2', { id: 'usage-key-title' }, 'Usage query key'),
-      h('p', {}, 'A read-only key (', h('code', {}, 'uk-…'), ') for the per-key usage report of this account. It cannot call models, and an account has at most one: a new one replaces the old.'),
+      h(
+        'p',
+        {},
+        'A read-only key (',
+        h('code', {}, 'uk-…'),
+        ') for the per-key usage report of this account. It cannot call models, and an account has at most one: a new one replaces the old.',
+      ),
       current,
       messages,
       h('div', { class: 'button-row' }, button),
       secretSlot,
-      h('details', { class: 'example' }, h('summary', {}, 'How to use it'), h('pre', {}, h('code', {}, `curl "${origin}/v1/usage/keys?start=2026-11-01&end=2026-11-30" \\\n  -H "Authorization: Bearer uk-…"`))),
+      h(
+        'details',
+        { class: 'example' },
+        h('summary', {}, 'How to use it'),
+        h('pre', {}, h('code', {}, `curl "${origin}/v1/usage/keys?start=2026-11-01&end=2026-11-30" \\\n  -H "Authorization: Bearer uk-…"`)),
+      ),
     ),
   );
 }

@@ -13,7 +13,14 @@ import { addDays, DEFAULT_RANGE_DAYS, eachDay, MAX_RANGE_DAYS, shanghaiToday } f
 type Entry = DetailedUsageReport['keys'][number];
 type Metric = (row: Entry['daily'][number]) => number;
 
-const METRICS: { id: string; title: string; value: Metric; axis: (value: number) => string; exact: (value: number) => string; integer: boolean }[] = [
+const METRICS: {
+  id: string;
+  title: string;
+  value: Metric;
+  axis: (value: number) => string;
+  exact: (value: number) => string;
+  integer: boolean;
+}[] = [
   { id: 'spend', title: 'Spend per day (USD)', value: (row) => row.spend_usd, axis: formatUsd, exact: formatUsd, integer: false },
   {
     id: 'requests',
@@ -36,7 +43,11 @@ const METRICS: { id: string; title: string; value: Metric; axis: (value: number)
 const keyLabel = (entry: Entry) => `${entry.name} (${entry.hint})`;
 
 function seriesOf(report: DetailedUsageReport, metric: Metric): ChartSeries[] {
-  return report.keys.map((entry, index) => ({ label: keyLabel(entry), color: index, values: new Map(entry.daily.map((row) => [row.date, metric(row)])) }));
+  return report.keys.map((entry, index) => ({
+    label: keyLabel(entry),
+    color: index,
+    values: new Map(entry.daily.map((row) => [row.date, metric(row)])),
+  }));
 }
 
 function summary(report: DetailedUsageReport): HTMLElement {
@@ -47,7 +58,11 @@ function summary(report: DetailedUsageReport): HTMLElement {
     ['Prompt tokens', formatInteger(sum((entry) => entry.total.prompt_tokens))],
     ['Completion tokens', formatInteger(sum((entry) => entry.total.completion_tokens))],
   ];
-  return h('dl', { class: 'stats' }, cards.map(([label, value]) => h('div', { class: 'stat' }, h('dt', {}, label), h('dd', {}, value))));
+  return h(
+    'dl',
+    { class: 'stats' },
+    cards.map(([label, value]) => h('div', { class: 'stat' }, h('dt', {}, label), h('dd', {}, value))),
+  );
 }
 
 type Counts = Entry['total'];
@@ -75,7 +90,17 @@ function modelsTable(report: DetailedUsageReport): HTMLElement | null {
       'table',
       { class: 'table responsive models' },
       h('caption', {}, `Per key and model, ${report.start} to ${report.end}`),
-      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Key'), h('th', { scope: 'col' }, 'Model'), ...COUNT_COLUMNS.map(([title]) => h('th', { scope: 'col', class: 'number' }, title)))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          h('th', { scope: 'col' }, 'Key'),
+          h('th', { scope: 'col' }, 'Model'),
+          ...COUNT_COLUMNS.map(([title]) => h('th', { scope: 'col', class: 'number' }, title)),
+        ),
+      ),
       h(
         'tbody',
         {},
@@ -94,7 +119,8 @@ function modelsTable(report: DetailedUsageReport): HTMLElement | null {
 }
 
 function totalsTable(report: DetailedUsageReport): HTMLElement {
-  const numbers = (total: Counts) => COUNT_COLUMNS.map(([title, pick, format]) => h('td', { class: 'number', 'data-label': title }, format(pick(total))));
+  const numbers = (total: Counts) =>
+    COUNT_COLUMNS.map(([title, pick, format]) => h('td', { class: 'number', 'data-label': title }, format(pick(total))));
   const all = report.keys.reduce(
     (sum, entry) => ({
       spend_usd: sum.spend_usd + entry.total.spend_usd,
@@ -106,7 +132,16 @@ function totalsTable(report: DetailedUsageReport): HTMLElement {
       cache_write_1h_tokens: sum.cache_write_1h_tokens + entry.total.cache_write_1h_tokens,
       reasoning_tokens: sum.reasoning_tokens + entry.total.reasoning_tokens,
     }),
-    { spend_usd: 0, requests: 0, prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0, cache_write_tokens: 0, cache_write_1h_tokens: 0, reasoning_tokens: 0 },
+    {
+      spend_usd: 0,
+      requests: 0,
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      cached_tokens: 0,
+      cache_write_tokens: 0,
+      cache_write_1h_tokens: 0,
+      reasoning_tokens: 0,
+    },
   );
   return h(
     'div',
@@ -115,7 +150,17 @@ function totalsTable(report: DetailedUsageReport): HTMLElement {
       'table',
       { class: 'table responsive totals' },
       h('caption', {}, `Totals per key, ${report.start} to ${report.end}`),
-      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Key'), h('th', { scope: 'col' }, 'Status'), ...COUNT_COLUMNS.map(([title]) => h('th', { scope: 'col', class: 'number' }, title)))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          h('th', { scope: 'col' }, 'Key'),
+          h('th', { scope: 'col' }, 'Status'),
+          ...COUNT_COLUMNS.map(([title]) => h('th', { scope: 'col', class: 'number' }, title)),
+        ),
+      ),
       h(
         'tbody',
         {},
@@ -129,14 +174,22 @@ function totalsTable(report: DetailedUsageReport): HTMLElement {
           ),
         ),
       ),
-      h('tfoot', {}, h('tr', {}, h('th', { scope: 'row', 'data-label': 'Key' }, 'All keys'), h('td', { 'data-label': 'Status' }), ...numbers(all))),
+      h(
+        'tfoot',
+        {},
+        h('tr', {}, h('th', { scope: 'row', 'data-label': 'Key' }, 'All keys'), h('td', { 'data-label': 'Status' }), ...numbers(all)),
+      ),
     ),
   );
 }
 
 function results(account: Account, report: DetailedUsageReport, width: number): HTMLElement {
   if (report.keys.length === 0) {
-    return emptyState('No keys to report', ['This account has no API keys yet. ', h('a', { href: paths.keys(account.id) }, 'Create one'), ' and its requests show up here.']);
+    return emptyState('No keys to report', [
+      'This account has no API keys yet. ',
+      h('a', { href: paths.keys(account.id) }, 'Create one'),
+      ' and its requests show up here.',
+    ]);
   }
   const days = eachDay(report.start, report.end);
   const hasTraffic = report.keys.some((entry) => entry.daily.length > 0);
@@ -150,8 +203,26 @@ function results(account: Account, report: DetailedUsageReport, width: number): 
     { class: 'usage-results' },
     summary(report),
     hasTraffic
-      ? h('div', { class: 'charts' }, METRICS.map((metric) => stackedBarChart({ metric: metric.id, title: metric.title, days, series: seriesOf(report, metric.value), formatAxis: metric.axis, formatValue: metric.exact, width, integer: metric.integer })))
-      : emptyState('No requests in this range', `None of the keys made a request between ${report.start} and ${report.end} (Asia/Shanghai days).`),
+      ? h(
+          'div',
+          { class: 'charts' },
+          METRICS.map((metric) =>
+            stackedBarChart({
+              metric: metric.id,
+              title: metric.title,
+              days,
+              series: seriesOf(report, metric.value),
+              formatAxis: metric.axis,
+              formatValue: metric.exact,
+              width,
+              integer: metric.integer,
+            }),
+          ),
+        )
+      : emptyState(
+          'No requests in this range',
+          `None of the keys made a request between ${report.start} and ${report.end} (Asia/Shanghai days).`,
+        ),
     totalsTable(report),
     modelsTable(report),
     h('div', { class: 'button-row' }, download),
@@ -166,11 +237,13 @@ export async function usagePage({ main, params, query, isCurrent }: PageContext)
   if (!isCurrent()) return;
   const today = shanghaiToday();
   const end = query.get('end') ?? today;
-  const start = query.get('start') ?? (query.get('end') ? safeAddDays(end, -(DEFAULT_RANGE_DAYS - 1)) : addDays(today, -(DEFAULT_RANGE_DAYS - 1)));
+  const start =
+    query.get('start') ?? (query.get('end') ? safeAddDays(end, -(DEFAULT_RANGE_DAYS - 1)) : addDays(today, -(DEFAULT_RANGE_DAYS - 1)));
 
   const startInput = h('input', { type: 'date', name: 'start', value: start, required: true });
   const endInput = h('input', { type: 'date', name: 'end', value: end, required: true });
-  const show = (from: string, to: string) => navigate(`${paths.usage(accountId)}?start=${encodeURIComponent(from)}&end=${encodeURIComponent(to)}`);
+  const show = (from: string, to: string) =>
+    navigate(`${paths.usage(accountId)}?start=${encodeURIComponent(from)}&end=${encodeURIComponent(to)}`);
   const preset = (days: number) => {
     const button = h('button', { type: 'button', class: 'button small' }, `Last ${days} days`);
     button.addEventListener('click', () => show(addDays(today, -(days - 1)), today));
@@ -182,7 +255,13 @@ export async function usagePage({ main, params, query, isCurrent }: PageContext)
     'form',
     { class: 'card range-form', novalidate: true, 'aria-labelledby': 'range-title' },
     h('h2', { id: 'range-title', class: 'visually-hidden' }, 'Date range'),
-    h('div', { class: 'form-row' }, field('From', startInput), field('To', endInput), h('button', { type: 'submit', class: 'button primary' }, 'Show')),
+    h(
+      'div',
+      { class: 'form-row' },
+      field('From', startInput),
+      field('To', endInput),
+      h('button', { type: 'submit', class: 'button primary' }, 'Show'),
+    ),
     h('div', { class: 'presets', role: 'group', 'aria-label': 'Quick ranges' }, preset(7), preset(30), preset(MAX_RANGE_DAYS), refresh),
     h('p', { class: 'hint' }, `Asia/Shanghai calendar days (UTC+8), at most ${MAX_RANGE_DAYS} days.`),
   );
@@ -197,7 +276,10 @@ export async function usagePage({ main, params, query, isCurrent }: PageContext)
 
   let report: DetailedUsageReport;
   try {
-    report = await expectStatus(api().admin.getUsage({ params: { accountId }, query: { start: startInput.value, end: endInput.value } }), 200);
+    report = await expectStatus(
+      api().admin.getUsage({ params: { accountId }, query: { start: startInput.value, end: endInput.value } }),
+      200,
+    );
   } catch (error) {
     if (!isCurrent()) return;
     replaceChildren(resultSlot);

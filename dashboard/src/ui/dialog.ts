@@ -28,12 +28,22 @@ export function confirmDialog(options: ConfirmOptions): Promise<boolean> {
   return new Promise((resolve) => {
     const titleId = `dialog-title-${Date.now()}`;
     const messageId = `${titleId}-message`;
-    const confirm = h('button', { type: 'submit', value: 'confirm', class: options.danger ? 'button danger' : 'button primary' }, options.confirmLabel);
+    const confirm = h(
+      'button',
+      { type: 'submit', value: 'confirm', class: options.danger ? 'button danger' : 'button primary' },
+      options.confirmLabel,
+    );
     const cancel = h('button', { type: 'submit', value: 'cancel', class: 'button', formnovalidate: true }, 'Cancel');
     const dialog = h(
       'dialog',
       { class: 'dialog', 'aria-labelledby': titleId, 'aria-describedby': messageId, role: options.danger ? 'alertdialog' : 'dialog' },
-      h('form', { method: 'dialog' }, h('h2', { id: titleId }, options.title), h('p', { id: messageId }, options.message), h('div', { class: 'dialog-actions' }, cancel, confirm)),
+      h(
+        'form',
+        { method: 'dialog' },
+        h('h2', { id: titleId }, options.title),
+        h('p', { id: messageId }, options.message),
+        h('div', { class: 'dialog-actions' }, cancel, confirm),
+      ),
     );
     dialog.addEventListener('close', () => resolve(dialog.returnValue === 'confirm'));
     openDialog(dialog);

@@ -56,7 +56,13 @@ export function renderShell(root: HTMLElement, pathname: string): HTMLElement {
   const header = h(
     'header',
     { class: 'topbar' },
-    h('div', { class: 'topbar-inner' }, h('a', { class: 'brand', href: paths.home() }, h('span', { class: 'brand-mark', 'aria-hidden': 'true' }, '◆'), 'Model Gateway'), nav, user),
+    h(
+      'div',
+      { class: 'topbar-inner' },
+      h('a', { class: 'brand', href: paths.home() }, h('span', { class: 'brand-mark', 'aria-hidden': 'true' }, '◆'), 'Model Gateway'),
+      nav,
+      user,
+    ),
   );
   replaceChildren(root, h('a', { class: 'skip-link', href: '#main' }, 'Skip to content'), header, main, statusRegion());
   return main;
@@ -66,9 +72,24 @@ export function renderShell(root: HTMLElement, pathname: string): HTMLElement {
 export function accountHeader(account: Account, title: string, section: 'keys' | 'usage' | 'settings'): HTMLElement {
   const parts: HTMLElement[] = [];
   if (isOperator()) {
-    parts.push(h('nav', { class: 'breadcrumb', 'aria-label': 'Breadcrumb' }, h('a', { href: paths.accounts() }, 'Accounts'), h('span', { 'aria-hidden': 'true' }, ' / '), h('span', {}, account.name)));
+    parts.push(
+      h(
+        'nav',
+        { class: 'breadcrumb', 'aria-label': 'Breadcrumb' },
+        h('a', { href: paths.accounts() }, 'Accounts'),
+        h('span', { 'aria-hidden': 'true' }, ' / '),
+        h('span', {}, account.name),
+      ),
+    );
   }
-  parts.push(h('div', { class: 'page-head' }, h('h1', { tabindex: '-1' }, title), h('p', { class: 'muted' }, `${account.name} · `, h('code', {}, account.id))));
+  parts.push(
+    h(
+      'div',
+      { class: 'page-head' },
+      h('h1', { tabindex: '-1' }, title),
+      h('p', { class: 'muted' }, `${account.name} · `, h('code', {}, account.id)),
+    ),
+  );
   if (isOperator()) {
     parts.push(
       h(
@@ -98,4 +119,3 @@ export function loaded(main: HTMLElement, ...children: Parameters<typeof replace
   main.removeAttribute('aria-busy');
   replaceChildren(main, ...children);
 }
-

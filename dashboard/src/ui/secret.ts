@@ -24,7 +24,14 @@ export interface SecretOptions {
 /** A secret shown once (a new API key, usage key or login link), with a copy button. */
 export function secretPanel(options: SecretOptions): HTMLElement {
   const titleId = `secret-${Date.now()}`;
-  const value = h('input', { class: 'secret-value', type: 'text', readonly: true, value: options.secret, 'aria-label': options.label, spellcheck: 'false' });
+  const value = h('input', {
+    class: 'secret-value',
+    type: 'text',
+    readonly: true,
+    value: options.secret,
+    'aria-label': options.label,
+    spellcheck: 'false',
+  });
   const copy = h('button', { type: 'button', class: 'button primary' }, 'Copy');
   copy.addEventListener('click', () => {
     void copyText(options.secret, value).then((copied) => {

@@ -82,7 +82,15 @@ export function chartLayout(options: LayoutOptions): ChartLayout {
       const value = entry.values.get(day) ?? 0;
       if (value <= 0) continue;
       const rectTop = y(base + value);
-      bars.push({ day, series: entry, value, x: center - barWidth / 2, y: rectTop, width: barWidth, height: Math.max(1, y(base) - rectTop) });
+      bars.push({
+        day,
+        series: entry,
+        value,
+        x: center - barWidth / 2,
+        y: rectTop,
+        width: barWidth,
+        height: Math.max(1, y(base) - rectTop),
+      });
       base += value;
     }
     if (index % labelEvery === 0) labels.push({ day, x: center });

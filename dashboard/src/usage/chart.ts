@@ -30,14 +30,32 @@ export function stackedBarChart(options: ChartOptions): HTMLElement {
   const bars = layout.bars.map((bar) =>
     svg(
       'rect',
-      { class: `bar series-${bar.series.color % PALETTE_SIZE}`, x: bar.x, y: bar.y, width: bar.width, height: bar.height, 'data-day': bar.day, 'data-value': bar.value },
+      {
+        class: `bar series-${bar.series.color % PALETTE_SIZE}`,
+        x: bar.x,
+        y: bar.y,
+        width: bar.width,
+        height: bar.height,
+        'data-day': bar.day,
+        'data-value': bar.value,
+      },
       svg('title', {}, `${shortDay(bar.day)} · ${bar.series.label}: ${options.formatValue(bar.value)}`),
     ),
   );
-  const labels = layout.labels.map((label) => svg('text', { x: label.x, y: CHART_HEIGHT - 8, 'text-anchor': 'middle' }, shortDay(label.day)));
+  const labels = layout.labels.map((label) =>
+    svg('text', { x: label.x, y: CHART_HEIGHT - 8, 'text-anchor': 'middle' }, shortDay(label.day)),
+  );
   const chart = svg(
     'svg',
-    { class: 'chart', viewBox: `0 0 ${width} ${CHART_HEIGHT}`, width, height: CHART_HEIGHT, role: 'img', 'aria-label': layout.summary, preserveAspectRatio: 'xMinYMin meet' },
+    {
+      class: 'chart',
+      viewBox: `0 0 ${width} ${CHART_HEIGHT}`,
+      width,
+      height: CHART_HEIGHT,
+      role: 'img',
+      'aria-label': layout.summary,
+      preserveAspectRatio: 'xMinYMin meet',
+    },
     grid,
     bars,
     labels,
@@ -47,7 +65,15 @@ export function stackedBarChart(options: ChartOptions): HTMLElement {
   const legend = h(
     'ul',
     { class: 'legend', 'aria-label': `Keys in ${options.title}` },
-    shown.map((entry) => h('li', {}, h('span', { class: `swatch series-${entry.color % PALETTE_SIZE}`, 'aria-hidden': 'true' }), entry.label)),
+    shown.map((entry) =>
+      h('li', {}, h('span', { class: `swatch series-${entry.color % PALETTE_SIZE}`, 'aria-hidden': 'true' }), entry.label),
+    ),
   );
-  return h('figure', { class: 'chart-figure', 'data-metric': options.metric, 'data-total': layout.grandTotal }, h('figcaption', {}, options.title), chart, shown.length > 0 ? legend : null);
+  return h(
+    'figure',
+    { class: 'chart-figure', 'data-metric': options.metric, 'data-total': layout.grandTotal },
+    h('figcaption', {}, options.title),
+    chart,
+    shown.length > 0 ? legend : null,
+  );
 }

@@ -34,12 +34,22 @@ export function readAnthropicErrorMessage(body: string): string | null {
 }
 
 /** A non-2xx answer; `retryAfterMs` from its `retry-after` header (sent with 429s). */
-export function anthropicStatusError(provider: string, status: number, body: string, apiKey: string, retryAfterMs: number | null = null): UpstreamError {
+export function anthropicStatusError(
+  provider: string,
+  status: number,
+  body: string,
+  apiKey: string,
+  retryAfterMs: number | null = null,
+): UpstreamError {
   return errorForStatus(provider, status, readAnthropicErrorMessage(body), apiKey, retryAfterMs);
 }
 
 /** An `error` event inside a 200 stream, mapped as if it had arrived with its documented status. */
-export function anthropicStreamError(provider: string, error: { type: string; message?: string | undefined }, apiKey: string): UpstreamError {
+export function anthropicStreamError(
+  provider: string,
+  error: { type: string; message?: string | undefined },
+  apiKey: string,
+): UpstreamError {
   const status = STATUS_BY_ERROR_TYPE[error.type] ?? 500;
   return errorForStatus(provider, status, error.message ? `${error.message} (${error.type})` : error.type, apiKey);
 }
@@ -49,7 +59,13 @@ export function anthropicStreamError(provider: string, error: { type: string; me
  * (`billing_error`) concerns the gateway's account, not the caller's request: it is treated
  * like a credential failure (502, provider text withheld) rather than as the caller's 400.
  */
-function errorForStatus(provider: string, status: number, message: string | null, apiKey: string, retryAfterMs: number | null = null): UpstreamError {
+function errorForStatus(
+  provider: string,
+  status: number,
+  message: string | null,
+  apiKey: string,
+  retryAfterMs: number | null = null,
+): UpstreamError {
   if (status === 402) {
     return new UpstreamError('unavailable', `The provider "${provider}" refused the request for billing reasons.`, {
       retryable: false,

@@ -18,7 +18,14 @@ const CountTokensReplySchema = z.object({ input_tokens: z.number().int().nonnega
 export function createNativeMessages(options: ProviderFactoryOptions, root: string, defaultVersion: string): NativeMessagesApi {
   const provider = options.name;
 
-  async function post(path: string, body: Record<string, unknown>, upstreamModel: string, headers: NativeMessagesHeaders, signal: CallSignal, stream: boolean): Promise<HttpResponse> {
+  async function post(
+    path: string,
+    body: Record<string, unknown>,
+    upstreamModel: string,
+    headers: NativeMessagesHeaders,
+    signal: CallSignal,
+    stream: boolean,
+  ): Promise<HttpResponse> {
     const requestHeaders: Record<string, string> = {
       'x-api-key': options.apiKey,
       'anthropic-version': headers.anthropicVersion ?? defaultVersion,

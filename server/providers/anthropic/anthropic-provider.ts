@@ -108,7 +108,10 @@ function headerValue(value: string | string[] | undefined): string | null {
 }
 
 /** openai-node's pattern: `finally { if (!done) controller.abort() }`. */
-async function* abortWhenAbandoned(chunks: AsyncGenerator<ChatCompletionChunk>, release: AbortController): AsyncGenerator<ChatCompletionChunk> {
+async function* abortWhenAbandoned(
+  chunks: AsyncGenerator<ChatCompletionChunk>,
+  release: AbortController,
+): AsyncGenerator<ChatCompletionChunk> {
   let done = false;
   try {
     yield* chunks;

@@ -13,9 +13,7 @@ import { z } from 'zod';
 
 // ---- Outbound (request) ----------------------------------------------------------------
 
-export type AnthropicImageSource =
-  | { type: 'base64'; media_type: string; data: string }
-  | { type: 'url'; url: string };
+export type AnthropicImageSource = { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string };
 
 export interface AnthropicTextBlockParam {
   type: 'text';
@@ -38,10 +36,7 @@ export interface AnthropicToolResultBlockParam {
 }
 
 export type AnthropicContentBlockParam =
-  | AnthropicTextBlockParam
-  | AnthropicImageBlockParam
-  | AnthropicToolUseBlockParam
-  | AnthropicToolResultBlockParam;
+  AnthropicTextBlockParam | AnthropicImageBlockParam | AnthropicToolUseBlockParam | AnthropicToolResultBlockParam;
 
 export interface AnthropicMessageParam {
   role: 'user' | 'assistant';
@@ -106,9 +101,7 @@ const TextBlockSchema = z.object({ type: z.literal('text'), text: z.string() });
 const ToolUseBlockSchema = z.object({ type: z.literal('tool_use'), id: z.string().min(1), name: z.string().min(1), input: z.unknown() });
 
 export type ClassifiedContentBlock =
-  | { kind: 'text'; text: string }
-  | { kind: 'tool_use'; id: string; name: string; input: unknown }
-  | { kind: 'other'; type: string };
+  { kind: 'text'; text: string } | { kind: 'tool_use'; id: string; name: string; input: unknown } | { kind: 'other'; type: string };
 
 /** null when a `text` or `tool_use` block is malformed (the caller reports a bad response). */
 export function classifyContentBlock(block: AnthropicContentBlock): ClassifiedContentBlock | null {

@@ -47,8 +47,14 @@ interface ToolBlockState {
   sentArguments: boolean;
 }
 
-export async function* translateAnthropicStream(events: AsyncIterable<SseEvent>, context: StreamContext): AsyncGenerator<ChatCompletionChunk> {
-  const chunk = (delta: ChatCompletionChunk['choices'][number]['delta'], finishReason: FinishReason | null = null): ChatCompletionChunk => ({
+export async function* translateAnthropicStream(
+  events: AsyncIterable<SseEvent>,
+  context: StreamContext,
+): AsyncGenerator<ChatCompletionChunk> {
+  const chunk = (
+    delta: ChatCompletionChunk['choices'][number]['delta'],
+    finishReason: FinishReason | null = null,
+  ): ChatCompletionChunk => ({
     id: context.id,
     object: 'chat.completion.chunk',
     created: context.created,
@@ -147,7 +153,14 @@ export async function* translateAnthropicStream(events: AsyncIterable<SseEvent>,
         const tokens = mapAnthropicUsage(usage);
         if (tokens) {
           context.onUsage?.(tokens);
-          yield { id: context.id, object: 'chat.completion.chunk', created: context.created, model: context.model, choices: [], usage: toChatUsage(tokens) };
+          yield {
+            id: context.id,
+            object: 'chat.completion.chunk',
+            created: context.created,
+            model: context.model,
+            choices: [],
+            usage: toChatUsage(tokens),
+          };
         }
         break;
       }

@@ -2,11 +2,7 @@ import type { EmbeddingsRequest } from '../../../contract';
 import { invalidRequest } from '../../errors/gateway-error';
 import type { CallOptions, EmbeddingsResult, ModelTarget } from '../types';
 import { badResponse } from '../upstream-errors';
-import {
-  GeminiBatchEmbedContentsResponseSchema,
-  GeminiEmbedContentResponseSchema,
-  type GeminiEmbedContentRequest,
-} from './gemini-schemas';
+import { GeminiBatchEmbedContentsResponseSchema, GeminiEmbedContentResponseSchema, type GeminiEmbedContentRequest } from './gemini-schemas';
 import { geminiModelName, type GeminiTransport } from './gemini-transport';
 
 /** batchEmbedContents refuses more than 100 requests per call (HTTP 400). */
@@ -39,7 +35,13 @@ export async function createGeminiEmbeddings(
 
   let vectors: number[][];
   if (typeof request.input === 'string') {
-    const reply = await transport.postJson(target.upstreamModel, 'embedContent', embed(request.input), options.signal, GeminiEmbedContentResponseSchema);
+    const reply = await transport.postJson(
+      target.upstreamModel,
+      'embedContent',
+      embed(request.input),
+      options.signal,
+      GeminiEmbedContentResponseSchema,
+    );
     vectors = [reply.embedding.values];
   } else {
     vectors = [];
@@ -47,7 +49,13 @@ export async function createGeminiEmbeddings(
     for (let start = 0; start < request.input.length; start += GEMINI_EMBED_BATCH_SIZE) {
       const slice = request.input.slice(start, start + GEMINI_EMBED_BATCH_SIZE);
       const body = { requests: slice.map((text) => ({ model, ...embed(text) })) };
-      const reply = await transport.postJson(target.upstreamModel, 'batchEmbedContents', body, options.signal, GeminiBatchEmbedContentsResponseSchema);
+      const reply = await transport.postJson(
+        target.upstreamModel,
+        'batchEmbedContents',
+        body,
+        options.signal,
+        GeminiBatchEmbedContentsResponseSchema,
+      );
       if (reply.embeddings.length !== slice.length) throw badResponse(provider, 'a different number of embeddings than inputs');
       for (const embedding of reply.embeddings) vectors.push(embedding.values);
     }

@@ -11,7 +11,13 @@ import { GeminiErrorBodySchema, type GeminiErrorBody } from './gemini-schemas';
  * not the caller's mistake: 502 without the provider's text. `retryAfterMs` comes from a
  * `retry-after` header when there is one, else from the body's RetryInfo.
  */
-export function geminiStatusError(provider: string, status: number, bodyText: string, secret: string, retryAfterMs: number | null = null): UpstreamError {
+export function geminiStatusError(
+  provider: string,
+  status: number,
+  bodyText: string,
+  secret: string,
+  retryAfterMs: number | null = null,
+): UpstreamError {
   const error = parseErrorBody(bodyText);
   if (error && isCredentialError(error)) return upstreamStatusError(provider, 401, null, secret);
   return upstreamStatusError(provider, status, error?.message ?? null, secret, retryAfterMs ?? (error ? retryDelayMs(error) : null));

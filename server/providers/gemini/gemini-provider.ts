@@ -16,7 +16,13 @@ import { mapGenerateContentResponse, type ReplyContext } from './map-gemini-resp
  */
 export function createGeminiProvider(options: ProviderFactoryOptions): ProviderAdapter {
   const provider = options.name;
-  const transport = createGeminiTransport({ provider, baseUrl: options.baseUrl, apiKey: options.apiKey, http: options.http, now: options.now });
+  const transport = createGeminiTransport({
+    provider,
+    baseUrl: options.baseUrl,
+    apiKey: options.apiKey,
+    http: options.http,
+    now: options.now,
+  });
 
   const replyContext = (model: string): ReplyContext => ({
     provider,
@@ -31,7 +37,13 @@ export function createGeminiProvider(options: ProviderFactoryOptions): ProviderA
 
     async chat(request, target, call) {
       const body = buildGeminiRequest(request);
-      const reply = await transport.postJson(target.upstreamModel, 'generateContent', body, call.signal, GeminiGenerateContentResponseSchema);
+      const reply = await transport.postJson(
+        target.upstreamModel,
+        'generateContent',
+        body,
+        call.signal,
+        GeminiGenerateContentResponseSchema,
+      );
       return mapGenerateContentResponse(reply, replyContext(target.id));
     },
 
@@ -39,7 +51,12 @@ export function createGeminiProvider(options: ProviderFactoryOptions): ProviderA
       const body = buildGeminiRequest(request);
       // Our own abort, so that a consumer that stops early also stops the upstream generation.
       const release = new AbortController();
-      const response = await transport.post(target.upstreamModel, 'streamGenerateContent?alt=sse', body, AbortSignal.any([toAbortSignal(call.signal), release.signal]));
+      const response = await transport.post(
+        target.upstreamModel,
+        'streamGenerateContent?alt=sse',
+        body,
+        AbortSignal.any([toAbortSignal(call.signal), release.signal]),
+      );
       const contentType = response.headers['content-type'];
       const type = (Array.isArray(contentType) ? contentType[0] : contentType) ?? null;
       if (type !== null && !type.toLowerCase().includes('text/event-stream')) {

@@ -77,11 +77,23 @@ export async function* translateGeminiStream(
   }
   const tokenUsage = mapGeminiUsage(usage);
   if (tokenUsage) {
-    yield { id: context.id, object: 'chat.completion.chunk', created: context.created, model: context.model, choices: [], usage: toChatUsage(tokenUsage) };
+    yield {
+      id: context.id,
+      object: 'chat.completion.chunk',
+      created: context.created,
+      model: context.model,
+      choices: [],
+      usage: toChatUsage(tokenUsage),
+    };
   }
 }
 
-function* candidateDeltas(context: ReplyContext, index: number, candidate: GeminiCandidate, state: ChoiceState): Generator<ChatCompletionChunk> {
+function* candidateDeltas(
+  context: ReplyContext,
+  index: number,
+  candidate: GeminiCandidate,
+  state: ChoiceState,
+): Generator<ChatCompletionChunk> {
   let text = '';
   for (const part of candidate.content?.parts ?? []) {
     const partText = answerText(part);

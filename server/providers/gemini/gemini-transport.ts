@@ -32,7 +32,14 @@ export function createGeminiTransport(options: GeminiTransportOptions): GeminiTr
   const headers = { 'content-type': 'application/json', 'x-goog-api-key': options.apiKey };
 
   async function post(model: string, method: string, body: unknown, signal: CallSignal, buffered = false): Promise<HttpResponse> {
-    const response = await options.http.request({ url: modelUrl(root, model, method), method: 'POST', headers, body: JSON.stringify(body), signal, buffered });
+    const response = await options.http.request({
+      url: modelUrl(root, model, method),
+      method: 'POST',
+      headers,
+      body: JSON.stringify(body),
+      signal,
+      buffered,
+    });
     if (response.status >= 200 && response.status < 300) return response;
     let text = '';
     try {

@@ -27,11 +27,17 @@ export function mockTrigger(text: string | null): MockTrigger | null {
 export function triggerError(provider: string, trigger: MockTrigger | null, streaming: boolean): UpstreamError | null {
   switch (trigger) {
     case 'error_500':
-      return new UpstreamError('unavailable', `The provider "${provider}" is unavailable (HTTP 500).`, { retryable: true, upstreamStatus: 500 });
+      return new UpstreamError('unavailable', `The provider "${provider}" is unavailable (HTTP 500).`, {
+        retryable: true,
+        upstreamStatus: 500,
+      });
     case 'error_timeout':
       return new UpstreamError('timeout', `The provider "${provider}" timed out.`, { retryable: true });
     case 'error_400':
-      return new UpstreamError('rejected', `The provider "${provider}" rejected the request: mock rejection.`, { retryable: false, upstreamStatus: 400 });
+      return new UpstreamError('rejected', `The provider "${provider}" rejected the request: mock rejection.`, {
+        retryable: false,
+        upstreamStatus: 400,
+      });
     case 'error_midstream':
       return streaming ? null : triggerError(provider, 'error_500', false);
     default:

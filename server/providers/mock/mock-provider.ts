@@ -57,18 +57,14 @@ export function createMockProvider(options: ProviderFactoryOptions): ProviderAda
       }
       throwIfAborted(callOptions.signal);
       const reply = buildMockReply(request, generateId);
-      const chunks = mockChunks(
-        reply,
-        Object.assign(header(target.id), { object: 'chat.completion.chunk' as const }),
-        {
-          provider: name,
-          latencyMs: settings.latency_ms,
-          chunkDelayMs: settings.chunk_delay_ms,
-          chunks: settings.chunks,
-          failMidstream: trigger === 'error_midstream',
-          signal: callOptions.signal,
-        },
-      );
+      const chunks = mockChunks(reply, Object.assign(header(target.id), { object: 'chat.completion.chunk' as const }), {
+        provider: name,
+        latencyMs: settings.latency_ms,
+        chunkDelayMs: settings.chunk_delay_ms,
+        chunks: settings.chunks,
+        failMidstream: trigger === 'error_midstream',
+        signal: callOptions.signal,
+      });
       return { chunks };
     },
 

@@ -33,7 +33,12 @@ export function buildMockReply(request: ChatCompletionRequest, generateId: () =>
 
   // A real model stops at whichever comes first: a stop sequence or the token limit.
   const stops = typeof request.stop === 'string' ? [request.stop] : (request.stop ?? []);
-  const stopAt = Math.min(...stops.filter((stop) => stop.length > 0).map((stop) => content.indexOf(stop)).filter((index) => index >= 0));
+  const stopAt = Math.min(
+    ...stops
+      .filter((stop) => stop.length > 0)
+      .map((stop) => content.indexOf(stop))
+      .filter((index) => index >= 0),
+  );
   if (Number.isFinite(stopAt)) content = content.slice(0, stopAt);
   let tokens = encodeText(content);
   const limit = request.max_completion_tokens ?? request.max_tokens;

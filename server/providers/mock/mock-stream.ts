@@ -21,7 +21,11 @@ export interface MockStreamSettings {
 }
 
 /** The reply as OpenAI streams it: role on the first delta, finish_reason on the last, then usage. */
-export async function* mockChunks(reply: MockReply, header: ChunkHeader, settings: MockStreamSettings): AsyncGenerator<ChatCompletionChunk> {
+export async function* mockChunks(
+  reply: MockReply,
+  header: ChunkHeader,
+  settings: MockStreamSettings,
+): AsyncGenerator<ChatCompletionChunk> {
   const choices = replyChoices(reply, settings.chunks);
   await mockWait(settings.latencyMs, settings.signal);
   for (const [position, choice] of choices.entries()) {
@@ -39,8 +43,19 @@ function replyChoices(reply: MockReply, chunks: number | undefined): Choice[] {
   if (call) {
     // OpenAI's shape: a first delta with id, type and name, then the arguments by index.
     return [
-      { index: 0, delta: { role: 'assistant', tool_calls: [{ index: 0, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] }, finish_reason: null },
-      { index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: call.function.arguments } }] }, finish_reason: reply.finishReason },
+      {
+        index: 0,
+        delta: {
+          role: 'assistant',
+          tool_calls: [{ index: 0, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }],
+        },
+        finish_reason: null,
+      },
+      {
+        index: 0,
+        delta: { tool_calls: [{ index: 0, function: { arguments: call.function.arguments } }] },
+        finish_reason: reply.finishReason,
+      },
     ];
   }
   const pieces = splitIntoPieces(reply.content ?? '', chunks);

@@ -23,13 +23,11 @@ export function toChatCompletion(
     created: createdSeconds(upstream.created, ids),
     model: target.id,
     choices: upstream.choices.map((choice, position) => {
-      const toolCalls = choice.message.tool_calls?.map(
-        (call): ToolCall => ({
-          id: call.id || `call_${ids.generateId()}`,
-          type: 'function',
-          function: { name: call.function.name, arguments: argumentsText(call.function.arguments) },
-        }),
-      );
+      const toolCalls = choice.message.tool_calls?.map((call): ToolCall => ({
+        id: call.id || `call_${ids.generateId()}`,
+        type: 'function',
+        function: { name: call.function.name, arguments: argumentsText(call.function.arguments) },
+      }));
       const content = contentText(choice.message.content);
       return {
         index: choice.index ?? position,

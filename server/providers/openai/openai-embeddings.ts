@@ -9,7 +9,12 @@ type EmbeddingsResponse = EmbeddingsResult['response'];
  * OpenAI does not promise to keep in `data`). Null when the vectors do not match the inputs
  * one to one: a wrong count or index is a broken reply, not something to pass on.
  */
-export function toEmbeddingsResponse(upstream: OpenAiEmbeddings, target: ModelTarget, inputs: number, base64: boolean): EmbeddingsResponse | null {
+export function toEmbeddingsResponse(
+  upstream: OpenAiEmbeddings,
+  target: ModelTarget,
+  inputs: number,
+  base64: boolean,
+): EmbeddingsResponse | null {
   const data = upstream.data.map((item, position) => ({
     object: 'embedding' as const,
     index: item.index ?? position,

@@ -145,5 +145,11 @@ function isEmbeddingItem(value: unknown): boolean {
 }
 
 function isEmbeddings(value: unknown): value is OpenAiEmbeddings {
-  return isObject(value) && Array.isArray(value.data) && value.data.length >= 1 && optionalArrayOf(value.data, isEmbeddingItem) && optionalUsage(value.usage);
+  return (
+    isObject(value) &&
+    Array.isArray(value.data) &&
+    value.data.length >= 1 &&
+    optionalArrayOf(value.data, isEmbeddingItem) &&
+    optionalUsage(value.usage)
+  );
 }

@@ -1,5 +1,13 @@
 import type { ChatCompletionChunk } from '../../../contract';
-import type { ChatResult, ChatStream, EmbeddingsResult, HttpRequest, HttpResponse, ProviderAdapter, ProviderFactoryOptions } from '../types';
+import type {
+  ChatResult,
+  ChatStream,
+  EmbeddingsResult,
+  HttpRequest,
+  HttpResponse,
+  ProviderAdapter,
+  ProviderFactoryOptions,
+} from '../types';
 import { badResponse, parseJson } from '../upstream-errors';
 import { toChatCompletion, toTokenUsage } from './convert-openai-response';
 import { isErrorEvent, openAiStatusError, openAiStreamError } from './openai-error';

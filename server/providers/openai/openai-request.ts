@@ -30,7 +30,13 @@ export function chatRequest(
   return post(`${baseUrl}/chat/completions`, apiKey, body, stream ? 'text/event-stream' : 'application/json', signal, !stream);
 }
 
-export function embeddingsRequest(baseUrl: string, apiKey: string, request: EmbeddingsRequest, target: ModelTarget, signal: CallSignal): HttpRequest {
+export function embeddingsRequest(
+  baseUrl: string,
+  apiKey: string,
+  request: EmbeddingsRequest,
+  target: ModelTarget,
+  signal: CallSignal,
+): HttpRequest {
   // base64 when the client asks for it (the SDKs' default), passed through as the upstream
   // sends it; floats otherwise. A server that ignores the field and answers the other way is
   // decoded or encoded by the route (openai-embeddings.ts).
@@ -41,12 +47,33 @@ export function embeddingsRequest(baseUrl: string, apiKey: string, request: Embe
 }
 
 /** POST /responses (Responses API pass-through): the client's body as it came, with the upstream's model name. */
-export function responsesRequest(baseUrl: string, apiKey: string, body: Record<string, unknown>, target: ModelTarget, stream: boolean, signal: CallSignal): HttpRequest {
-  return post(`${baseUrl}/responses`, apiKey, { ...body, model: target.upstreamModel }, stream ? 'text/event-stream' : 'application/json', signal, !stream);
+export function responsesRequest(
+  baseUrl: string,
+  apiKey: string,
+  body: Record<string, unknown>,
+  target: ModelTarget,
+  stream: boolean,
+  signal: CallSignal,
+): HttpRequest {
+  return post(
+    `${baseUrl}/responses`,
+    apiKey,
+    { ...body, model: target.upstreamModel },
+    stream ? 'text/event-stream' : 'application/json',
+    signal,
+    !stream,
+  );
 }
 
 /** `buffered`: a JSON reply, read whole (HttpRequest.buffered); an event stream is not. */
-function post(url: string, apiKey: string, body: Record<string, unknown>, accept: string, signal: CallSignal, buffered: boolean): HttpRequest {
+function post(
+  url: string,
+  apiKey: string,
+  body: Record<string, unknown>,
+  accept: string,
+  signal: CallSignal,
+  buffered: boolean,
+): HttpRequest {
   const headers: Record<string, string> = { 'content-type': 'application/json', accept };
   // Local servers (Ollama, vLLM without --api-key) take no key; an empty bearer confuses some proxies.
   if (apiKey) headers.authorization = `Bearer ${apiKey}`;

@@ -22,10 +22,7 @@ export const OpenAiUsageSchema = z.object({
 export type OpenAiUsage = z.infer<typeof OpenAiUsageSchema>;
 
 // Some servers (Mistral's reasoning models) answer content as a list of typed parts.
-const ContentSchema = z.union([
-  z.string(),
-  z.array(z.object({ type: z.string(), text: z.string().optional() }).passthrough()),
-]);
+const ContentSchema = z.union([z.string(), z.array(z.object({ type: z.string(), text: z.string().optional() }).passthrough())]);
 export type OpenAiContent = z.infer<typeof ContentSchema>;
 
 // Ollama's native API gives arguments as an object; its compatible mode should not, but might.

@@ -37,7 +37,10 @@ interface ChoiceState {
  * together (chat-stream.ts). Returning early closes the iterator chain down to the socket,
  * which frees the upstream.
  */
-export async function* openAiChunkBatches(response: Pick<HttpResponse, 'body' | 'finish'>, context: StreamContext): AsyncGenerator<ChatCompletionChunk[]> {
+export async function* openAiChunkBatches(
+  response: Pick<HttpResponse, 'body' | 'finish'>,
+  context: StreamContext,
+): AsyncGenerator<ChatCompletionChunk[]> {
   const stream = new OpenAiStreamMapper(context);
   for await (const events of parseSseBatches(response.body)) {
     const batch: ChatCompletionChunk[] = [];
@@ -121,7 +124,12 @@ class OpenAiStreamMapper {
     const choices = this.choices;
     const anyFinished = [...choices.values()].some((state) => state.finished);
     if (!this.done && !anyFinished) throw badResponse(provider, 'a stream that ended before the reply was complete');
-    const header = this.header ?? { id: `chatcmpl-${ids.generateId()}`, object: 'chat.completion.chunk', created: createdSeconds(null, ids), model: target.id };
+    const header = this.header ?? {
+      id: `chatcmpl-${ids.generateId()}`,
+      object: 'chat.completion.chunk',
+      created: createdSeconds(null, ids),
+      model: target.id,
+    };
 
     // The route relies on every choice ending with a finish_reason (docs/chat-and-streaming.md).
     if (choices.size === 0) choices.set(0, newChoiceState());

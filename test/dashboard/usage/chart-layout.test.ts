@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { chartLayout, niceCeil, type ChartSeries } from '../../../dashboard/src/usage/chart-layout';
 
 const days = ['2026-11-01', '2026-11-02', '2026-11-03'];
-const series = (label: string, color: number, values: Record<string, number>): ChartSeries => ({ label, color, values: new Map(Object.entries(values)) });
+const series = (label: string, color: number, values: Record<string, number>): ChartSeries => ({
+  label,
+  color,
+  values: new Map(Object.entries(values)),
+});
 const options = (entries: ChartSeries[], integer = true) => ({
   title: 'Requests',
   days,

@@ -6,7 +6,15 @@ type KeyEntry = DetailedUsageReport['keys'][number];
 type Day = KeyEntry['daily'][number];
 
 const breakdown = { cached_tokens: 0, cache_write_tokens: 0, cache_write_1h_tokens: 0, reasoning_tokens: 0 };
-const day = (values: Partial<Day> = {}): Day => ({ date: '2026-11-01', requests: 1, prompt_tokens: 1, completion_tokens: 1, spend_usd: 0, ...breakdown, ...values });
+const day = (values: Partial<Day> = {}): Day => ({
+  date: '2026-11-01',
+  requests: 1,
+  prompt_tokens: 1,
+  completion_tokens: 1,
+  spend_usd: 0,
+  ...breakdown,
+  ...values,
+});
 
 const key = (name: string, daily: Day[]): KeyEntry => ({
   name,
@@ -19,14 +27,34 @@ const key = (name: string, daily: Day[]): KeyEntry => ({
   models: [],
 });
 
-const report = (keys: KeyEntry[]): DetailedUsageReport => ({ object: 'usage.keys', start: '2026-11-01', end: '2026-11-02', timezone: 'Asia/Shanghai', keys });
+const report = (keys: KeyEntry[]): DetailedUsageReport => ({
+  object: 'usage.keys',
+  start: '2026-11-01',
+  end: '2026-11-02',
+  timezone: 'Asia/Shanghai',
+  keys,
+});
 
-const HEADER = 'date,key_name,key_hint,key_status,requests,prompt_tokens,completion_tokens,cached_tokens,cache_write_tokens,cache_write_1h_tokens,reasoning_tokens,spend_usd';
+const HEADER =
+  'date,key_name,key_hint,key_status,requests,prompt_tokens,completion_tokens,cached_tokens,cache_write_tokens,cache_write_1h_tokens,reasoning_tokens,spend_usd';
 
 describe('usage CSV', () => {
   it('has a header and one CRLF line per key and day, the breakdown, spend with 9 decimals', () => {
     const text = usageCsv(
-      report([key('main', [day({ requests: 2, prompt_tokens: 10, completion_tokens: 5, cached_tokens: 6, cache_write_tokens: 2, cache_write_1h_tokens: 1, reasoning_tokens: 3, spend_usd: 0.0000045 })])]),
+      report([
+        key('main', [
+          day({
+            requests: 2,
+            prompt_tokens: 10,
+            completion_tokens: 5,
+            cached_tokens: 6,
+            cache_write_tokens: 2,
+            cache_write_1h_tokens: 1,
+            reasoning_tokens: 3,
+            spend_usd: 0.0000045,
+          }),
+        ]),
+      ]),
     );
     const lines = text.split('\r\n');
     expect(lines[0]).toBe(HEADER);

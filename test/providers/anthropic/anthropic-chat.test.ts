@@ -112,8 +112,19 @@ describe('Anthropic adapter: non-streamed replies', () => {
       }),
     });
     const result = await client.provider.chat(hello, TEST_TARGET, callOptions());
-    expect(result.usage).toEqual({ promptTokens: 1210, completionTokens: 3, cachedTokens: 200, cacheWriteTokens: 1000, cacheWrite1hTokens: 0 });
-    expect(result.completion.usage).toEqual({ prompt_tokens: 1210, completion_tokens: 3, total_tokens: 1213, prompt_tokens_details: { cached_tokens: 200 } });
+    expect(result.usage).toEqual({
+      promptTokens: 1210,
+      completionTokens: 3,
+      cachedTokens: 200,
+      cacheWriteTokens: 1000,
+      cacheWrite1hTokens: 0,
+    });
+    expect(result.completion.usage).toEqual({
+      prompt_tokens: 1210,
+      completion_tokens: 3,
+      total_tokens: 1213,
+      prompt_tokens_details: { cached_tokens: 200 },
+    });
   });
 
   it('reports no usage when the provider sends none', async () => {

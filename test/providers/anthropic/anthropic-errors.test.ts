@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatCompletionChunk, ChatCompletionRequest } from '../../../contract';
 import { GatewayError, UpstreamError } from '../../../server/errors/gateway-error';
-import { errorBody, events, messageBody, startMockAnthropicUpstream, textStream, type MockAnthropicUpstream, type MockReply } from '../../helpers/mock-anthropic-upstream';
+import {
+  errorBody,
+  events,
+  messageBody,
+  startMockAnthropicUpstream,
+  textStream,
+  type MockAnthropicUpstream,
+  type MockReply,
+} from '../../helpers/mock-anthropic-upstream';
 import { TEST_API_KEY, TEST_TARGET, callOptions, createAnthropicTestProvider } from './harness';
 
 const hello: ChatCompletionRequest = { model: 'claude-haiku', messages: [{ role: 'user', content: 'Hello' }] };
@@ -54,19 +62,39 @@ describe('Anthropic adapter: errors', () => {
       status: 400,
       body: errorBody('invalid_request_error', 'prompt is too long: 250123 tokens > 200000 maximum'),
     });
-    expect(error).toMatchObject({ status: 400, type: 'invalid_request_error', code: 'upstream_rejected', retryable: false, upstreamStatus: 400 });
+    expect(error).toMatchObject({
+      status: 400,
+      type: 'invalid_request_error',
+      code: 'upstream_rejected',
+      retryable: false,
+      upstreamStatus: 400,
+    });
     expect(error.message).toContain('prompt is too long: 250123 tokens > 200000 maximum');
   });
 
   it('400 quoting the key: the key is redacted', async () => {
-    const error = await chatError({ type: 'json', status: 400, body: errorBody('invalid_request_error', `bad request for key ${TEST_API_KEY}`) });
+    const error = await chatError({
+      type: 'json',
+      status: 400,
+      body: errorBody('invalid_request_error', `bad request for key ${TEST_API_KEY}`),
+    });
     expect(error.message).toContain('[redacted]');
     expect(error.message).not.toContain(keyFragment);
   });
 
   it('401: a 502 that does not pass on the provider text', async () => {
-    const error = await chatError({ type: 'json', status: 401, body: errorBody('authentication_error', `invalid x-api-key ${TEST_API_KEY}`) });
-    expect(error).toMatchObject({ status: 502, type: 'upstream_error', code: 'upstream_unavailable', retryable: false, upstreamStatus: 401 });
+    const error = await chatError({
+      type: 'json',
+      status: 401,
+      body: errorBody('authentication_error', `invalid x-api-key ${TEST_API_KEY}`),
+    });
+    expect(error).toMatchObject({
+      status: 502,
+      type: 'upstream_error',
+      code: 'upstream_unavailable',
+      retryable: false,
+      upstreamStatus: 401,
+    });
     expect(error.message).not.toContain('invalid x-api-key');
   });
 
@@ -164,7 +192,10 @@ describe('Anthropic adapter: errors', () => {
   });
 
   it('streaming: garbage data is a bad_response', async () => {
-    const { error } = await streamError({ type: 'sse', events: [events.messageStart(10), 'event: content_block_delta\ndata: {"type": "content_blo\n\n'] });
+    const { error } = await streamError({
+      type: 'sse',
+      events: [events.messageStart(10), 'event: content_block_delta\ndata: {"type": "content_blo\n\n'],
+    });
     expect(error).toMatchObject({ code: 'upstream_bad_response' });
   });
 
@@ -177,9 +208,10 @@ describe('Anthropic adapter: errors', () => {
   });
 
   it('embeddings: Anthropic has none', async () => {
-    const error = await client.provider
-      .embeddings({ model: 'claude-haiku', input: 'hello' }, TEST_TARGET, callOptions())
-      .then(() => null, (caught: unknown) => caught);
+    const error = await client.provider.embeddings({ model: 'claude-haiku', input: 'hello' }, TEST_TARGET, callOptions()).then(
+      () => null,
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(GatewayError);
     expect(error).toMatchObject({ status: 400, type: 'invalid_request_error', code: 'unsupported_capability', param: 'model' });
   });

@@ -45,7 +45,11 @@ const richRequest: ChatCompletionRequest = {
       function: {
         name: 'get_weather',
         description: 'Current weather of a city',
-        parameters: { type: 'object', properties: { city: { type: 'string' }, unit: { enum: ['celsius', 'fahrenheit'] } }, required: ['city'] },
+        parameters: {
+          type: 'object',
+          properties: { city: { type: 'string' }, unit: { enum: ['celsius', 'fahrenheit'] } },
+          required: ['city'],
+        },
       },
     },
     { type: 'function', function: { name: 'get_time' } },
@@ -90,7 +94,11 @@ describe('Anthropic adapter: the upstream request', () => {
 
   it('sends `stream: true` for streamed requests', async () => {
     upstream.reply({ type: 'sse', events: [] });
-    const stream = await client.provider.chatStream({ model: 'claude-haiku', messages: [{ role: 'user', content: 'Hi' }] }, TEST_TARGET, callOptions());
+    const stream = await client.provider.chatStream(
+      { model: 'claude-haiku', messages: [{ role: 'user', content: 'Hi' }] },
+      TEST_TARGET,
+      callOptions(),
+    );
     await expect(drain(stream.chunks)).rejects.toThrow();
     expect(upstream.requests.at(-1)?.body).toEqual({
       model: MOCK_MODEL,
@@ -104,7 +112,11 @@ describe('Anthropic adapter: the upstream request', () => {
 describe('buildAnthropicRequest', () => {
   const target: ModelTarget = TEST_TARGET;
   const user = (content: string): ChatCompletionRequest['messages'][number] => ({ role: 'user', content });
-  const base = (extra: Partial<ChatCompletionRequest> = {}): ChatCompletionRequest => ({ model: 'claude-haiku', messages: [user('Hi')], ...extra });
+  const base = (extra: Partial<ChatCompletionRequest> = {}): ChatCompletionRequest => ({
+    model: 'claude-haiku',
+    messages: [user('Hi')],
+    ...extra,
+  });
 
   it('takes max_tokens from max_completion_tokens, then max_tokens, then the model default', () => {
     expect(buildAnthropicRequest(base({ max_completion_tokens: 7, max_tokens: 9 }), target, false).body.max_tokens).toBe(7);
@@ -121,7 +133,8 @@ describe('buildAnthropicRequest', () => {
 
   it('maps every tool_choice', () => {
     const tools: ChatCompletionRequest['tools'] = [{ type: 'function', function: { name: 'f' } }];
-    const choice = (extra: Partial<ChatCompletionRequest>) => buildAnthropicRequest(base({ tools, ...extra }), target, false).body.tool_choice;
+    const choice = (extra: Partial<ChatCompletionRequest>) =>
+      buildAnthropicRequest(base({ tools, ...extra }), target, false).body.tool_choice;
     expect(choice({})).toBeUndefined();
     expect(choice({ tool_choice: 'auto' })).toEqual({ type: 'auto' });
     expect(choice({ tool_choice: 'required' })).toEqual({ type: 'any' });
@@ -129,7 +142,9 @@ describe('buildAnthropicRequest', () => {
     expect(choice({ tool_choice: { type: 'function', function: { name: 'f' } } })).toEqual({ type: 'tool', name: 'f' });
     expect(choice({ parallel_tool_calls: false })).toEqual({ type: 'auto', disable_parallel_tool_use: true });
     expect(choice({ tool_choice: 'required', parallel_tool_calls: false })).toEqual({ type: 'any', disable_parallel_tool_use: true });
-    expect(buildAnthropicRequest(base({ tools, tool_choice: 'none' }), target, false).body.tools).toEqual([{ name: 'f', input_schema: { type: 'object' } }]);
+    expect(buildAnthropicRequest(base({ tools, tool_choice: 'none' }), target, false).body.tools).toEqual([
+      { name: 'f', input_schema: { type: 'object' } },
+    ]);
     // tool_choice without tools means nothing to Anthropic.
     expect(buildAnthropicRequest(base({ tool_choice: 'required' }), target, false).body.tool_choice).toBeUndefined();
   });
@@ -149,7 +164,13 @@ describe('buildAnthropicRequest', () => {
       false,
     );
     expect(body.messages).toEqual([
-      { role: 'user', content: [{ type: 'text', text: 'one' }, { type: 'text', text: 'two' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'one' },
+          { type: 'text', text: 'two' },
+        ],
+      },
       { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'f', input: {} }] },
       {
         role: 'user',
@@ -162,7 +183,11 @@ describe('buildAnthropicRequest', () => {
   });
 
   it('does not invent a user turn before a leading assistant turn, and drops empty text', () => {
-    const { body } = buildAnthropicRequest(base({ messages: [{ role: 'assistant', content: 'Hello!' }, user(''), user('Hi')] }), target, false);
+    const { body } = buildAnthropicRequest(
+      base({ messages: [{ role: 'assistant', content: 'Hello!' }, user(''), user('Hi')] }),
+      target,
+      false,
+    );
     expect(body.messages).toEqual([
       { role: 'assistant', content: [{ type: 'text', text: 'Hello!' }] },
       { role: 'user', content: [{ type: 'text', text: 'Hi' }] },
@@ -179,7 +204,10 @@ describe('buildAnthropicRequest', () => {
   it('refuses tool-call arguments that are not a JSON object, naming the field', () => {
     for (const args of ['{"city": "Par', '[1, 2]']) {
       const request = base({
-        messages: [user('Hi'), { role: 'assistant', content: null, tool_calls: [{ id: 't1', type: 'function', function: { name: 'f', arguments: args } }] }],
+        messages: [
+          user('Hi'),
+          { role: 'assistant', content: null, tool_calls: [{ id: 't1', type: 'function', function: { name: 'f', arguments: args } }] },
+        ],
       });
       let caught: unknown;
       try {
@@ -193,7 +221,8 @@ describe('buildAnthropicRequest', () => {
   });
 
   it('refuses images Anthropic cannot take', () => {
-    const image = (url: string): ChatCompletionRequest => base({ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url } }] }] });
+    const image = (url: string): ChatCompletionRequest =>
+      base({ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url } }] }] });
     expect(() => buildAnthropicRequest(image('data:image/bmp;base64,Qk0='), target, false)).toThrow(
       expect.objectContaining({ status: 400, param: 'messages[0].content[0].image_url.url' }),
     );
@@ -202,7 +231,11 @@ describe('buildAnthropicRequest', () => {
   });
 
   it('JSON mode: instruction in the system prompt and a `{` prefill', () => {
-    const built = buildAnthropicRequest(base({ messages: [{ role: 'system', content: 'Be brief.' }, user('Hi')], response_format: { type: 'json_object' } }), target, false);
+    const built = buildAnthropicRequest(
+      base({ messages: [{ role: 'system', content: 'Be brief.' }, user('Hi')], response_format: { type: 'json_object' } }),
+      target,
+      false,
+    );
     expect(built.prefill).toBe('{');
     expect(built.body.system).toMatch(/^Be brief\.\n\nRespond with a single valid JSON object/);
     expect(built.body.messages.at(-1)).toEqual({ role: 'assistant', content: [{ type: 'text', text: '{' }] });
@@ -210,17 +243,33 @@ describe('buildAnthropicRequest', () => {
 
   it('JSON mode: no prefill where the API refuses it or it would clash', () => {
     const json = { response_format: { type: 'json_object' } } as const;
-    for (const upstreamModel of ['claude-opus-4-6', 'claude-sonnet-4-6', 'claude-opus-4-7', 'claude-sonnet-5', 'claude-mythos-preview', 'some-alias']) {
+    for (const upstreamModel of [
+      'claude-opus-4-6',
+      'claude-sonnet-4-6',
+      'claude-opus-4-7',
+      'claude-sonnet-5',
+      'claude-mythos-preview',
+      'some-alias',
+    ]) {
       const built = buildAnthropicRequest(base(json), { ...target, upstreamModel }, false);
       expect(built.prefill, upstreamModel).toBeNull();
       expect(built.body.messages.at(-1)?.role).toBe('user');
       expect(built.body.system).toContain('JSON');
     }
-    for (const upstreamModel of ['claude-3-5-haiku-20241022', 'claude-3-opus-20240229', 'claude-2.1', 'claude-sonnet-4-20250514', 'claude-opus-4-1-20250805', 'claude-haiku-4-5-20251001']) {
+    for (const upstreamModel of [
+      'claude-3-5-haiku-20241022',
+      'claude-3-opus-20240229',
+      'claude-2.1',
+      'claude-sonnet-4-20250514',
+      'claude-opus-4-1-20250805',
+      'claude-haiku-4-5-20251001',
+    ]) {
       expect(buildAnthropicRequest(base(json), { ...target, upstreamModel }, false).prefill, upstreamModel).toBe('{');
     }
     // The caller's own prefill, and a forced tool call.
-    expect(buildAnthropicRequest(base({ ...json, messages: [user('Hi'), { role: 'assistant', content: '[' }] }), target, false).prefill).toBeNull();
+    expect(
+      buildAnthropicRequest(base({ ...json, messages: [user('Hi'), { role: 'assistant', content: '[' }] }), target, false).prefill,
+    ).toBeNull();
     const tools: ChatCompletionRequest['tools'] = [{ type: 'function', function: { name: 'f' } }];
     expect(buildAnthropicRequest(base({ ...json, tools, tool_choice: 'required' }), target, false).prefill).toBeNull();
   });

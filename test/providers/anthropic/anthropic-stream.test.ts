@@ -2,7 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatCompletionChunk, ChatCompletionRequest } from '../../../contract';
 import { translateAnthropicStream } from '../../../server/providers/anthropic/anthropic-stream';
 import { parseSse } from '../../../server/streaming/parse-sse';
-import { encodeSseEvent, events, startMockAnthropicUpstream, textStream, type MockAnthropicUpstream, type MockSseEvent } from '../../helpers/mock-anthropic-upstream';
+import {
+  encodeSseEvent,
+  events,
+  startMockAnthropicUpstream,
+  textStream,
+  type MockAnthropicUpstream,
+  type MockSseEvent,
+} from '../../helpers/mock-anthropic-upstream';
 import { TEST_API_KEY, TEST_TARGET, callOptions, createAnthropicTestProvider } from './harness';
 
 const hello: ChatCompletionRequest = { model: 'claude-haiku', messages: [{ role: 'user', content: 'Hello' }], stream: true };
@@ -53,7 +60,10 @@ describe('Anthropic adapter: streamed replies', () => {
   });
 
   it('translates a text stream: role first, content deltas, finish_reason, one usage chunk', async () => {
-    upstream.reply({ type: 'sse', events: textStream(['Hello', '! How can', ' I help?'], 'end_turn', { input_tokens: 25, output_tokens: 15 }) });
+    upstream.reply({
+      type: 'sse',
+      events: textStream(['Hello', '! How can', ' I help?'], 'end_turn', { input_tokens: 25, output_tokens: 15 }),
+    });
     const chunks = await collect(client.provider.chatStream(hello, TEST_TARGET, callOptions()));
 
     const id = chunks[0]?.id;
@@ -69,7 +79,12 @@ describe('Anthropic adapter: streamed replies', () => {
       [{ index: 0, delta: {}, finish_reason: 'stop' }],
       [],
     ]);
-    expect(chunks.at(-1)?.usage).toEqual({ prompt_tokens: 25, completion_tokens: 15, total_tokens: 40, prompt_tokens_details: { cached_tokens: 0 } });
+    expect(chunks.at(-1)?.usage).toEqual({
+      prompt_tokens: 25,
+      completion_tokens: 15,
+      total_tokens: 40,
+      prompt_tokens_details: { cached_tokens: 0 },
+    });
     expect(chunks.filter((chunk) => chunk.usage)).toHaveLength(1);
   });
 
@@ -78,7 +93,12 @@ describe('Anthropic adapter: streamed replies', () => {
     const chunks = await collect(client.provider.chatStream(hello, TEST_TARGET, callOptions()));
     expect(deltas(chunks)).toEqual(toolStreamDeltas);
     expect(chunks.at(-2)?.choices[0]?.finish_reason).toBe('tool_calls');
-    expect(chunks.at(-1)?.usage).toEqual({ prompt_tokens: 472, completion_tokens: 89, total_tokens: 561, prompt_tokens_details: { cached_tokens: 0 } });
+    expect(chunks.at(-1)?.usage).toEqual({
+      prompt_tokens: 472,
+      completion_tokens: 89,
+      total_tokens: 561,
+      prompt_tokens_details: { cached_tokens: 0 },
+    });
   });
 
   it.each([
@@ -104,12 +124,19 @@ describe('Anthropic adapter: streamed replies', () => {
     });
     const chunks = await collect(client.provider.chatStream(hello, TEST_TARGET, callOptions()));
     expect(chunks.at(-2)?.choices[0]?.finish_reason).toBe('length');
-    expect(chunks.at(-1)?.usage).toEqual({ prompt_tokens: 68, completion_tokens: 2, total_tokens: 70, prompt_tokens_details: { cached_tokens: 7 } });
+    expect(chunks.at(-1)?.usage).toEqual({
+      prompt_tokens: 68,
+      completion_tokens: 2,
+      total_tokens: 70,
+      prompt_tokens_details: { cached_tokens: 7 },
+    });
   });
 
   it('puts the JSON-mode prefill on the first content delta only', async () => {
     upstream.reply({ type: 'sse', events: textStream(['"a": ', '1}']) });
-    const chunks = await collect(client.provider.chatStream({ ...hello, response_format: { type: 'json_object' } }, TEST_TARGET, callOptions()));
+    const chunks = await collect(
+      client.provider.chatStream({ ...hello, response_format: { type: 'json_object' } }, TEST_TARGET, callOptions()),
+    );
     expect(deltas(chunks).slice(0, 3)).toEqual([{ role: 'assistant', content: '' }, { content: '{"a": ' }, { content: '1}' }]);
   });
 

@@ -13,7 +13,13 @@ export const TEST_NOW_MS = 1_767_225_600_123;
 
 /** The adapter under test, wired to the mock (test/providers/harness.ts). */
 export function createAnthropicTestProvider(upstream: MockAnthropicUpstream): { provider: ProviderAdapter; close(): Promise<void> } {
-  const { adapter, close } = createTestAdapter(upstream, { create: createAnthropicProvider, name: 'anthropic', apiKey: TEST_API_KEY, now: TEST_NOW_MS, idPrefix: 'test' });
+  const { adapter, close } = createTestAdapter(upstream, {
+    create: createAnthropicProvider,
+    name: 'anthropic',
+    apiKey: TEST_API_KEY,
+    now: TEST_NOW_MS,
+    idPrefix: 'test',
+  });
   return { provider: adapter, close };
 }
 

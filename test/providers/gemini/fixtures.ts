@@ -51,7 +51,11 @@ export const apiKeyInvalidError = googleError(400, 'INVALID_ARGUMENT', 'API key 
     domain: 'googleapis.com',
     metadata: { service: 'generativelanguage.googleapis.com' },
   },
-  { '@type': 'type.googleapis.com/google.rpc.LocalizedMessage', locale: 'en-US', message: 'API key not valid. Please pass a valid API key.' },
+  {
+    '@type': 'type.googleapis.com/google.rpc.LocalizedMessage',
+    locale: 'en-US',
+    message: 'API key not valid. Please pass a valid API key.',
+  },
 ]);
 
 /** One streamed event: a GenerateContentResponse holding the next piece of candidate 0. */

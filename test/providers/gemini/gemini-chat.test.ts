@@ -54,7 +54,11 @@ describe('Gemini chat (non-streaming) reply mapping', () => {
       role: 'assistant',
       content: 'Checking both.',
       tool_calls: [
-        { id: expect.stringMatching(/^call_id\d+$/), type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris","unit":"C"}' } },
+        {
+          id: expect.stringMatching(/^call_id\d+$/),
+          type: 'function',
+          function: { name: 'get_weather', arguments: '{"city":"Paris","unit":"C"}' },
+        },
         { id: expect.stringMatching(/^call_id\d+$/), type: 'function', function: { name: 'get_time', arguments: '{}' } },
       ],
     });

@@ -95,7 +95,11 @@ describe('Gemini embeddings', () => {
   });
 
   it('maps upstream errors as for chat', async () => {
-    harness.upstream.reply({ type: 'json', status: 400, body: googleError(400, 'INVALID_ARGUMENT', 'Request contains an invalid argument.') });
+    harness.upstream.reply({
+      type: 'json',
+      status: 400,
+      body: googleError(400, 'INVALID_ARGUMENT', 'Request contains an invalid argument.'),
+    });
     const error = await rejectionOf(embed({ input: ['a'] }));
     expect(error).toMatchObject({ status: 400, kind: 'rejected' });
     expect((error as Error).message).toContain('Request contains an invalid argument.');

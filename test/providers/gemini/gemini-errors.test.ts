@@ -37,7 +37,13 @@ describe('Gemini error mapping', () => {
       body: googleError(400, 'INVALID_ARGUMENT', 'The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).'),
     });
     expect(error).toBeInstanceOf(UpstreamError);
-    expect(error).toMatchObject({ status: 400, type: 'invalid_request_error', code: 'upstream_rejected', kind: 'rejected', retryable: false });
+    expect(error).toMatchObject({
+      status: 400,
+      type: 'invalid_request_error',
+      code: 'upstream_rejected',
+      kind: 'rejected',
+      retryable: false,
+    });
     expect((error as Error).message).toContain('exceeds the maximum number of tokens allowed');
   });
 
@@ -74,9 +80,16 @@ describe('Gemini error mapping', () => {
       { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '21s' },
     ]);
     expect(await chatError({ type: 'json', status: 429, body: quota })).toMatchObject({ retryable: true, retryAfterMs: 21_000 });
-    const withHeader = await chatError({ type: 'json', status: 503, body: googleError(503, 'UNAVAILABLE', 'Overloaded.'), headers: { 'retry-after': '3' } });
+    const withHeader = await chatError({
+      type: 'json',
+      status: 503,
+      body: googleError(503, 'UNAVAILABLE', 'Overloaded.'),
+      headers: { 'retry-after': '3' },
+    });
     expect(withHeader).toMatchObject({ retryable: true, retryAfterMs: 3_000 });
-    expect(await chatError({ type: 'json', status: 500, body: googleError(500, 'INTERNAL', 'Oops.') })).toMatchObject({ retryAfterMs: null });
+    expect(await chatError({ type: 'json', status: 500, body: googleError(500, 'INTERNAL', 'Oops.') })).toMatchObject({
+      retryAfterMs: null,
+    });
   });
 
   it('maps an error page that is not JSON by its status', async () => {
@@ -111,7 +124,10 @@ describe('Gemini error mapping', () => {
     expect(visibleText(error)).not.toContain(API_KEY);
     expect(visibleText(error)).not.toContain(API_KEY.slice(0, 14));
 
-    harness.upstream.reply({ type: 'json', body: textReply('ok') }, { type: 'sse', events: [streamEvent([{ text: 'ok' }], { finishReason: 'STOP' })] });
+    harness.upstream.reply(
+      { type: 'json', body: textReply('ok') },
+      { type: 'sse', events: [streamEvent([{ text: 'ok' }], { finishReason: 'STOP' })] },
+    );
     await harness.adapter.chat(chatRequest(), chatTarget, callOptions());
     await harness.adapter.chatStream(chatRequest({ stream: true }), chatTarget, callOptions());
     for (const request of harness.upstream.requests) {

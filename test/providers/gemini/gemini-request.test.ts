@@ -4,7 +4,8 @@ import { GatewayError } from '../../../server/errors/gateway-error';
 import { textReply } from './fixtures';
 import { API_KEY, callOptions, chatRequest, chatTarget, createHarness, rejectionOf, type Harness } from './harness';
 
-const PNG_DATA_URL = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+const PNG_DATA_URL =
+  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
 const richRequest: ChatCompletionRequest = {
   model: 'gemini-flash',
@@ -97,9 +98,15 @@ describe('Gemini request translation', () => {
 
   it('maps each tool_choice to functionCallingConfig', async () => {
     const tools: ChatCompletionRequest['tools'] = [{ type: 'function', function: { name: 'f' } }];
-    expect(await sentBody(chatRequest({ tools, tool_choice: 'auto' }))).toMatchObject({ toolConfig: { functionCallingConfig: { mode: 'AUTO' } } });
-    expect(await sentBody(chatRequest({ tools, tool_choice: 'none' }))).toMatchObject({ toolConfig: { functionCallingConfig: { mode: 'NONE' } } });
-    expect(await sentBody(chatRequest({ tools, tool_choice: 'required' }))).toMatchObject({ toolConfig: { functionCallingConfig: { mode: 'ANY' } } });
+    expect(await sentBody(chatRequest({ tools, tool_choice: 'auto' }))).toMatchObject({
+      toolConfig: { functionCallingConfig: { mode: 'AUTO' } },
+    });
+    expect(await sentBody(chatRequest({ tools, tool_choice: 'none' }))).toMatchObject({
+      toolConfig: { functionCallingConfig: { mode: 'NONE' } },
+    });
+    expect(await sentBody(chatRequest({ tools, tool_choice: 'required' }))).toMatchObject({
+      toolConfig: { functionCallingConfig: { mode: 'ANY' } },
+    });
     expect(await sentBody(chatRequest({ tools }))).not.toHaveProperty('toolConfig');
   });
 
@@ -171,7 +178,15 @@ describe('Gemini request translation', () => {
       ],
       [
         'an image URL that is not http(s)',
-        [{ role: 'user', content: [{ type: 'text', text: 'see' }, { type: 'image_url', image_url: { url: 'ftp://example.com/a.png' } }] }],
+        [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'see' },
+              { type: 'image_url', image_url: { url: 'ftp://example.com/a.png' } },
+            ],
+          },
+        ],
         'messages[0].content[1].image_url.url',
       ],
     ];

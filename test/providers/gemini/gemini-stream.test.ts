@@ -49,7 +49,12 @@ describe('Gemini streaming', () => {
       { id, ...base, choices: [{ index: 0, delta: { content: 'Hel' }, finish_reason: null }] },
       { id, ...base, choices: [{ index: 0, delta: { content: 'lo!' }, finish_reason: null }] },
       { id, ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] },
-      { id, ...base, choices: [], usage: { prompt_tokens: 5, completion_tokens: 12, total_tokens: 17, completion_tokens_details: { reasoning_tokens: 10 } } },
+      {
+        id,
+        ...base,
+        choices: [],
+        usage: { prompt_tokens: 5, completion_tokens: 12, total_tokens: 17, completion_tokens_details: { reasoning_tokens: 10 } },
+      },
     ]);
   });
 
@@ -80,7 +85,10 @@ describe('Gemini streaming', () => {
   it('decodes bytes split at awkward points (multi-byte characters, CRLF)', async () => {
     const pieces = ['Grüße, ', '世界 👋', '\nline two', ' — fin'];
     const events = pieces.map((text, index) =>
-      streamEvent([{ text }], index === pieces.length - 1 ? { finishReason: 'STOP', usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 4 } } : {}),
+      streamEvent(
+        [{ text }],
+        index === pieces.length - 1 ? { finishReason: 'STOP', usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 4 } } : {},
+      ),
     );
     for (const chunkBytes of [1, 2, 3, 5, 7, 64]) {
       for (const lineEnding of ['\r\n', '\n'] as const) {
@@ -144,7 +152,10 @@ describe('Gemini streaming', () => {
     });
 
     it('an event that is not JSON', async () => {
-      const { error } = await failure({ type: 'sse', events: [streamEvent([{ text: 'a' }]), '{"candidates": [', streamEvent([], { finishReason: 'STOP' })] });
+      const { error } = await failure({
+        type: 'sse',
+        events: [streamEvent([{ text: 'a' }]), '{"candidates": [', streamEvent([], { finishReason: 'STOP' })],
+      });
       expect(error).toMatchObject({ kind: 'bad_response' });
     });
 

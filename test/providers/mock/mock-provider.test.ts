@@ -13,13 +13,24 @@ const noNetwork: HttpClient = {
 
 function provider(options: Record<string, unknown> = {}): ProviderAdapter {
   let counter = 0;
-  return createMockProvider({ name: 'mock', baseUrl: '', apiKey: '', http: noNetwork, now: () => NOW, generateId: () => `id${++counter}`, options });
+  return createMockProvider({
+    name: 'mock',
+    baseUrl: '',
+    apiKey: '',
+    http: noNetwork,
+    now: () => NOW,
+    generateId: () => `id${++counter}`,
+    options,
+  });
 }
 
 const call = () => ({ signal: new AbortController().signal, requestId: 'req' });
 const ask = (content: string, extra: Partial<ChatCompletionRequest> = {}): ChatCompletionRequest => ({
   model: 'mock-chat',
-  messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content }],
+  messages: [
+    { role: 'system', content: 'Be brief.' },
+    { role: 'user', content },
+  ],
   ...extra,
 });
 
@@ -39,7 +50,11 @@ describe('mock provider: chat', () => {
       created: Math.floor(NOW / 1000),
       model: 'mock-chat',
       choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
-      usage: { prompt_tokens: encode('Be brief.').length + encode('What is the weather?').length, completion_tokens: encode(content).length, total_tokens: expect.any(Number) },
+      usage: {
+        prompt_tokens: encode('Be brief.').length + encode('What is the weather?').length,
+        completion_tokens: encode(content).length,
+        total_tokens: expect.any(Number),
+      },
     });
     expect(usage).toEqual({ promptTokens: completion.usage.prompt_tokens, completionTokens: completion.usage.completion_tokens });
     expect((await provider().chat(ask('What is the weather?'), target, call())).completion).toEqual(completion);
@@ -48,7 +63,18 @@ describe('mock provider: chat', () => {
   it('quotes at most 200 characters and counts text parts', async () => {
     const long = 'x'.repeat(500);
     const { completion } = await provider().chat(
-      { model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: long }, { type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] }] },
+      {
+        model: 'm',
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: long },
+              { type: 'image_url', image_url: { url: 'https://example.com/a.png' } },
+            ],
+          },
+        ],
+      },
       target,
       call(),
     );
@@ -74,14 +100,36 @@ describe('mock provider: chat', () => {
         type: 'function' as const,
         function: {
           name: 'get_weather',
-          parameters: { type: 'object', properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['c', 'f'] }, days: { type: 'integer' }, detail: { type: 'object', properties: { hourly: { type: 'boolean' } } } } },
+          parameters: {
+            type: 'object',
+            properties: {
+              city: { type: 'string' },
+              unit: { type: 'string', enum: ['c', 'f'] },
+              days: { type: 'integer' },
+              detail: { type: 'object', properties: { hourly: { type: 'boolean' } } },
+            },
+          },
         },
       },
     ];
-    const { completion } = await provider().chat(ask('Weather?', { tools, tool_choice: { type: 'function', function: { name: 'get_weather' } } }), target, call());
+    const { completion } = await provider().chat(
+      ask('Weather?', { tools, tool_choice: { type: 'function', function: { name: 'get_weather' } } }),
+      target,
+      call(),
+    );
     expect(completion.choices[0]).toEqual({
       index: 0,
-      message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_id1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"mock","unit":"c","days":1,"detail":{"hourly":true}}' } }] },
+      message: {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          {
+            id: 'call_id1',
+            type: 'function',
+            function: { name: 'get_weather', arguments: '{"city":"mock","unit":"c","days":1,"detail":{"hourly":true}}' },
+          },
+        ],
+      },
       finish_reason: 'tool_calls',
     });
     const auto = await provider().chat(ask('Weather?', { tools }), target, call());
@@ -116,8 +164,16 @@ describe('mock provider: chat', () => {
   });
 
   it('fails on demand', async () => {
-    await expect(provider().chat(ask('mock:error:500'), target, call())).rejects.toMatchObject({ kind: 'unavailable', retryable: true, upstreamStatus: 500 });
-    await expect(provider().chat(ask('mock:error:timeout'), target, call())).rejects.toMatchObject({ kind: 'timeout', retryable: true, status: 504 });
+    await expect(provider().chat(ask('mock:error:500'), target, call())).rejects.toMatchObject({
+      kind: 'unavailable',
+      retryable: true,
+      upstreamStatus: 500,
+    });
+    await expect(provider().chat(ask('mock:error:timeout'), target, call())).rejects.toMatchObject({
+      kind: 'timeout',
+      retryable: true,
+      status: 504,
+    });
     await expect(provider().chat(ask('mock:error:400'), target, call())).rejects.toMatchObject({ kind: 'rejected', retryable: false });
     await expect(provider().chatStream(ask('mock:error:500'), target, call())).rejects.toBeInstanceOf(UpstreamError);
   });
@@ -146,7 +202,14 @@ describe('mock provider: streaming', () => {
     expect(chunks).toHaveLength(6 + 1);
     expect(chunks[0]?.choices[0]?.delta.role).toBe('assistant');
     expect(chunks.map((chunk) => chunk.choices[0]?.finish_reason ?? null)).toEqual([null, null, null, null, null, 'stop', null]);
-    expect(chunks.at(-1)).toEqual({ id: 'chatcmpl-id1', object: 'chat.completion.chunk', created: Math.floor(NOW / 1000), model: 'mock-chat', choices: [], usage: reply.completion.usage });
+    expect(chunks.at(-1)).toEqual({
+      id: 'chatcmpl-id1',
+      object: 'chat.completion.chunk',
+      created: Math.floor(NOW / 1000),
+      model: 'mock-chat',
+      choices: [],
+      usage: reply.completion.usage,
+    });
   });
 
   it('uses the configured chunk count and caps the default at 20', async () => {
@@ -159,10 +222,19 @@ describe('mock provider: streaming', () => {
   });
 
   it('streams a tool call as OpenAI does', async () => {
-    const tools = [{ type: 'function' as const, function: { name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } } } } }];
+    const tools = [
+      { type: 'function' as const, function: { name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } } } } },
+    ];
     const chunks = await collect((await provider().chatStream(ask('find', { tools }), target, call())).chunks);
     expect(chunks.map((chunk) => chunk.choices[0] ?? null)).toEqual([
-      { index: 0, delta: { role: 'assistant', tool_calls: [{ index: 0, id: 'call_id1', type: 'function', function: { name: 'lookup', arguments: '' } }] }, finish_reason: null },
+      {
+        index: 0,
+        delta: {
+          role: 'assistant',
+          tool_calls: [{ index: 0, id: 'call_id1', type: 'function', function: { name: 'lookup', arguments: '' } }],
+        },
+        finish_reason: null,
+      },
       { index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: '{"q":"mock"}' } }] }, finish_reason: 'tool_calls' },
       null,
     ]);
@@ -180,7 +252,10 @@ describe('mock provider: streaming', () => {
 
   it('stops with an AbortError when aborted between chunks', async () => {
     const controller = new AbortController();
-    const stream = await provider({ chunk_delay_ms: 5_000 }).chatStream(ask('a b c'), target, { signal: controller.signal, requestId: 'r' });
+    const stream = await provider({ chunk_delay_ms: 5_000 }).chatStream(ask('a b c'), target, {
+      signal: controller.signal,
+      requestId: 'r',
+    });
     const iterator = stream.chunks[Symbol.asyncIterator]();
     await iterator.next();
     setTimeout(() => controller.abort(), 20);
@@ -194,7 +269,11 @@ describe('mock provider: embeddings', () => {
   it('returns deterministic unit vectors of the asked size, in input order', async () => {
     const result = await provider().embeddings({ model: 'e', input: ['alpha', 'beta', 'alpha'], dimensions: 64 }, target, call());
     const [first, second, third] = result.response.data;
-    expect(result.response.data.map((item) => [item.index, item.embedding.length])).toEqual([[0, 64], [1, 64], [2, 64]]);
+    expect(result.response.data.map((item) => [item.index, item.embedding.length])).toEqual([
+      [0, 64],
+      [1, 64],
+      [2, 64],
+    ]);
     // The mock answers floats whatever was asked (the route encodes base64).
     expect(norm((first?.embedding ?? []) as number[])).toBeCloseTo(1, 10);
     expect(third?.embedding).toEqual(first?.embedding);
@@ -211,6 +290,8 @@ describe('mock provider: embeddings', () => {
   });
 
   it('fails on demand', async () => {
-    await expect(provider().embeddings({ model: 'e', input: ['ok', 'mock:error:500'] }, target, call())).rejects.toMatchObject({ kind: 'unavailable' });
+    await expect(provider().embeddings({ model: 'e', input: ['ok', 'mock:error:500'] }, target, call())).rejects.toMatchObject({
+      kind: 'unavailable',
+    });
   });
 });

@@ -11,7 +11,12 @@ export const API_KEY = 'sk-proj-T3stK3yN0tR3al0123456789abcdefXYZ';
 export const FIXED_NOW = Date.UTC(2026, 2, 1, 8, 0, 0);
 
 export const chatTarget: ModelTarget = { id: 'gpt-catalogue', upstreamModel: 'gpt-4o-mini', defaultMaxTokens: 4096 };
-export const embeddingTarget: ModelTarget = { id: 'embed-catalogue', upstreamModel: 'text-embedding-3-small', defaultMaxTokens: 0, dimensions: [512, 1536] };
+export const embeddingTarget: ModelTarget = {
+  id: 'embed-catalogue',
+  upstreamModel: 'text-embedding-3-small',
+  defaultMaxTokens: 0,
+  dimensions: [512, 1536],
+};
 
 export interface Harness extends ProviderHarness<MockOpenAiUpstream> {
   options: () => CallOptions;
@@ -21,7 +26,16 @@ export interface Harness extends ProviderHarness<MockOpenAiUpstream> {
 export function useHarness(timeouts: { firstByteTimeoutMs?: number; idleTimeoutMs?: number } = {}): Harness {
   const harness = {} as Harness;
   beforeEach(async () => {
-    Object.assign(harness, await createProviderHarness(startMockOpenAiUpstream, { create: createOpenAiProvider, name: 'openai', apiKey: API_KEY, now: FIXED_NOW, ...timeouts }));
+    Object.assign(
+      harness,
+      await createProviderHarness(startMockOpenAiUpstream, {
+        create: createOpenAiProvider,
+        name: 'openai',
+        apiKey: API_KEY,
+        now: FIXED_NOW,
+        ...timeouts,
+      }),
+    );
     harness.options = () => callOptions(undefined, 'req-1');
   });
   afterEach(() => harness.close());

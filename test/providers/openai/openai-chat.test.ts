@@ -24,8 +24,13 @@ describe('openai adapter: chat', () => {
       harness.options(),
     );
     const [request] = harness.upstream.requests;
-    expect({ method: request?.method, path: request?.path, authorization: request?.headers.authorization, accept: request?.headers.accept, contentType: request?.headers['content-type'] })
-      .toMatchInlineSnapshot(`
+    expect({
+      method: request?.method,
+      path: request?.path,
+      authorization: request?.headers.authorization,
+      accept: request?.headers.accept,
+      contentType: request?.headers['content-type'],
+    }).toMatchInlineSnapshot(`
         {
           "accept": "application/json",
           "authorization": "Bearer sk-proj-T3stK3yN0tR3al0123456789abcdefXYZ",
@@ -72,8 +77,16 @@ describe('openai adapter: chat', () => {
       object: 'chat.completion',
       created: UPSTREAM_CREATED,
       model: 'gpt-catalogue',
-      choices: [{ index: 0, message: { role: 'assistant', content: 'Hello! How can I assist you today?' }, finish_reason: 'stop', logprobs: null }],
-      usage: { prompt_tokens: 19, completion_tokens: 10, total_tokens: 29, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } },
+      choices: [
+        { index: 0, message: { role: 'assistant', content: 'Hello! How can I assist you today?' }, finish_reason: 'stop', logprobs: null },
+      ],
+      usage: {
+        prompt_tokens: 19,
+        completion_tokens: 10,
+        total_tokens: 29,
+        prompt_tokens_details: { cached_tokens: 0 },
+        completion_tokens_details: { reasoning_tokens: 0 },
+      },
       system_fingerprint: 'fp_06737a9306',
     });
   });
@@ -82,7 +95,13 @@ describe('openai adapter: chat', () => {
     harness.upstream.reply({ type: 'json', body: toolCallCompletionBody() });
     const { completion } = await harness.adapter.chat(chatRequest(), chatTarget, harness.options());
     expect(completion.choices[0]).toMatchObject({
-      message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_abc123', type: 'function', function: { name: 'get_current_weather', arguments: '{\n"location": "Boston, MA"\n}' } }] },
+      message: {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'call_abc123', type: 'function', function: { name: 'get_current_weather', arguments: '{\n"location": "Boston, MA"\n}' } },
+        ],
+      },
       finish_reason: 'tool_calls',
     });
   });
@@ -93,8 +112,20 @@ describe('openai adapter: chat', () => {
       body: {
         model: 'llama3',
         choices: [
-          { message: { content: [{ type: 'thinking', thinking: 'hm' }, { type: 'text', text: 'Hi' }] }, finish_reason: 'eos' },
-          { index: 1, message: { role: 'assistant', content: 'Cut', tool_calls: [{ function: { name: 'f', arguments: { a: 1 } } }] }, finish_reason: 'model_length' },
+          {
+            message: {
+              content: [
+                { type: 'thinking', thinking: 'hm' },
+                { type: 'text', text: 'Hi' },
+              ],
+            },
+            finish_reason: 'eos',
+          },
+          {
+            index: 1,
+            message: { role: 'assistant', content: 'Cut', tool_calls: [{ function: { name: 'f', arguments: { a: 1 } } }] },
+            finish_reason: 'model_length',
+          },
         ],
       },
     });
@@ -109,7 +140,11 @@ describe('openai adapter: chat', () => {
         { index: 0, message: { role: 'assistant', content: 'Hi' }, finish_reason: 'stop' },
         {
           index: 1,
-          message: { role: 'assistant', content: 'Cut', tool_calls: [{ id: 'call_id2', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }] },
+          message: {
+            role: 'assistant',
+            content: 'Cut',
+            tool_calls: [{ id: 'call_id2', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }],
+          },
           finish_reason: 'length',
         },
       ],

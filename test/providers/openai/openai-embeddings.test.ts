@@ -31,14 +31,25 @@ describe('openai adapter: embeddings', () => {
   it('asks for floats when the client asks for floats or says nothing', async () => {
     for (const encoding of ['float', undefined] as const) {
       harness.upstream.reply({ type: 'json', body: embeddingsBody() });
-      await harness.adapter.embeddings({ model: 'embed-catalogue', input: ['first', 'second'], ...(encoding ? { encoding_format: encoding } : {}) }, embeddingTarget, harness.options());
+      await harness.adapter.embeddings(
+        { model: 'embed-catalogue', input: ['first', 'second'], ...(encoding ? { encoding_format: encoding } : {}) },
+        embeddingTarget,
+        harness.options(),
+      );
     }
-    expect(harness.upstream.requests.map((request) => (request.body as { encoding_format: unknown }).encoding_format)).toEqual(['float', 'float']);
+    expect(harness.upstream.requests.map((request) => (request.body as { encoding_format: unknown }).encoding_format)).toEqual([
+      'float',
+      'float',
+    ]);
   });
 
   it('returns the vectors in input order with the catalogue model id', async () => {
     harness.upstream.reply({ type: 'json', body: embeddingsBody() });
-    const result = await harness.adapter.embeddings({ model: 'embed-catalogue', input: ['first', 'second'] }, embeddingTarget, harness.options());
+    const result = await harness.adapter.embeddings(
+      { model: 'embed-catalogue', input: ['first', 'second'] },
+      embeddingTarget,
+      harness.options(),
+    );
     expect(result).toEqual({
       response: {
         object: 'list',
@@ -65,13 +76,26 @@ describe('openai adapter: embeddings', () => {
 
   it('refuses a reply whose vectors do not match the inputs', async () => {
     harness.upstream.reply({ type: 'json', body: embeddingsBody() });
-    const error = await rejection(harness.adapter.embeddings({ model: 'embed-catalogue', input: ['a', 'b', 'c'] }, embeddingTarget, harness.options()));
+    const error = await rejection(
+      harness.adapter.embeddings({ model: 'embed-catalogue', input: ['a', 'b', 'c'] }, embeddingTarget, harness.options()),
+    );
     expect(error).toMatchObject({ kind: 'bad_response', status: 502 });
   });
 
   it('maps upstream errors like chat does', async () => {
-    harness.upstream.reply({ type: 'json', status: 400, body: { error: { message: 'dimensions is not supported by this model', type: 'invalid_request_error', param: 'dimensions', code: null } } });
-    const error = await rejection(harness.adapter.embeddings({ model: 'embed-catalogue', input: 'a', dimensions: 3 }, embeddingTarget, harness.options()));
-    expect(error).toMatchObject({ kind: 'rejected', message: 'The provider "openai" rejected the request: dimensions is not supported by this model' });
+    harness.upstream.reply({
+      type: 'json',
+      status: 400,
+      body: {
+        error: { message: 'dimensions is not supported by this model', type: 'invalid_request_error', param: 'dimensions', code: null },
+      },
+    });
+    const error = await rejection(
+      harness.adapter.embeddings({ model: 'embed-catalogue', input: 'a', dimensions: 3 }, embeddingTarget, harness.options()),
+    );
+    expect(error).toMatchObject({
+      kind: 'rejected',
+      message: 'The provider "openai" rejected the request: dimensions is not supported by this model',
+    });
   });
 });

@@ -4,7 +4,11 @@ import type { ScriptedReply } from '../../helpers/mock-openai-upstream';
 import { errorBody } from '../../fixtures/openai/openai-bodies';
 import { API_KEY, chatRequest, chatTarget, rejection, useHarness } from './harness';
 
-const keyInMessage = errorBody(`Incorrect API key provided: ${API_KEY}. You can find your API key at https://platform.openai.com/account/api-keys.`, 'invalid_request_error', 'invalid_api_key');
+const keyInMessage = errorBody(
+  `Incorrect API key provided: ${API_KEY}. You can find your API key at https://platform.openai.com/account/api-keys.`,
+  'invalid_request_error',
+  'invalid_api_key',
+);
 
 describe('openai adapter: errors', () => {
   const harness = useHarness({ firstByteTimeoutMs: 300 });
@@ -17,12 +21,28 @@ describe('openai adapter: errors', () => {
   };
 
   it('maps 500 to a retryable unavailable upstream', async () => {
-    const error = await chatError({ type: 'json', status: 500, body: errorBody('The server had an error while processing your request. Sorry about that!', 'server_error', null) });
-    expect(error).toMatchObject({ kind: 'unavailable', retryable: true, status: 502, code: 'upstream_unavailable', upstreamStatus: 500, retryAfterMs: null });
+    const error = await chatError({
+      type: 'json',
+      status: 500,
+      body: errorBody('The server had an error while processing your request. Sorry about that!', 'server_error', null),
+    });
+    expect(error).toMatchObject({
+      kind: 'unavailable',
+      retryable: true,
+      status: 502,
+      code: 'upstream_unavailable',
+      upstreamStatus: 500,
+      retryAfterMs: null,
+    });
   });
 
   it('keeps the retry-after of a 429', async () => {
-    const error = await chatError({ type: 'json', status: 429, headers: { 'retry-after': '2' }, body: errorBody('Rate limit reached', 'requests', 'rate_limit_exceeded') });
+    const error = await chatError({
+      type: 'json',
+      status: 429,
+      headers: { 'retry-after': '2' },
+      body: errorBody('Rate limit reached', 'requests', 'rate_limit_exceeded'),
+    });
     expect(error).toMatchObject({ kind: 'unavailable', retryable: true, upstreamStatus: 429, retryAfterMs: 2000 });
   });
 
@@ -41,11 +61,17 @@ describe('openai adapter: errors', () => {
     const error = await chatError({
       type: 'json',
       status: 400,
-      body: errorBody("This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.", 'invalid_request_error', 'context_length_exceeded', 'messages'),
+      body: errorBody(
+        "This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.",
+        'invalid_request_error',
+        'context_length_exceeded',
+        'messages',
+      ),
     });
     expect(error.toBody()).toEqual({
       error: {
-        message: 'The provider "openai" rejected the request: This model\'s maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.',
+        message:
+          'The provider "openai" rejected the request: This model\'s maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.',
         type: 'invalid_request_error',
         param: null,
         code: 'upstream_rejected',
@@ -98,7 +124,11 @@ describe('openai adapter: errors', () => {
       { type: 'json', status: 400, body: keyInMessage },
       { type: 'json', status: 401, body: keyInMessage },
       { type: 'json', status: 403, body: keyInMessage },
-      { type: 'json', status: 404, body: errorBody(`Key ${API_KEY.slice(0, 12)}...${API_KEY.slice(-6)} has no access`, 'invalid_request_error', null) },
+      {
+        type: 'json',
+        status: 404,
+        body: errorBody(`Key ${API_KEY.slice(0, 12)}...${API_KEY.slice(-6)} has no access`, 'invalid_request_error', null),
+      },
       { type: 'json', status: 500, body: keyInMessage },
       { type: 'json', body: keyInMessage },
       { type: 'raw', body: API_KEY },
@@ -110,7 +140,11 @@ describe('openai adapter: errors', () => {
     }
     harness.upstream.reply({ type: 'sse', done: false, events: [{ data: keyInMessage }] });
     const stream = await harness.adapter.chatStream(chatRequest({ stream: true }), chatTarget, harness.options());
-    const error = (await rejection((async () => { for await (const _ of stream.chunks); })())) as Error;
+    const error = (await rejection(
+      (async () => {
+        for await (const _ of stream.chunks);
+      })(),
+    )) as Error;
     expect(error.message).toContain('Incorrect API key provided');
     expect(error.message).not.toContain(API_KEY.slice(8, 20));
   });

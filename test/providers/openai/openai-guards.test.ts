@@ -2,7 +2,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseOpenAiChatCompletion, parseOpenAiChunk, parseOpenAiEmbeddings } from '../../../server/providers/openai/openai-guards';
 import { OpenAiChatCompletionSchema, OpenAiChunkSchema, OpenAiEmbeddingsSchema } from '../../../server/providers/openai/openai-schemas';
-import { chatCompletionBody, embeddingsBody, textStream, toolCallCompletionBody, toolCallStream } from '../../fixtures/openai/openai-bodies';
+import {
+  chatCompletionBody,
+  embeddingsBody,
+  textStream,
+  toolCallCompletionBody,
+  toolCallStream,
+} from '../../fixtures/openai/openai-bodies';
 
 /** A guard passed the value when it comes back as the same object (zod always builds a new one). */
 const passedByGuard = (result: { success: boolean; data?: unknown }, value: unknown): boolean => result.success && result.data === value;
@@ -26,7 +32,12 @@ const count = nullable(fc.nat(5));
 const fields = (shape: Record<string, fc.Arbitrary<unknown>>) => maybe(fc.record(shape, { requiredKeys: [] }));
 const list = (item: fc.Arbitrary<unknown>, minLength = 0) => maybe(fc.array(item, { minLength, maxLength: 2 }));
 const usage = nullable(fields({ prompt_tokens: count, completion_tokens: count, total_tokens: count }));
-const content = nullable(fc.oneof(fc.string(), fc.array(fields({ type: maybe(fc.string()), text: maybe(fc.option(fc.string(), { nil: undefined })) }), { maxLength: 2 })));
+const content = nullable(
+  fc.oneof(
+    fc.string(),
+    fc.array(fields({ type: maybe(fc.string()), text: maybe(fc.option(fc.string(), { nil: undefined })) }), { maxLength: 2 }),
+  ),
+);
 const functionType = nullable(fc.constant('function'));
 const functionCall = fields({ name: text, arguments: nullable(fc.oneof(fc.string(), fc.dictionary(fc.string(), leaf))) });
 const completion = fields({
@@ -36,7 +47,12 @@ const completion = fields({
   choices: list(
     fields({
       index: integer,
-      message: fields({ role: text, content, tool_calls: nullable(list(fields({ id: text, type: functionType, function: functionCall }))), refusal: text }),
+      message: fields({
+        role: text,
+        content,
+        tool_calls: nullable(list(fields({ id: text, type: functionType, function: functionCall }))),
+        refusal: text,
+      }),
       finish_reason: text,
       logprobs: leaf,
     }),
@@ -52,7 +68,14 @@ const chunk = fields({
     list(
       fields({
         index: integer,
-        delta: nullable(fields({ role: text, content, tool_calls: nullable(list(fields({ index: integer, id: text, type: functionType, function: nullable(functionCall) }))), refusal: text })),
+        delta: nullable(
+          fields({
+            role: text,
+            content,
+            tool_calls: nullable(list(fields({ index: integer, id: text, type: functionType, function: nullable(functionCall) }))),
+            refusal: text,
+          }),
+        ),
         finish_reason: text,
       }),
     ),
@@ -68,7 +91,8 @@ const embeddings = fields({
 
 describe('hand-written guards of the OpenAI upstream schemas', () => {
   it('pass the recorded bodies (the fast path is the common one)', () => {
-    for (const body of [chatCompletionBody(), toolCallCompletionBody()]) expect(passedByGuard(parseOpenAiChatCompletion(body), body)).toBe(true);
+    for (const body of [chatCompletionBody(), toolCallCompletionBody()])
+      expect(passedByGuard(parseOpenAiChatCompletion(body), body)).toBe(true);
     for (const body of [...textStream(), ...toolCallStream()]) expect(passedByGuard(parseOpenAiChunk(body), body)).toBe(true);
     const embeddings = embeddingsBody();
     expect(passedByGuard(parseOpenAiEmbeddings(embeddings), embeddings)).toBe(true);

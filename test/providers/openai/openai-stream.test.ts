@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { UpstreamError } from '../../../server/errors/gateway-error';
-import { chatCompletionBody, chunk, errorBody, textStream, toolCallStream, UPSTREAM_ID, usageChunk } from '../../fixtures/openai/openai-bodies';
+import {
+  chatCompletionBody,
+  chunk,
+  errorBody,
+  textStream,
+  toolCallStream,
+  UPSTREAM_ID,
+  usageChunk,
+} from '../../fixtures/openai/openai-bodies';
 import type { SseStep } from '../../helpers/mock-openai-upstream';
 import { API_KEY, chatRequest, chatTarget, collect, FIXED_NOW, rejection, useHarness } from './harness';
 
@@ -89,12 +97,43 @@ describe('openai adapter: streaming', () => {
     const stream = await harness.adapter.chatStream(chatRequest({ stream: true }), chatTarget, harness.options());
     const chunks = await collect(stream.chunks);
     expect(chunks).toEqual([
-      { id: 'chatcmpl-id1', object: 'chat.completion.chunk', created: Math.floor(FIXED_NOW / 1000), model: 'gpt-catalogue', choices: [{ index: 0, delta: { role: 'assistant', content: 'Hi' }, finish_reason: null }] },
-      expect.objectContaining({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'c1', type: 'function', function: { name: 'a', arguments: '{' } }] }, finish_reason: null }] }),
-      expect.objectContaining({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: '}' } }] }, finish_reason: null }] }),
-      expect.objectContaining({ choices: [{ index: 0, delta: { tool_calls: [{ index: 1, id: 'c2', type: 'function', function: { name: 'b', arguments: '{"x":1}' } }] }, finish_reason: null }] }),
+      {
+        id: 'chatcmpl-id1',
+        object: 'chat.completion.chunk',
+        created: Math.floor(FIXED_NOW / 1000),
+        model: 'gpt-catalogue',
+        choices: [{ index: 0, delta: { role: 'assistant', content: 'Hi' }, finish_reason: null }],
+      },
+      expect.objectContaining({
+        choices: [
+          {
+            index: 0,
+            delta: { tool_calls: [{ index: 0, id: 'c1', type: 'function', function: { name: 'a', arguments: '{' } }] },
+            finish_reason: null,
+          },
+        ],
+      }),
+      expect.objectContaining({
+        choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: '}' } }] }, finish_reason: null }],
+      }),
+      expect.objectContaining({
+        choices: [
+          {
+            index: 0,
+            delta: { tool_calls: [{ index: 1, id: 'c2', type: 'function', function: { name: 'b', arguments: '{"x":1}' } }] },
+            finish_reason: null,
+          },
+        ],
+      }),
       expect.objectContaining({ choices: [{ index: 0, delta: { content: '!' }, finish_reason: 'stop' }] }),
-      { id: 'chatcmpl-id1', object: 'chat.completion.chunk', created: Math.floor(FIXED_NOW / 1000), model: 'gpt-catalogue', choices: [], usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 } },
+      {
+        id: 'chatcmpl-id1',
+        object: 'chat.completion.chunk',
+        created: Math.floor(FIXED_NOW / 1000),
+        model: 'gpt-catalogue',
+        choices: [],
+        usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 },
+      },
     ]);
   });
 
@@ -115,7 +154,15 @@ describe('openai adapter: streaming', () => {
   it("reads Groq's usage from x_groq", async () => {
     harness.upstream.reply({
       type: 'sse',
-      events: [{ data: chunk({ role: 'assistant', content: 'Hi' }) }, { data: { ...chunk({}, 'stop'), x_groq: { id: 'req_1', usage: { prompt_tokens: 4, completion_tokens: 1, total_tokens: 5, queue_time: 0.01 } } } }],
+      events: [
+        { data: chunk({ role: 'assistant', content: 'Hi' }) },
+        {
+          data: {
+            ...chunk({}, 'stop'),
+            x_groq: { id: 'req_1', usage: { prompt_tokens: 4, completion_tokens: 1, total_tokens: 5, queue_time: 0.01 } },
+          },
+        },
+      ],
     });
     const stream = await harness.adapter.chatStream(chatRequest({ stream: true }), chatTarget, harness.options());
     const chunks = await collect(stream.chunks);
@@ -128,7 +175,16 @@ describe('openai adapter: streaming', () => {
     const chunks = await collect(stream.chunks);
     expect(chunks.map((item) => [item.choices[0] ?? null, item.usage ?? null])).toEqual([
       [{ index: 0, delta: { role: 'assistant', content: 'Hello! How can I assist you today?' }, finish_reason: 'stop' }, null],
-      [null, { prompt_tokens: 19, completion_tokens: 10, total_tokens: 29, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } }],
+      [
+        null,
+        {
+          prompt_tokens: 19,
+          completion_tokens: 10,
+          total_tokens: 29,
+          prompt_tokens_details: { cached_tokens: 0 },
+          completion_tokens_details: { reasoning_tokens: 0 },
+        },
+      ],
     ]);
   });
 
@@ -193,9 +249,15 @@ describe('openai adapter: streaming', () => {
   });
 
   it('closes the upstream connection when the client aborts', async () => {
-    harness.upstream.reply({ type: 'sse', events: [{ data: chunk({ role: 'assistant', content: 'a' }) }, { data: chunk({ content: 'b' }), delayMs: 10_000 }] });
+    harness.upstream.reply({
+      type: 'sse',
+      events: [{ data: chunk({ role: 'assistant', content: 'a' }) }, { data: chunk({ content: 'b' }), delayMs: 10_000 }],
+    });
     const controller = new AbortController();
-    const stream = await harness.adapter.chatStream(chatRequest({ stream: true }), chatTarget, { signal: controller.signal, requestId: 'r' });
+    const stream = await harness.adapter.chatStream(chatRequest({ stream: true }), chatTarget, {
+      signal: controller.signal,
+      requestId: 'r',
+    });
     const iterator = stream.chunks[Symbol.asyncIterator]();
     expect((await iterator.next()).value?.choices[0]?.delta.content).toBe('a');
     const pending = iterator.next();
@@ -205,7 +267,10 @@ describe('openai adapter: streaming', () => {
   });
 
   it('closes the upstream connection when the consumer stops reading', async () => {
-    harness.upstream.reply({ type: 'sse', events: [{ data: chunk({ role: 'assistant', content: 'a' }) }, { data: chunk({ content: 'b' }), delayMs: 10_000 }] });
+    harness.upstream.reply({
+      type: 'sse',
+      events: [{ data: chunk({ role: 'assistant', content: 'a' }) }, { data: chunk({ content: 'b' }), delayMs: 10_000 }],
+    });
     const stream = await harness.adapter.chatStream(chatRequest({ stream: true }), chatTarget, harness.options());
     for await (const item of stream.chunks) {
       expect(item.choices[0]?.delta.content).toBe('a');
