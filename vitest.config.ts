@@ -6,6 +6,8 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // As a serving process starts (server/cli/serving-flags.ts): the idle collector's full collection.
+    poolOptions: { forks: { execArgv: ['--expose-gc'] } },
     reporters: ['default'],
   },
 });

@@ -1,5 +1,4 @@
-import { getHeapStatistics, setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { getHeapStatistics } from 'node:v8';
 
 export interface IdleCollectorOptions {
   /** How long no new request may arrive before the gateway counts as quiet. */
@@ -87,22 +86,18 @@ function v8Heap(): { total: number; used: number } {
 }
 
 /**
- * V8's full collection, as `--expose-gc` gives it, twice. A serving process starts with the
- * flag (server/cli/serving-flags.ts); a gateway built in a process started without it (tests,
- * an embedding program) exposes it at run time, as jest's leak detector does. Twice: the
- * pages a collection empties go back to the system only once its concurrent sweeping is
- * finished, which the second collection does at once (measured: one collection left RSS
- * where it was; the second brought it from ~230 to ~140 MiB).
+ * V8's full collection, as `--expose-gc` gives it, twice; a no-op without the flag. Serving
+ * processes start with it (server/cli/serving-flags.ts, docs/performance.md), and so do the
+ * test workers (vitest.config.ts); a program that embeds the gateway without it simply gets
+ * no idle collection. Twice: the pages a collection empties go back to the system only once
+ * its concurrent sweeping is finished, which the second collection does at once (measured:
+ * one collection left RSS where it was; the second brought it from ~230 to ~140 MiB).
  */
 function fullCollection(): () => void {
-  let gc = (globalThis as { gc?: () => void }).gc;
-  if (!gc) {
-    setFlagsFromString('--expose-gc');
-    gc = runInNewContext('gc') as () => void;
-  }
-  const collect = gc;
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) return () => undefined;
   return () => {
-    collect();
-    collect();
+    gc();
+    gc();
   };
 }

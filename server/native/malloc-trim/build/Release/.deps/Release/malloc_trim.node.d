@@ -1,1 +1,0 @@
-cmd_Release/malloc_trim.node := ln -f "Release/obj.target/malloc_trim.node" "Release/malloc_trim.node" 2>/dev/null || (rm -rf "Release/malloc_trim.node" && cp -af "Release/obj.target/malloc_trim.node" "Release/malloc_trim.node")

@@ -1,1 +1,0 @@
-cmd_Release/obj.target/malloc_trim.node := g++ -o Release/obj.target/malloc_trim.node -shared -pthread -rdynamic -m64  -Wl,-soname=malloc_trim.node -Wl,--start-group Release/obj.target/malloc_trim/malloc_trim.o -Wl,--end-group 
