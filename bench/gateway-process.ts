@@ -46,8 +46,8 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = path.join(ROOT, 'bin', 'model-gateway.js');
 /** Rate limits stay on, high enough that the benchmark's own traffic is never refused. */
 const KEY_RPM = 10_000_000;
-// Postgres stores limits as 32-bit integers.
-const KEY_TPM = 2_000_000_000;
+// The admin API allows at most 1e9 tokens per minute (Postgres stores limits as 32-bit integers).
+const KEY_TPM = 1_000_000_000;
 
 function configYaml(setup: GatewaySetup): string {
   const upstream = `http://127.0.0.1:${setup.mockPort}`;
