@@ -5,7 +5,7 @@ import type { ClearTimer, SetTimer } from './recorder-options';
  * than asked and otherwise re-arms, so record() can call it on every event cheaply.
  */
 export class WriteTimer {
-  private handle: unknown = null;
+  private timer: unknown = null;
   private armed = false;
   /** -Infinity: armed to fire immediately. */
   private dueAt = 0;
@@ -23,12 +23,12 @@ export class WriteTimer {
     const dueAt = delayMs <= 0 ? Number.NEGATIVE_INFINITY : this.now() + delayMs;
     if (this.armed) {
       if (this.dueAt <= dueAt) return;
-      this.clearTimer(this.handle);
+      this.clearTimer(this.timer);
     }
     this.armed = true;
     this.dueAt = dueAt;
-    this.handle = this.setTimer(() => this.fire(), Math.max(0, delayMs));
-    unref(this.handle);
+    this.timer = this.setTimer(() => this.fire(), Math.max(0, delayMs));
+    unref(this.timer);
   }
 
   /** Replaces whatever is armed (a retry must wait its backoff even if a flush was due sooner). */
@@ -39,14 +39,14 @@ export class WriteTimer {
 
   cancel(): void {
     if (!this.armed) return;
-    this.clearTimer(this.handle);
+    this.clearTimer(this.timer);
     this.armed = false;
-    this.handle = null;
+    this.timer = null;
   }
 
   private fire(): void {
     this.armed = false;
-    this.handle = null;
+    this.timer = null;
     this.onFire();
   }
 }
