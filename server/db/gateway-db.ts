@@ -1,5 +1,14 @@
 import type { Sql } from '@prisma/client/runtime/client';
-import type { AccountRow, ApiKeyRow, AuditEntryRow, DashboardSessionRow, LoginTokenRow, UsageDailyRow, UsageKeyRow } from './types';
+import type {
+  AccountRow,
+  ApiKeyPatch as ApiKeyRowPatch,
+  ApiKeyRow,
+  AuditEntryRow,
+  DashboardSessionRow,
+  LoginTokenRow,
+  UsageDailyRow,
+  UsageKeyRow,
+} from './types';
 
 /*
  * The part of the generated Prisma clients the store uses. The SQLite and Postgres clients
@@ -54,24 +63,8 @@ export type UsageDailyRecord = Omit<
 export type DashboardSessionRecord = DashboardSessionRow;
 export type LoginTokenRecord = LoginTokenRow;
 
-export type ApiKeyPatch = Partial<
-  Pick<
-    ApiKeyRecord,
-    | 'name'
-    | 'status'
-    | 'blocked'
-    | 'rpm'
-    | 'tpm'
-    | 'revokedAt'
-    | 'models'
-    | 'expiresAt'
-    | 'blockedBy'
-    | 'keyHash'
-    | 'hint'
-    | 'previousKeyHash'
-    | 'previousKeyExpiresAt'
-  >
-> & {
+/** The changeable fields of a key (types.ts), as the records hold them, with the time of the change. */
+export type ApiKeyPatch = Partial<Pick<ApiKeyRecord, keyof ApiKeyRowPatch>> & {
   updatedAt: Date;
 };
 
