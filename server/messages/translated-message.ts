@@ -1,6 +1,7 @@
 import { runChatCall, type ChatChunkStream } from '../completions/chat-call';
 import { toMessagesErrorBody } from '../errors/anthropic-error-body';
 import { GatewayError } from '../errors/gateway-error';
+import { fromChatUsage } from '../providers/token-usage';
 import type { ReservationFields } from '../rate-limit/key-limiter';
 import { sendSse } from '../streaming/send-sse';
 import { quickPromptTokens } from '../usage/count-tokens';
@@ -30,8 +31,8 @@ export async function translatedMessage(dependencies: MessagesDependencies, call
   });
   const id = `msg_${dependencies.generateId()}`;
   if (!result.stream) {
-    const { usage } = result.completion;
-    return chatToMessage(result.completion, { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens }, id);
+    // The whole usage, cached tokens included (docs/anthropic-messages.md, "Other models: translated").
+    return chatToMessage(result.completion, fromChatUsage(result.completion.usage), id);
   }
   const translator = new MessageStreamTranslator({ id, model: result.chunks.model.id, inputTokens: quickPromptTokens(chat) });
   sendSse(call.reply, streamEvents(result.chunks, translator), () => result.chunks.abort());
@@ -54,6 +55,6 @@ async function* streamEvents(chunks: ChatChunkStream, translator: MessageStreamT
     yield event(toMessagesErrorBody(error));
     return;
   }
-  const { promptTokens, completionTokens } = chunks.usage();
-  yield translator.finish({ promptTokens, completionTokens });
+  const { reported: _, ...usage } = chunks.usage();
+  yield translator.finish(usage);
 }

@@ -4,6 +4,7 @@ import { attemptsFor, resolveModel, type Attempt } from '../completions/resolve-
 import { GatewayError, invalidRequest } from '../errors/gateway-error';
 import type { ModelCall } from '../pipeline/model-pipeline';
 import type { RequestContext } from '../pipeline/request-context';
+import { fromChatUsage } from '../providers/token-usage';
 import { encodeSseEvent } from '../streaming/encode-sse';
 import { sendSse } from '../streaming/send-sse';
 import { chatToResponse, responseSkeleton, toResponsesUsage } from './chat-to-response';
@@ -47,8 +48,8 @@ export async function createResponse(dependencies: ResponsesDependencies, call: 
   });
   if (!result.stream) {
     const { completion } = result;
-    const usage = { promptTokens: completion.usage.prompt_tokens, completionTokens: completion.usage.completion_tokens };
-    return chatToResponse(body, completion, usage, translation.customTools, dependencies);
+    // The whole usage, cached and reasoning tokens included (docs/openai-responses.md).
+    return chatToResponse(body, completion, fromChatUsage(completion.usage), translation.customTools, dependencies);
   }
   const skeleton = responseSkeleton(
     body,
