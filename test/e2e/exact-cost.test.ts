@@ -1,106 +1,36 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  events as anthropicEvents,
-  messageBody,
-  startMockAnthropicUpstream,
-  type MockAnthropicUpstream,
-  type MockUsage,
-} from '../helpers/mock-anthropic-upstream';
+import { messageBody, startMockAnthropicUpstream, type MockAnthropicUpstream } from '../helpers/mock-anthropic-upstream';
 import { startMockGeminiUpstream, type MockGeminiUpstream } from '../helpers/mock-gemini-upstream';
 import { startMockOpenAiUpstream, type MockOpenAiUpstream } from '../helpers/mock-openai-upstream';
 import { startTestGateway } from '../helpers/test-gateway';
-import { collect, startE2e, upstreamSection, type E2e } from './helpers';
+import {
+  ANTHROPIC_COST,
+  ANTHROPIC_USAGE,
+  anthropicStream,
+  configYaml,
+  COST_ENV,
+  FEMTO,
+  GEMINI_COST,
+  GEMINI_USAGE,
+  geminiBody,
+  geminiStreamEvents,
+  OPENAI_COST,
+  OPENAI_USAGE,
+  openAiChatBody,
+  openAiChatStream,
+  usdText,
+} from './exact-cost-setup';
+import { collect, startE2e, type E2e } from './helpers';
 
 /**
- * Exact cost (docs/pricing.md) through each provider type, streamed and not: the upstream
- * reports cached, cache-written (5-minute and 1-hour) and reasoning tokens in its own wire
- * format; the client's usage, the x-gateway-cost-usd header or the stream's cost_usd, the
- * usage event and the usage report carry the hand-computed values to the last digit.
- *
- * Every chat model has the issue's example prices: input 3, output 15, cache read 0.3,
- * 5-minute write 3.75, 1-hour write 6 USD per million tokens; over 1,000 prompt tokens the
- * long-context rates 6, 22.5, 0.6, 7.5 and 12. A token at p USD per million costs p x 1e9
- * femto-dollars.
+ * Exact cost (docs/pricing.md) on chat completions and embeddings, through each provider type,
+ * streamed and not: the upstream reports cached, cache-written (5-minute and 1-hour) and
+ * reasoning tokens in its own wire format; the client's usage, the x-gateway-cost-usd header or
+ * the stream's cost_usd, the usage event and the usage report carry the hand-computed values
+ * (exact-cost-setup.ts) to the last digit. The Messages and Responses routes:
+ * exact-cost-messages.test.ts, exact-cost-responses.test.ts.
  */
-const PRICING = `
-    pricing:
-      input_per_million: 3
-      output_per_million: 15
-      cache_read_per_million: 0.3
-      cache_write_per_million: 3.75
-      cache_write_1h_per_million: 6
-      long_context:
-        threshold_tokens: 1000
-        input_per_million: 6
-        output_per_million: 22.5
-        cache_read_per_million: 0.6
-        cache_write_per_million: 7.5
-        cache_write_1h_per_million: 12`;
-
-function configYaml(openai: MockOpenAiUpstream, anthropic: MockAnthropicUpstream, gemini: MockGeminiUpstream): string {
-  return `${upstreamSection()}
-providers:
-  oai: { type: openai, base_url: ${openai.baseUrl}, api_key_env: COST_OPENAI_KEY }
-  claude: { type: anthropic, base_url: ${anthropic.baseUrl}, api_key_env: COST_ANTHROPIC_KEY }
-  google: { type: gemini, base_url: ${gemini.baseUrl}, api_key_env: COST_GEMINI_KEY }
-models:
-  - id: oai-chat
-    provider: oai
-    capabilities: [chat]
-    context_window: 200000${PRICING}
-  - id: claude-chat
-    provider: claude
-    capabilities: [chat]
-    context_window: 200000${PRICING}
-  - id: gemini-chat
-    provider: google
-    capabilities: [chat]
-    context_window: 200000${PRICING}
-  - id: oai-embed
-    provider: oai
-    capabilities: [embeddings]
-    context_window: 8191
-    pricing: { input_per_million: 0.13, output_per_million: 0 }
-`;
-}
-
-const FEMTO = 1_000_000_000n; // femto-dollars per token at 1 USD per million tokens
 const messages = [{ role: 'user' as const, content: 'Hello' }];
-
-/** Anthropic: 100 uncached + 400 read + 100 written for 5 minutes + 200 for 1 hour; 50 out. */
-const ANTHROPIC_USAGE: MockUsage = {
-  input_tokens: 100,
-  cache_read_input_tokens: 400,
-  cache_creation_input_tokens: 300,
-  cache_creation: { ephemeral_5m_input_tokens: 100, ephemeral_1h_input_tokens: 200 },
-  output_tokens: 50,
-};
-// 100 x 3 + 400 x 0.3 + 100 x 3.75 + 200 x 6 + 50 x 15 (x 1e9): 2,745,000,000,000 femto-dollars.
-const ANTHROPIC_COST = 100n * 3n * FEMTO + (400n * 3n * FEMTO) / 10n + (100n * 375n * FEMTO) / 100n + 200n * 6n * FEMTO + 50n * 15n * FEMTO;
-/** OpenAI: 800 prompt tokens of which 600 cached; 120 completion tokens of which 80 reasoning. */
-const OPENAI_USAGE = {
-  prompt_tokens: 800,
-  completion_tokens: 120,
-  total_tokens: 920,
-  prompt_tokens_details: { cached_tokens: 600, audio_tokens: 0 },
-  completion_tokens_details: { reasoning_tokens: 80, audio_tokens: 0 },
-};
-const OPENAI_COST = 200n * 3n * FEMTO + (600n * 3n * FEMTO) / 10n + 120n * 15n * FEMTO;
-/** Gemini: 800 prompt tokens of which 500 cached; 40 candidate tokens plus 60 thinking tokens. */
-const GEMINI_USAGE = {
-  promptTokenCount: 800,
-  cachedContentTokenCount: 500,
-  candidatesTokenCount: 40,
-  thoughtsTokenCount: 60,
-  totalTokenCount: 900,
-};
-const GEMINI_COST = 300n * 3n * FEMTO + (500n * 3n * FEMTO) / 10n + 100n * 15n * FEMTO;
-
-/** The header's text: femto-dollars as a decimal without trailing zeros. */
-function usdText(femto: bigint): string {
-  const digits = femto.toString().padStart(16, '0');
-  return `${digits.slice(0, -15)}.${digits.slice(-15)}`.replace(/\.?0+$/, '');
-}
 
 describe('exact cost of cached, cache-written, reasoning and long-context tokens', () => {
   let openai: MockOpenAiUpstream;
@@ -114,7 +44,7 @@ describe('exact cost of cached, cache-written, reasoning and long-context tokens
   beforeEach(async () => {
     e2e = await startE2e({
       configYaml: configYaml(openai, anthropic, gemini),
-      env: { COST_OPENAI_KEY: 'sk-proj-cost', COST_ANTHROPIC_KEY: 'sk-ant-cost', COST_GEMINI_KEY: 'AIza-cost' },
+      env: COST_ENV,
     });
   });
   afterEach(async () => {
@@ -146,15 +76,6 @@ describe('exact cost of cached, cache-written, reasoning and long-context tokens
   }
 
   describe('anthropic', () => {
-    const stream = () => [
-      anthropicEvents.messageStart(ANTHROPIC_USAGE.input_tokens, ANTHROPIC_USAGE),
-      anthropicEvents.textStart(0),
-      anthropicEvents.textDelta(0, 'Hi'),
-      anthropicEvents.blockStop(0),
-      anthropicEvents.messageDelta('end_turn', ANTHROPIC_USAGE.output_tokens),
-      anthropicEvents.messageStop(),
-    ];
-
     it('non-streamed: 5-minute and 1-hour writes and reads priced apart, cost in the header', async () => {
       anthropic.reply({ type: 'json', body: messageBody([{ type: 'text', text: 'Hi' }], 'end_turn', ANTHROPIC_USAGE) });
       const { completion, header } = await chat('claude-chat');
@@ -178,7 +99,7 @@ describe('exact cost of cached, cache-written, reasoning and long-context tokens
     });
 
     it('streamed: the same usage and cost, cost_usd in the usage chunk', async () => {
-      anthropic.reply({ type: 'sse', events: stream() });
+      anthropic.reply({ type: 'sse', events: anthropicStream(ANTHROPIC_USAGE) });
       const collected = await streamedUsage('claude-chat');
       expect(collected.usageChunks).toHaveLength(1);
       expect(collected.usageChunks[0]?.usage).toEqual({
@@ -227,24 +148,8 @@ describe('exact cost of cached, cache-written, reasoning and long-context tokens
   });
 
   describe('openai', () => {
-    const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
-      id: 'chatcmpl-cost',
-      object: 'chat.completion.chunk',
-      created: 1,
-      model: 'upstream',
-      choices: [{ index: 0, delta, finish_reason: finishReason }],
-    });
-    const body = (usage: unknown) => ({
-      id: 'chatcmpl-cost',
-      object: 'chat.completion',
-      created: 1,
-      model: 'upstream',
-      choices: [{ index: 0, message: { role: 'assistant', content: 'Hi' }, finish_reason: 'stop' }],
-      usage,
-    });
-
     it('non-streamed: cached tokens at the cache price, reasoning tokens as output, details passed on', async () => {
-      openai.reply({ type: 'json', body: body(OPENAI_USAGE) });
+      openai.reply({ type: 'json', body: openAiChatBody(OPENAI_USAGE) });
       const { completion, header } = await chat('oai-chat');
       expect(completion.usage).toEqual({
         prompt_tokens: 800,
@@ -266,14 +171,7 @@ describe('exact cost of cached, cache-written, reasoning and long-context tokens
     });
 
     it('streamed: the same usage and cost, cost_usd in the usage chunk', async () => {
-      openai.reply({
-        type: 'sse',
-        events: [
-          { data: chunk({ role: 'assistant', content: 'Hi' }) },
-          { data: chunk({}, 'stop') },
-          { data: { ...chunk({}), choices: [], usage: OPENAI_USAGE } },
-        ],
-      });
+      openai.reply(openAiChatStream(OPENAI_USAGE));
       const collected = await streamedUsage('oai-chat');
       expect(collected.usageChunks[0]?.usage).toEqual({
         prompt_tokens: 800,
@@ -287,21 +185,14 @@ describe('exact cost of cached, cache-written, reasoning and long-context tokens
     });
 
     it('a stream whose client did not ask for usage gets no usage chunk, and the usage is still priced', async () => {
-      openai.reply({
-        type: 'sse',
-        events: [
-          { data: chunk({ role: 'assistant', content: 'Hi' }) },
-          { data: chunk({}, 'stop') },
-          { data: { ...chunk({}), choices: [], usage: OPENAI_USAGE } },
-        ],
-      });
+      openai.reply(openAiChatStream(OPENAI_USAGE));
       const collected = await streamedUsage('oai-chat', false);
       expect(collected.usageChunks).toHaveLength(0);
       expect(lastEvent().costFemtoUsd).toBe(OPENAI_COST);
     });
 
     it('an OpenAI-compatible upstream that sends no details: every token uncached, no details in the reply', async () => {
-      openai.reply({ type: 'json', body: body({ prompt_tokens: 800, completion_tokens: 50, total_tokens: 850 }) });
+      openai.reply({ type: 'json', body: openAiChatBody({ prompt_tokens: 800, completion_tokens: 50, total_tokens: 850 }) });
       const { completion, header } = await chat('oai-chat');
       expect(completion.usage).toEqual({ prompt_tokens: 800, completion_tokens: 50, total_tokens: 850 });
       expect(header).toBe('0.00315');
@@ -315,11 +206,16 @@ describe('exact cost of cached, cache-written, reasoning and long-context tokens
     });
 
     it('a prompt of exactly the threshold keeps the base rates; one token more takes the long-context ones', async () => {
-      openai.reply({ type: 'json', body: body({ prompt_tokens: 1000, completion_tokens: 10, total_tokens: 1010 }) });
+      openai.reply({ type: 'json', body: openAiChatBody({ prompt_tokens: 1000, completion_tokens: 10, total_tokens: 1010 }) });
       expect((await chat('oai-chat')).header).toBe(usdText(1000n * 3n * FEMTO + 10n * 15n * FEMTO));
       openai.reply({
         type: 'json',
-        body: body({ prompt_tokens: 1001, completion_tokens: 10, total_tokens: 1011, prompt_tokens_details: { cached_tokens: 1 } }),
+        body: openAiChatBody({
+          prompt_tokens: 1001,
+          completion_tokens: 10,
+          total_tokens: 1011,
+          prompt_tokens_details: { cached_tokens: 1 },
+        }),
       });
       expect((await chat('oai-chat')).header).toBe(usdText(1000n * 6n * FEMTO + (1n * 6n * FEMTO) / 10n + (10n * 225n * FEMTO) / 10n));
     });
@@ -344,13 +240,8 @@ describe('exact cost of cached, cache-written, reasoning and long-context tokens
   });
 
   describe('gemini', () => {
-    const reply = (text: string, usageMetadata?: unknown) => ({
-      candidates: [{ content: { role: 'model', parts: [{ text }] }, index: 0, finishReason: 'STOP' }],
-      ...(usageMetadata ? { usageMetadata } : {}),
-    });
-
     it('non-streamed: cached content at the cache price, thinking tokens added to the completion as reasoning', async () => {
-      gemini.reply({ type: 'json', body: reply('Hi', GEMINI_USAGE) });
+      gemini.reply({ type: 'json', body: geminiBody('Hi', GEMINI_USAGE) });
       const { completion, header } = await chat('gemini-chat');
       expect(completion.usage).toEqual({
         prompt_tokens: 800,
@@ -373,7 +264,7 @@ describe('exact cost of cached, cache-written, reasoning and long-context tokens
     it('streamed: the same usage and cost, cost_usd in the usage chunk', async () => {
       gemini.reply({
         type: 'sse',
-        events: [{ candidates: [{ content: { role: 'model', parts: [{ text: 'H' }] }, index: 0 }] }, reply('i', GEMINI_USAGE)],
+        events: geminiStreamEvents(GEMINI_USAGE),
       });
       const collected = await streamedUsage('gemini-chat');
       expect(collected.usageChunks[0]?.usage).toMatchObject({ prompt_tokens: 800, completion_tokens: 100, cost_usd: 0.00255 });
@@ -385,7 +276,7 @@ describe('exact cost of cached, cache-written, reasoning and long-context tokens
     // A gateway that records to its database (the other tests keep events in memory).
     const gateway = await startTestGateway({
       configYaml: configYaml(openai, anthropic, gemini),
-      env: { COST_OPENAI_KEY: 'sk-proj-cost', COST_ANTHROPIC_KEY: 'sk-ant-cost', COST_GEMINI_KEY: 'AIza-cost' },
+      env: COST_ENV,
     });
     try {
       const accountId = await gateway.createAccount();
@@ -394,25 +285,9 @@ describe('exact cost of cached, cache-written, reasoning and long-context tokens
         gateway.http.post('/v1/chat/completions').set('authorization', `Bearer ${key}`).send({ model, messages }).expect(200);
       anthropic.reply({ type: 'json', body: messageBody([{ type: 'text', text: 'Hi' }], 'end_turn', ANTHROPIC_USAGE) });
       await post('claude-chat');
-      openai.reply({
-        type: 'json',
-        body: {
-          id: 'c',
-          object: 'chat.completion',
-          created: 1,
-          model: 'u',
-          choices: [{ index: 0, message: { role: 'assistant', content: 'Hi' }, finish_reason: 'stop' }],
-          usage: OPENAI_USAGE,
-        },
-      });
+      openai.reply({ type: 'json', body: openAiChatBody(OPENAI_USAGE) });
       await post('oai-chat');
-      gemini.reply({
-        type: 'json',
-        body: {
-          candidates: [{ content: { role: 'model', parts: [{ text: 'Hi' }] }, index: 0, finishReason: 'STOP' }],
-          usageMetadata: GEMINI_USAGE,
-        },
-      });
+      gemini.reply({ type: 'json', body: geminiBody('Hi', GEMINI_USAGE) });
       await post('gemini-chat');
       await gateway.gateway.recorder?.flush();
 

@@ -10,20 +10,11 @@ import {
 } from './mock-upstream';
 
 /**
-    }
-    const flowing = response.write(stepText(step));
-    recorded.eventsWritten++;
-    // A full socket buffer: wait until the reader (the gateway) takes more.
-    if (!flowing) await drainedOrClosed(response);
-  }
-  if (reply.done !== false) response.write('data: [DONE]\n\n');
-  response.end();
-}
-
-function stepText(step: { raw: string } | { data: unknown; event?: string }): string {
-  if ('raw' in step) return step.raw;
-  const data = `data: ${typeof step.data === 'string' ? step.data : JSON.stringify(step.data)}\n\n`;
-  return step.event === undefined ? data : `event: ${step.event}\n${data}`;
+ * A local server speaking OpenAI's wire format (Chat Completions, streaming and Embeddings:
+ * https://platform.openai.com/docs/api-reference/chat,
+ * https://platform.openai.com/docs/api-reference/embeddings; the Responses API's named events:
+ * mock-openai-responses.ts), for adapter and end-to-end tests through the real pooled HTTP
+ * client (the common machinery: mock-upstream.ts).
  */
 
 export type { RecordedRequest };
@@ -31,7 +22,6 @@ export type { RecordedRequest };
 /** One step of a scripted event stream, after an optional pause. */
 export type SseStep = { delayMs?: number } & (
   | { data: unknown } // `data: <JSON or the string as is>` + blank line
-  | { event: string; data: unknown } // `event: <name>` + `data: <JSON>` + blank line (Responses API)
   | { event: string; data: unknown } // `event: <name>` + `data: <JSON>` + blank line (Responses API)
   | { raw: string } // bytes exactly as given (comments, CRLF, split events, …)
   | { drop: true } // destroy the socket here: a mid-stream drop

@@ -1,0 +1,202 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { messageBody, startMockAnthropicUpstream, type MockAnthropicUpstream } from '../helpers/mock-anthropic-upstream';
+import { startMockGeminiUpstream, type MockGeminiUpstream } from '../helpers/mock-gemini-upstream';
+import { startMockOpenAiUpstream, type MockOpenAiUpstream } from '../helpers/mock-openai-upstream';
+import type { TestGateway } from '../helpers/test-gateway';
+import {
+  ANTHROPIC_COST,
+  ANTHROPIC_USAGE,
+  anthropicStream,
+  configYaml,
+  FEMTO,
+  GEMINI_COST,
+  GEMINI_USAGE,
+  geminiBody,
+  geminiStreamEvents,
+  modelReport,
+  OPENAI_COST,
+  OPENAI_USAGE,
+  openAiChatBody,
+  openAiChatStream,
+  reportRow,
+  startRecordingGateway,
+} from './exact-cost-setup';
+
+/**
+ * Exact cost (docs/pricing.md) on POST /v1/messages (docs/anthropic-messages.md), streamed and
+ * not: passed through to an Anthropic-type model, translated to OpenAI- and Gemini-type ones.
+ * The reply's usage in Anthropic's shape, the x-gateway-cost-usd header of a non-streamed reply
+ * (a Messages stream carries no cost) and the usage report's tokens, breakdown and spend are
+ * the hand-computed values (exact-cost-setup.ts).
+ */
+const REQUEST = { max_tokens: 256, messages: [{ role: 'user' as const, content: 'Hello' }] };
+const COST_HEADER = 'x-gateway-cost-usd';
+
+/** The report row of the Anthropic usage: 800 prompt tokens, 400 read, 100 + 200 written. */
+const ANTHROPIC_ROW = {
+  prompt_tokens: 800,
+  completion_tokens: 50,
+  cached_tokens: 400,
+  cache_write_tokens: 100,
+  cache_write_1h_tokens: 200,
+};
+const OPENAI_ROW = { prompt_tokens: 800, completion_tokens: 120, cached_tokens: 600, reasoning_tokens: 80 };
+const GEMINI_ROW = { prompt_tokens: 800, completion_tokens: 100, cached_tokens: 500, reasoning_tokens: 60 };
+
+/** The translated replies' usage: input_tokens without the cached tokens, no cache writes. */
+const OPENAI_MESSAGES_USAGE = { input_tokens: 200, output_tokens: 120, cache_read_input_tokens: 600, cache_creation_input_tokens: 0 };
+const GEMINI_MESSAGES_USAGE = { input_tokens: 300, output_tokens: 100, cache_read_input_tokens: 500, cache_creation_input_tokens: 0 };
+
+describe('exact cost on /v1/messages', () => {
+  let openai: MockOpenAiUpstream;
+  let anthropic: MockAnthropicUpstream;
+  let gemini: MockGeminiUpstream;
+  let gateway: TestGateway;
+  let accountId: string;
+  let client: Anthropic;
+
+  beforeAll(async () => {
+    [openai, anthropic, gemini] = await Promise.all([startMockOpenAiUpstream(), startMockAnthropicUpstream(), startMockGeminiUpstream()]);
+  });
+  beforeEach(async () => {
+    let key: string;
+    ({ gateway, accountId, key } = await startRecordingGateway(configYaml(openai, anthropic, gemini)));
+    client = new Anthropic({ apiKey: key, baseURL: gateway.baseUrl, maxRetries: 0 });
+  });
+  afterEach(async () => {
+    await gateway.close();
+  });
+  afterAll(async () => {
+    await Promise.all([openai.close(), anthropic.close(), gemini.close()]);
+  });
+
+  async function create(model: string) {
+    const { data, response } = await client.messages.create({ model, ...REQUEST }).withResponse();
+    return { message: data, header: response.headers.get(COST_HEADER) };
+  }
+
+  /** A streamed message: the usage of message_start and message_delta, and the cost header (none). */
+  async function stream(model: string) {
+    const { data, response } = await client.messages.create({ model, ...REQUEST, stream: true }).withResponse();
+    let startUsage: unknown;
+    let deltaUsage: unknown;
+    for await (const event of data) {
+      if (event.type === 'message_start') startUsage = event.message.usage;
+      if (event.type === 'message_delta') deltaUsage = event.usage;
+    }
+    return { startUsage, deltaUsage, header: response.headers.get(COST_HEADER) };
+  }
+
+  describe('passed through to an anthropic-type model', () => {
+    it('non-streamed: the upstream usage as sent; 5-minute and 1-hour writes priced apart in the header and the report', async () => {
+      anthropic.reply({ type: 'json', body: messageBody([{ type: 'text', text: 'Hi' }], 'end_turn', ANTHROPIC_USAGE) });
+      const { message, header } = await create('claude-chat');
+      expect(message.usage).toEqual({ ...ANTHROPIC_USAGE, service_tier: 'standard' });
+      expect(ANTHROPIC_COST).toBe(2_745_000_000_000n);
+      expect(header).toBe('0.002745');
+      expect(await modelReport(gateway, accountId, 1)).toEqual([reportRow('claude-chat', ANTHROPIC_COST, ANTHROPIC_ROW)]);
+    });
+
+    it('streamed: message_start and message_delta as sent, no cost header, the same report', async () => {
+      anthropic.reply({ type: 'sse', events: anthropicStream(ANTHROPIC_USAGE) });
+      const { startUsage, deltaUsage, header } = await stream('claude-chat');
+      expect(startUsage).toMatchObject({ input_tokens: 100, cache_read_input_tokens: 400, cache_creation_input_tokens: 300 });
+      expect(deltaUsage).toEqual({ output_tokens: 50 });
+      expect(header).toBeNull();
+      expect(await modelReport(gateway, accountId, 1)).toEqual([reportRow('claude-chat', ANTHROPIC_COST, ANTHROPIC_ROW)]);
+    });
+
+    it('a prompt over the long-context threshold prices every token of the request at the long-context rates', async () => {
+      // 701 + 100 read + 200 written (5 min): 1,001 prompt tokens > 1,000.
+      const usage = { input_tokens: 701, cache_read_input_tokens: 100, cache_creation_input_tokens: 200, output_tokens: 10 };
+      anthropic.reply({ type: 'json', body: messageBody([{ type: 'text', text: 'Hi' }], 'end_turn', usage) });
+      const { header } = await create('claude-chat');
+      const cost = 701n * 6n * FEMTO + (100n * 6n * FEMTO) / 10n + (200n * 75n * FEMTO) / 10n + (10n * 225n * FEMTO) / 10n;
+      expect(cost).toBe(5_991_000_000_000n);
+      expect(header).toBe('0.005991');
+      expect(await modelReport(gateway, accountId, 1)).toEqual([
+        reportRow('claude-chat', cost, { prompt_tokens: 1001, completion_tokens: 10, cached_tokens: 100, cache_write_tokens: 200 }),
+      ]);
+    });
+  });
+
+  describe('translated to an openai-type model', () => {
+    it('non-streamed: input_tokens without the cached tokens, cache_read_input_tokens, cost in the header and the report', async () => {
+      openai.reply({ type: 'json', body: openAiChatBody(OPENAI_USAGE) });
+      const { message, header } = await create('oai-chat');
+      expect(message.usage).toEqual(OPENAI_MESSAGES_USAGE);
+      expect(OPENAI_COST).toBe(2_580_000_000_000n);
+      expect(header).toBe('0.00258');
+      expect(await modelReport(gateway, accountId, 1)).toEqual([reportRow('oai-chat', OPENAI_COST, OPENAI_ROW)]);
+    });
+
+    it('streamed: message_delta carries the same usage, no cost header, the same report', async () => {
+      openai.reply(openAiChatStream(OPENAI_USAGE));
+      const { deltaUsage, header } = await stream('oai-chat');
+      expect(deltaUsage).toEqual(OPENAI_MESSAGES_USAGE);
+      expect(header).toBeNull();
+      expect(await modelReport(gateway, accountId, 1)).toEqual([reportRow('oai-chat', OPENAI_COST, OPENAI_ROW)]);
+    });
+
+    it('a prompt over the long-context threshold: the long-context rates, in the header and the report', async () => {
+      openai.reply({
+        type: 'json',
+        body: openAiChatBody({
+          prompt_tokens: 1001,
+          completion_tokens: 10,
+          total_tokens: 1011,
+          prompt_tokens_details: { cached_tokens: 1 },
+        }),
+      });
+      const { message, header } = await create('oai-chat');
+      expect(message.usage).toEqual({ input_tokens: 1000, output_tokens: 10, cache_read_input_tokens: 1, cache_creation_input_tokens: 0 });
+      // 1,000 x 6 + 1 x 0.6 + 10 x 22.5 = 6,225.6 USD per million.
+      const cost = 1000n * 6n * FEMTO + (1n * 6n * FEMTO) / 10n + (10n * 225n * FEMTO) / 10n;
+      expect(header).toBe('0.0062256');
+      expect(await modelReport(gateway, accountId, 1)).toEqual([
+        reportRow('oai-chat', cost, { prompt_tokens: 1001, completion_tokens: 10, cached_tokens: 1 }),
+      ]);
+    });
+  });
+
+  describe('translated to a gemini-type model', () => {
+    it('non-streamed: cached content as cache_read_input_tokens, thinking in output_tokens, cost in the header and the report', async () => {
+      gemini.reply({ type: 'json', body: geminiBody('Hi', GEMINI_USAGE) });
+      const { message, header } = await create('gemini-chat');
+      expect(message.usage).toEqual(GEMINI_MESSAGES_USAGE);
+      expect(GEMINI_COST).toBe(2_550_000_000_000n);
+      expect(header).toBe('0.00255');
+      expect(await modelReport(gateway, accountId, 1)).toEqual([reportRow('gemini-chat', GEMINI_COST, GEMINI_ROW)]);
+    });
+
+    it('streamed: message_delta carries the same usage, no cost header, the same report', async () => {
+      gemini.reply({ type: 'sse', events: geminiStreamEvents(GEMINI_USAGE) });
+      const { deltaUsage, header } = await stream('gemini-chat');
+      expect(deltaUsage).toEqual(GEMINI_MESSAGES_USAGE);
+      expect(header).toBeNull();
+      expect(await modelReport(gateway, accountId, 1)).toEqual([reportRow('gemini-chat', GEMINI_COST, GEMINI_ROW)]);
+    });
+  });
+
+  it('the report sums the three paths: tokens, breakdown and spend of the key', async () => {
+    anthropic.reply({ type: 'json', body: messageBody([{ type: 'text', text: 'Hi' }], 'end_turn', ANTHROPIC_USAGE) });
+    openai.reply(openAiChatStream(OPENAI_USAGE));
+    gemini.reply({ type: 'json', body: geminiBody('Hi', GEMINI_USAGE) });
+    await create('claude-chat');
+    await stream('oai-chat');
+    await create('gemini-chat');
+    await modelReport(gateway, accountId, 3);
+    const admin = await gateway.http.get(`/v1/admin/accounts/${accountId}/usage`).set(gateway.admin()).expect(200);
+    expect(admin.body.keys[0].total).toEqual({
+      spend_usd: 0.007875, // 0.002745 + 0.00258 + 0.00255
+      requests: 3,
+      prompt_tokens: 2400,
+      completion_tokens: 270,
+      cached_tokens: 1500,
+      cache_write_tokens: 100,
+      cache_write_1h_tokens: 200,
+      reasoning_tokens: 140,
+    });
+  });
+});

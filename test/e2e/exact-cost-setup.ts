@@ -1,0 +1,210 @@
+import { events as anthropicEvents, type MockUsage, type MockAnthropicUpstream } from '../helpers/mock-anthropic-upstream';
+import type { MockGeminiUpstream } from '../helpers/mock-gemini-upstream';
+import type { MockOpenAiUpstream, ScriptedReply } from '../helpers/mock-openai-upstream';
+import { startTestGateway, type TestGateway } from '../helpers/test-gateway';
+import { upstreamSection } from './helpers';
+
+/**
+ * What the exact-cost tests (docs/pricing.md) share: the catalogue, each provider's usage in
+ * its own wire format with its hand-computed cost, the upstream replies that carry it, and the
+ * usage report of one key.
+ *
+ * Every chat model has the issue's example prices: input 3, output 15, cache read 0.3,
+ * 5-minute write 3.75, 1-hour write 6 USD per million tokens; over 1,000 prompt tokens the
+ * long-context rates 6, 22.5, 0.6, 7.5 and 12. A token at p USD per million costs p x 1e9
+ * femto-dollars.
+ */
+const PRICING = `
+    pricing:
+      input_per_million: 3
+      output_per_million: 15
+      cache_read_per_million: 0.3
+      cache_write_per_million: 3.75
+      cache_write_1h_per_million: 6
+      long_context:
+        threshold_tokens: 1000
+        input_per_million: 6
+        output_per_million: 22.5
+        cache_read_per_million: 0.6
+        cache_write_per_million: 7.5
+        cache_write_1h_per_million: 12`;
+
+/**
+ * Models `oai-chat` (chat completions), `native-chat` (an OpenAI provider serving the Responses
+ * API, `responses_api: true`, on the same mock), `claude-chat`, `gemini-chat` and `oai-embed`.
+ */
+export function configYaml(openai: MockOpenAiUpstream, anthropic: MockAnthropicUpstream, gemini: MockGeminiUpstream): string {
+  const chatModel = (id: string, provider: string) => `
+  - id: ${id}
+    provider: ${provider}
+    capabilities: [chat]
+    context_window: 200000${PRICING}`;
+  return `${upstreamSection()}
+providers:
+  oai: { type: openai, base_url: ${openai.baseUrl}, api_key_env: COST_OPENAI_KEY }
+  native: { type: openai, base_url: ${openai.baseUrl}, api_key_env: COST_OPENAI_KEY, responses_api: true }
+  claude: { type: anthropic, base_url: ${anthropic.baseUrl}, api_key_env: COST_ANTHROPIC_KEY }
+  google: { type: gemini, base_url: ${gemini.baseUrl}, api_key_env: COST_GEMINI_KEY }
+models:${chatModel('oai-chat', 'oai')}${chatModel('native-chat', 'native')}${chatModel('claude-chat', 'claude')}${chatModel('gemini-chat', 'google')}
+  - id: oai-embed
+    provider: oai
+    capabilities: [embeddings]
+    context_window: 8191
+    pricing: { input_per_million: 0.13, output_per_million: 0 }
+`;
+}
+
+export const COST_ENV = { COST_OPENAI_KEY: 'sk-proj-cost', COST_ANTHROPIC_KEY: 'sk-ant-cost', COST_GEMINI_KEY: 'AIza-cost' };
+
+export const FEMTO = 1_000_000_000n; // femto-dollars per token at 1 USD per million tokens
+
+/** Anthropic: 100 uncached + 400 read + 100 written for 5 minutes + 200 for 1 hour; 50 out. */
+export const ANTHROPIC_USAGE: MockUsage = {
+  input_tokens: 100,
+  cache_read_input_tokens: 400,
+  cache_creation_input_tokens: 300,
+  cache_creation: { ephemeral_5m_input_tokens: 100, ephemeral_1h_input_tokens: 200 },
+  output_tokens: 50,
+};
+// 100 x 3 + 400 x 0.3 + 100 x 3.75 + 200 x 6 + 50 x 15 (x 1e9): 2,745,000,000,000 femto-dollars.
+export const ANTHROPIC_COST =
+  100n * 3n * FEMTO + (400n * 3n * FEMTO) / 10n + (100n * 375n * FEMTO) / 100n + 200n * 6n * FEMTO + 50n * 15n * FEMTO;
+
+/** OpenAI: 800 prompt tokens of which 600 cached; 120 completion tokens of which 80 reasoning. */
+export const OPENAI_USAGE = {
+  prompt_tokens: 800,
+  completion_tokens: 120,
+  total_tokens: 920,
+  prompt_tokens_details: { cached_tokens: 600, audio_tokens: 0 },
+  completion_tokens_details: { reasoning_tokens: 80, audio_tokens: 0 },
+};
+export const OPENAI_COST = 200n * 3n * FEMTO + (600n * 3n * FEMTO) / 10n + 120n * 15n * FEMTO;
+
+/** Gemini: 800 prompt tokens of which 500 cached; 40 candidate tokens plus 60 thinking tokens. */
+export const GEMINI_USAGE = {
+  promptTokenCount: 800,
+  cachedContentTokenCount: 500,
+  candidatesTokenCount: 40,
+  thoughtsTokenCount: 60,
+  totalTokenCount: 900,
+};
+export const GEMINI_COST = 300n * 3n * FEMTO + (500n * 3n * FEMTO) / 10n + 100n * 15n * FEMTO;
+
+/** The header's text: femto-dollars as a decimal without trailing zeros. */
+export function usdText(femto: bigint): string {
+  const digits = femto.toString().padStart(16, '0');
+  return `${digits.slice(0, -15)}.${digits.slice(-15)}`.replace(/\.?0+$/, '');
+}
+
+// ---- Upstream replies carrying a usage --------------------------------------------------
+
+/** A streamed Anthropic reply saying "Hi" whose message_start and message_delta carry `usage`. */
+export function anthropicStream(usage: MockUsage) {
+  return [
+    anthropicEvents.messageStart(usage.input_tokens, usage),
+    anthropicEvents.textStart(0),
+    anthropicEvents.textDelta(0, 'Hi'),
+    anthropicEvents.blockStop(0),
+    anthropicEvents.messageDelta('end_turn', usage.output_tokens),
+    anthropicEvents.messageStop(),
+  ];
+}
+
+const chatChunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
+  id: 'chatcmpl-cost',
+  object: 'chat.completion.chunk',
+  created: 1,
+  model: 'upstream',
+  choices: [{ index: 0, delta, finish_reason: finishReason }],
+});
+
+/** A chat completion saying "Hi" with `usage`. */
+export function openAiChatBody(usage: unknown) {
+  return {
+    id: 'chatcmpl-cost',
+    object: 'chat.completion',
+    created: 1,
+    model: 'upstream',
+    choices: [{ index: 0, message: { role: 'assistant', content: 'Hi' }, finish_reason: 'stop' }],
+    usage,
+  };
+}
+
+/** The chat stream of `openAiChatBody`, the usage in its final `choices: []` chunk. */
+export function openAiChatStream(usage: unknown): ScriptedReply {
+  return {
+    type: 'sse',
+    events: [
+      { data: chatChunk({ role: 'assistant', content: 'Hi' }) },
+      { data: chatChunk({}, 'stop') },
+      { data: { ...chatChunk({}), choices: [], usage } },
+    ],
+  };
+}
+
+/** A Gemini GenerateContentResponse with `text` and, when given, `usageMetadata`. */
+export function geminiBody(text: string, usageMetadata?: unknown) {
+  return {
+    candidates: [{ content: { role: 'model', parts: [{ text }] }, index: 0, finishReason: 'STOP' }],
+    ...(usageMetadata ? { usageMetadata } : {}),
+  };
+}
+
+/** The events of a Gemini stream saying "Hi", the usage in the last one. */
+export function geminiStreamEvents(usageMetadata: unknown): unknown[] {
+  return [{ candidates: [{ content: { role: 'model', parts: [{ text: 'H' }] }, index: 0 }] }, geminiBody('i', usageMetadata)];
+}
+
+// ---- The usage report -------------------------------------------------------------------
+
+/** A gateway recording to its database, with one account and one key. */
+export async function startRecordingGateway(yaml: string): Promise<{ gateway: TestGateway; accountId: string; key: string }> {
+  const gateway = await startTestGateway({ configYaml: yaml, env: COST_ENV });
+  const accountId = await gateway.createAccount();
+  const { key } = await gateway.createKey(accountId);
+  return { gateway, accountId, key };
+}
+
+export interface ModelUsageRow {
+  model: string;
+  spend_usd: number;
+  requests: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cached_tokens: number;
+  cache_write_tokens: number;
+  cache_write_1h_tokens: number;
+  reasoning_tokens: number;
+}
+
+/**
+ * The admin report's per-model rows of the account's key (docs/pricing.md, "Stored and
+ * reported"), once `requests` requests are in it: a stream's usage may be recorded just after
+ * its last byte reached the client.
+ */
+export async function modelReport(gateway: TestGateway, accountId: string, requests: number): Promise<ModelUsageRow[]> {
+  for (let attempt = 0; ; attempt++) {
+    await gateway.gateway.recorder?.flush();
+    const admin = await gateway.http.get(`/v1/admin/accounts/${accountId}/usage`).set(gateway.admin()).expect(200);
+    const rows = (admin.body.keys[0]?.models ?? []) as ModelUsageRow[];
+    const recorded = rows.reduce((sum, row) => sum + row.requests, 0);
+    if (recorded >= requests || attempt >= 100) return rows;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** The one report row of a request of `model`: its tokens, breakdown and spend. */
+export function reportRow(model: string, cost: bigint, tokens: Partial<ModelUsageRow>): ModelUsageRow {
+  return {
+    model,
+    spend_usd: Number(usdText(cost)),
+    requests: 1,
+    prompt_tokens: 0,
+    completion_tokens: 0,
+    cached_tokens: 0,
+    cache_write_tokens: 0,
+    cache_write_1h_tokens: 0,
+    reasoning_tokens: 0,
+    ...tokens,
+  };
+}
