@@ -107,6 +107,17 @@ describe('exact cost on /v1/messages', () => {
       expect(await modelReport(gateway, accountId, 1)).toEqual([reportRow('claude-chat', ANTHROPIC_COST, ANTHROPIC_ROW)]);
     });
 
+    it('a message_delta repeating the cumulative input and cache counts is not counted twice', async () => {
+      const { cache_creation: _, ...cumulative } = ANTHROPIC_USAGE;
+      const events = anthropicStream(ANTHROPIC_USAGE).map((event) =>
+        typeof event === 'object' && event.type === 'message_delta' ? { ...event, usage: cumulative } : event,
+      );
+      anthropic.reply({ type: 'sse', events });
+      const { deltaUsage } = await stream('claude-chat');
+      expect(deltaUsage).toEqual(cumulative);
+      expect(await modelReport(gateway, accountId, 1)).toEqual([reportRow('claude-chat', ANTHROPIC_COST, ANTHROPIC_ROW)]);
+    });
+
     it('a prompt over the long-context threshold prices every token of the request at the long-context rates', async () => {
       // 701 + 100 read + 200 written (5 min): 1,001 prompt tokens > 1,000.
       const usage = { input_tokens: 701, cache_read_input_tokens: 100, cache_creation_input_tokens: 200, output_tokens: 10 };
