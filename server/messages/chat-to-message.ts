@@ -36,7 +36,8 @@ export type UsageWithCache = TokenUsage & { cachedTokens?: number; cacheWriteTok
 /**
  * The gateway's usage in Anthropic's terms, where `input_tokens` counts only the input neither
  * read from nor written to the cache (https://platform.claude.com/docs/en/build-with-claude/prompt-caching).
- * Without a breakdown (a chat upstream reports none) all input is `input_tokens`, the cache counts 0.
+ * Without a breakdown (a provider that reports none) all input is `input_tokens`, the cache
+ * counts 0; OpenAI and Gemini report cache reads but no writes (docs/anthropic-messages.md).
  */
 export function toMessagesUsage(usage: UsageWithCache): MessagesUsage {
   const read = usage.cachedTokens ?? 0;
