@@ -15,6 +15,7 @@ import {
   GEMINI_USAGE,
   geminiBody,
   geminiStreamEvents,
+  keyTotals,
   modelReport,
   OPENAI_COST,
   OPENAI_USAGE,
@@ -22,6 +23,7 @@ import {
   openAiChatStream,
   reportRow,
   startRecordingGateway,
+  usdText,
 } from './exact-cost-setup';
 
 /**
@@ -183,6 +185,31 @@ describe('exact cost on /v1/responses', () => {
       expect(usage).toEqual(GEMINI_RESPONSES_USAGE);
       expect(header).toBeNull();
       expect(await modelReport(gateway, accountId, 1)).toEqual([reportRow('gemini-chat', GEMINI_COST, GEMINI_ROW)]);
+    });
+  });
+
+  it('the report sums the four paths: tokens, breakdown and spend of the key', async () => {
+    openai.reply(textResponseStream('gpt-upstream', ['Hi'], OPENAI_COUNTS), { type: 'json', body: openAiChatBody(OPENAI_USAGE) });
+    anthropic.reply({ type: 'sse', events: anthropicStream(ANTHROPIC_USAGE) });
+    gemini.reply({ type: 'json', body: geminiBody('Hi', GEMINI_USAGE) });
+    await stream('native-chat');
+    await create('oai-chat');
+    await stream('claude-chat');
+    await create('gemini-chat');
+    await modelReport(gateway, accountId, 4);
+    const spend = Number(usdText(2n * OPENAI_COST + ANTHROPIC_COST + GEMINI_COST)); // 0.010455
+    expect(await keyTotals(gateway, accountId)).toEqual({
+      admin: {
+        spend_usd: spend,
+        requests: 4,
+        prompt_tokens: 3200,
+        completion_tokens: 390,
+        cached_tokens: 2100,
+        cache_write_tokens: 100,
+        cache_write_1h_tokens: 200,
+        reasoning_tokens: 220,
+      },
+      public: { spend_usd: spend, requests: 4, prompt_tokens: 3200, completion_tokens: 390 },
     });
   });
 });

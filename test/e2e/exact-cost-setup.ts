@@ -208,3 +208,11 @@ export function reportRow(model: string, cost: bigint, tokens: Partial<ModelUsag
     ...tokens,
   };
 }
+
+/** The key's totals in the admin report (with the breakdown) and in `GET /v1/usage/keys` (the spec's fields only). */
+export async function keyTotals(gateway: TestGateway, accountId: string): Promise<{ admin: unknown; public: unknown }> {
+  const admin = await gateway.http.get(`/v1/admin/accounts/${accountId}/usage`).set(gateway.admin()).expect(200);
+  const usageKey = await gateway.createUsageKey(accountId);
+  const report = await gateway.http.get('/v1/usage/keys').set('authorization', `Bearer ${usageKey}`).expect(200);
+  return { admin: admin.body.keys[0].total, public: report.body.keys[0].total };
+}
