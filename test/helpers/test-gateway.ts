@@ -102,7 +102,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   });
   // The server `serve` runs, with its timeouts against slow clients; without the idle
   // collector, whose full collections of the whole test process would only slow the tests
-  // (test/ops/idle-collector.test.ts tests it).
+  // (test/memory/idle-collector.test.ts tests it).
   const server: Server = createHttpServer(gateway.app, { ...config.server, idleGc: false });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BASE_TEST_CONFIG, startTestGateway, type TestGateway } from '../helpers/test-gateway';
+import { BASE_TEST_CONFIG, startTestGateway, type TestGateway } from './helpers/test-gateway';
 
 /**
  * The HTTP server answers what Node refuses (here malformed bytes) in the envelope, except on

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { randomHexIds } from '../../server/random-ids';
+import { randomHexIds } from '../server/random-ids';
 
 describe('randomHexIds', () => {
   it('gives 32 lowercase hex characters per id, none twice, across refills of its pool', () => {
