@@ -4,6 +4,7 @@ import type { Store, UsageEventRow } from '../db/types';
 import { INTERRUPTED_CODE, INTERRUPTED_STATUS, type InFlightUsage, type UsageDurability } from './durability';
 import { decodeJournalLine, encodeJournalLine } from './journal-line';
 import type { UsageRecorderLogger } from './recorder-options';
+import { TurnBatch } from './turn-batch';
 import type { UsageEvent } from './types';
 import { invalidUsageEventReason, ShanghaiDayCache, toUsageEventRow } from './usage-event-row';
 
@@ -38,8 +39,7 @@ export class RedisStreamDurability implements UsageDurability {
   private readonly inFlightKey: string;
   private readonly reader: Redis;
   private buffer: Array<{ id: string; line: string | null; ended: boolean }> = [];
-  private group: { promise: Promise<void>; resolve: () => void; reject: (error: unknown) => void } | null = null;
-  private scheduled = false;
+  private readonly batch = new TurnBatch(() => this.flush());
   private healthy = true;
   private running = true;
   private readonly timers: NodeJS.Timeout[] = [];
@@ -126,30 +126,15 @@ export class RedisStreamDurability implements UsageDurability {
 
   private send(entry: { id: string; line: string | null; ended: boolean }): Promise<void> {
     this.buffer.push(entry);
-    if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(() => this.flush());
-    }
-    if (this.group === null) {
-      let resolve: () => void = () => undefined;
-      let reject: (error: unknown) => void = () => undefined;
-      const promise = new Promise<void>((done, fail) => {
-        resolve = done;
-        reject = fail;
-      });
-      promise.catch(() => undefined);
-      this.group = { promise, resolve, reject };
-    }
-    return this.group.promise;
+    this.batch.schedule();
+    return this.batch.next();
   }
 
   /** One MULTI per event-loop turn: in-flight updates, and each ended call's XADD with its HDEL, atomically. */
   private flush(): void {
-    this.scheduled = false;
     const entries = this.buffer;
-    const group = this.group;
+    const group = this.batch.take();
     this.buffer = [];
-    this.group = null;
     if (entries.length === 0) return;
     const multi = this.options.redis.multi();
     for (const entry of entries) {
