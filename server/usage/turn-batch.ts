@@ -5,26 +5,11 @@ export interface BatchOutcome {
 }
 
 /**
- * What one event-loop turn buffers, written at once right after that turn (setImmediate), as
- * the usage journal and the Redis stream do (docs/usage-durability.md): every caller of the
- * turn waits on one shared promise, settled by the write that takes it.
+ * The promise every caller of one batch waits on, settled by the write that takes it
+ * (docs/usage-durability.md: the reply's last bytes wait for their usage to be durable).
  */
-export class TurnBatch {
+export class SharedOutcome {
   private pending: (BatchOutcome & { promise: Promise<void> }) | null = null;
-  private scheduled = false;
-  private readonly run = (): void => {
-    this.scheduled = false;
-    this.write();
-  };
-
-  constructor(private readonly write: () => void) {}
-
-  /** Runs the write right after this turn (once, however many callers ask). */
-  schedule(): void {
-    if (this.scheduled) return;
-    this.scheduled = true;
-    setImmediate(this.run);
-  }
 
   /** The promise of the next write: resolved once what is buffered is durable. */
   next(): Promise<void> {
@@ -47,5 +32,28 @@ export class TurnBatch {
     const taken = this.pending;
     this.pending = null;
     return taken;
+  }
+}
+
+/**
+ * What one event-loop turn buffers, written at once right after that turn (setImmediate), as
+ * the usage journal does: every caller of the turn waits on one shared promise.
+ */
+export class TurnBatch extends SharedOutcome {
+  private scheduled = false;
+  private readonly run = (): void => {
+    this.scheduled = false;
+    this.write();
+  };
+
+  constructor(private readonly write: () => void) {
+    super();
+  }
+
+  /** Runs the write right after this turn (once, however many callers ask). */
+  schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(this.run);
   }
 }
