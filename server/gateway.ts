@@ -198,6 +198,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
         journal && replayed
           ? () => ({ ...(journal as UsageJournal).stats(), replayed: replayed.replayed, torn: replayed.torn })
           : undefined,
+      usageStream: usageStream ? () => (usageStream as RedisStreamDurability).stats() : undefined,
       streamsInFlight: () => streams.active(),
       redisUp: resilient ? () => resilient?.status() === 'ok' : undefined,
     },

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Store, UsageEventRow } from '../db/types';
 import { INTERRUPTED_CODE, INTERRUPTED_STATUS, type InFlightUsage, type UsageDurability } from './durability';
 import { decodeJournalLine, encodeJournalLine } from './journal-line';
+import type { UsageStreamMetrics } from '../metrics/gateway-metrics';
 import type { UsageRecorderLogger } from './recorder-options';
 import type { RedisTurnTransaction } from '../redis/turn-transaction';
 import { SharedOutcome, type BatchOutcome } from './turn-batch';
@@ -90,8 +91,28 @@ export class RedisStreamDurability implements UsageDurability {
     return this.healthy && this.running && this.options.redis.status === 'ready';
   }
 
-  stats(): { written: number } {
-    return { written: this.written };
+  /** docs/usage-durability.md, "Metrics": one round trip (XLEN, the XPENDING summary, MEMORY USAGE, HLEN). */
+  async stats(): Promise<UsageStreamMetrics> {
+    const replies = await this.options.redis
+      .pipeline()
+      .xlen(this.stream)
+      .xpending(this.stream, GROUP)
+      .memory('USAGE', this.stream)
+      .hlen(this.inFlightKey)
+      .exec();
+    const value = (index: number): unknown => {
+      const [error, result] = replies?.[index] ?? [new Error('no reply'), null];
+      if (error) throw error;
+      return result;
+    };
+    const summary = value(1) as [number, ...unknown[]] | null;
+    return {
+      length: Number(value(0)),
+      pending: Number(summary?.[0] ?? 0),
+      bytes: Number(value(2) ?? 0),
+      inFlight: Number(value(3)),
+      stored: this.written,
+    };
   }
 
   begin(interrupted: UsageEvent): InFlightUsage {

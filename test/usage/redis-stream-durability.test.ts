@@ -1,15 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parsePrometheusText, sampleValue } from '../helpers/prometheus-text';
 import { BASE_TEST_CONFIG, startTestGateway, type TestGateway } from '../helpers/test-gateway';
 
 /**
  * docs/usage-durability.md, `usage.durability: redis_stream`: a call's usage XADD goes in the
- * same Redis round trip (one MULTI) as its rate-limit settlement, as Redis sees it (MONITOR).
+ * same Redis round trip (one MULTI) as its rate-limit settlement, as Redis sees it (MONITOR);
+ * GET /metrics reports the stream's gauges.
  */
 const redisUrl = process.env.GATEWAY_TEST_REDIS_URL;
 
-describe.skipIf(!redisUrl)('usage stream and rate-limit settlement in one round trip', () => {
+describe.skipIf(!redisUrl)('usage.durability redis_stream', () => {
   let test: TestGateway | null = null;
   let monitor: Awaited<ReturnType<Redis['monitor']>> | null = null;
   afterEach(async () => {
@@ -59,5 +61,29 @@ describe.skipIf(!redisUrl)('usage stream and rate-limit settlement in one round 
     const evalsOutside = sent.filter((args) => args[0] === 'EVALSHA' || args[0] === 'EVAL').length;
     const evalsInside = transactions.flat().filter((args) => args[0] === 'EVALSHA' || args[0] === 'EVAL').length;
     expect(evalsOutside - evalsInside).toBe(1); // the reservation (take) before the call
+  });
+  it('reports the stream in GET /metrics: entries waiting, pending, bytes, calls in flight, events stored', async () => {
+    const prefix = `mg:test:${randomBytes(6).toString('hex')}:usage:`;
+    test = await startTestGateway({ configYaml: `${BASE_TEST_CONFIG}\nusage: { durability: redis_stream, stream_prefix: "${prefix}" }\n` });
+    const account = await test.createAccount();
+    const { key } = await test.createKey(account);
+    for (let index = 0; index < 3; index++) {
+      const reply = await test.http
+        .post('/v1/chat/completions')
+        .set('authorization', `Bearer ${key}`)
+        .send({ model: 'mock-chat', messages: [{ role: 'user', content: `hello ${index}` }] });
+      expect(reply.status).toBe(200);
+    }
+    const metrics = async () => parsePrometheusText((await (test as TestGateway).http.get('/metrics')).text);
+    // Scrapes share one sample for a second: polled until the consumer stored all three.
+    await expect
+      .poll(async () => sampleValue(await metrics(), 'gateway_usage_stream_stored_events'), { timeout: 10_000, interval: 300 })
+      .toBe(3);
+    const sample = await metrics();
+    expect(sampleValue(sample, 'gateway_usage_stream_length')).toBe(0);
+    expect(sampleValue(sample, 'gateway_usage_stream_pending_entries')).toBe(0);
+    expect(sampleValue(sample, 'gateway_usage_stream_in_flight_calls')).toBe(0);
+    expect(sampleValue(sample, 'gateway_usage_stream_bytes')).toBeGreaterThan(0);
+    expect(await test.store.countUsageEvents({ accountId: account })).toBe(3);
   });
 });
