@@ -27,45 +27,19 @@ export interface JournalEntry {
 
 /** The line of an entry, newline included. */
 export function encodeJournalLine(type: JournalEntryType, id: string, event: UsageEvent | null): string {
-  if (event === null) return `{"v":${JOURNAL_VERSION},"t":"${type}","id":${quoted(id)}}\n`;
-  // Written field by field, without a copy of the event: what JSON.stringify writes for these
-  // values (an undefined field is left out), with bigints as decimal strings listed in `b`.
-  const fields = event as unknown as Record<string, unknown>;
-  let body = '';
+  if (event === null) return `{"v":${JOURNAL_VERSION},"t":"${type}","id":${JSON.stringify(id)}}\n`;
+  // A shallow copy and one JSON.stringify: about 1.4 times a bare stringify of the event.
+  const plain: Record<string, unknown> = { ...event };
   let bigints = '';
-  for (const key in fields) {
-    const value = fields[key];
-    let text: string;
-    switch (typeof value) {
-      case 'string':
-        text = quoted(value);
-        break;
-      case 'number':
-        text = Number.isFinite(value) ? `${value}` : 'null';
-        break;
-      case 'boolean':
-        text = value ? 'true' : 'false';
-        break;
-      case 'bigint':
-        text = `"${value}"`;
-        bigints += bigints === '' ? quoted(key) : `,${quoted(key)}`;
-        break;
-      case 'undefined':
-        continue;
-      default: {
-        const json = JSON.stringify(value) as string | undefined;
-        if (json === undefined) continue;
-        text = json;
-      }
+  for (const key in plain) {
+    const value = plain[key];
+    if (typeof value === 'bigint') {
+      plain[key] = value.toString();
+      bigints += (bigints === '' ? '' : ',') + JSON.stringify(key);
     }
-    body += body === '' ? `${quoted(key)}:${text}` : `,${quoted(key)}:${text}`;
   }
-  return `{"v":${JOURNAL_VERSION},"t":"${type}","id":${quoted(id)},"b":[${bigints}],"e":{${body}}}\n`;
+  return `{"v":${JOURNAL_VERSION},"t":"${type}","id":${JSON.stringify(id)},"b":[${bigints}],"e":${JSON.stringify(plain)}}\n`;
 }
-
-/** Ids, model names and the like need no escaping: quoted as they are; anything else by JSON.stringify. */
-const PLAIN = /^[\w .:@/+-]*$/;
-const quoted = (text: string): string => (PLAIN.test(text) ? `"${text}"` : JSON.stringify(text));
 
 const BREAKDOWN_FIELDS = ['cachedTokens', 'cacheWriteTokens', 'cacheWrite1hTokens', 'reasoningTokens'] as const;
 
