@@ -40,6 +40,8 @@ export interface GatewaySetup {
   nodeFlags: string[];
   /** Another checkout's bin/model-gateway.js, to measure two versions side by side (default: this one's). */
   bin?: string;
+  /** `usage.durability` (docs/usage-durability.md); the configuration's default when absent. */
+  durability?: string;
 }
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -99,7 +101,7 @@ models:
     dimensions: [${setup.dimensions}]
     context_window: 8191
     pricing: { input_per_million: 0.02, output_per_million: 0 }
-`;
+${setup.durability ? `usage:\n  durability: ${setup.durability}\n` : ''}`;
 }
 
 export async function startGateway(setup: GatewaySetup): Promise<GatewayUnderTest> {
@@ -115,6 +117,8 @@ export async function startGateway(setup: GatewaySetup): Promise<GatewayUnderTes
     DATABASE_URL: database.url,
     LOG_LEVEL: setup.logLevel,
     BENCH_UPSTREAM_KEY: 'sk-bench-upstream',
+    // Each gateway of a run its own journal, in its work directory (docs/usage-durability.md).
+    USAGE_JOURNAL_DIR: path.join(setup.workDirectory, 'usage-journal'),
     ...(setup.postgres ? { REDIS_URL: setup.redisUrl } : {}),
   };
   const cli = async (...args: string[]): Promise<Record<string, string>> => {

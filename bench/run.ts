@@ -33,6 +33,9 @@ const USAGE = `npm run bench -- [options]
   --cpu-prof DIR     run the gateway under node --cpu-prof, profile written to DIR
   --node-flags=".." extra node flags for the gateway process (e.g. --node-flags="--max-semi-space-size=8")
   --compare DIR      also measure the gateway of another checkout (built: npm install there), as "other gateway"
+  --durability MODE  also measure this gateway with usage.durability MODE (memory, journal, redis_stream) in
+                     the same rounds, as "gateway (MODE durability)"; prints what the default mode costs
+                     per request over it
   --json-proxy       also measure bench/json-proxy.ts on the non-streaming scenarios, as "json proxy": parsing,
                      forwarding with undici and serializing, without the gateway's features
   --json FILE        also write the raw results as JSON
@@ -44,6 +47,8 @@ interface Targets {
   gateway: GatewayUnderTest;
   /** `--compare`: another checkout's gateway, measured in the same rounds (no verdicts). */
   other: GatewayUnderTest | null;
+  /** `--durability`: this gateway with another usage.durability, measured in the same rounds (no verdicts). */
+  durability: GatewayUnderTest | null;
   /** `--json-proxy`: the gateway's JSON work without its features (no verdicts). */
   jsonProxy: BenchProcess | null;
 }
@@ -61,6 +66,7 @@ interface Options {
   cpuProf: string | null;
   nodeFlags: string[];
   compare: string | null;
+  durability: string | null;
   jsonProxy: boolean;
   json: string | null;
   usage: boolean;
@@ -109,6 +115,7 @@ async function main(argv: string[]): Promise<number> {
     : null;
   let gateway: GatewayUnderTest | null = null;
   let other: GatewayUnderTest | null = null;
+  let durability: GatewayUnderTest | null = null;
   try {
     const setup = {
       mockPort: mock.port,
@@ -131,10 +138,18 @@ async function main(argv: string[]): Promise<number> {
       });
       log(`bench: other gateway (${options.compare}) :${other.process.port}`);
     }
+    if (options.durability) {
+      durability = await startGateway({
+        ...setup,
+        workDirectory: mkdtempSync(path.join(work, 'durability-')),
+        durability: options.durability,
+      });
+      log(`bench: gateway with usage.durability ${options.durability} :${durability.process.port}`);
+    }
     log(
       `bench: mock :${mock.port}, bare proxy :${proxy.port}, gateway :${gateway.process.port} (${options.postgres ? 'Postgres + Redis' : 'SQLite'}, LOG_LEVEL=${options.logLevel}, log ${gateway.logFile})`,
     );
-    const targets: Targets = { mock, proxy, gateway, other, jsonProxy };
+    const targets: Targets = { mock, proxy, gateway, other, durability, jsonProxy };
     const usage: UsageCount = { loadSent: 0, loadAnswered: 0, loadRecorded: 0, exactSent: 0 };
 
     const selected = scenarios(options.chunks, options.dimensions).filter(
@@ -180,6 +195,7 @@ async function main(argv: string[]): Promise<number> {
     return rows.some((row) => row.verdict === 'FAIL') ? 1 : 0;
   } finally {
     if (other) await other.finish().catch(() => undefined);
+    if (durability) await durability.finish().catch(() => undefined);
     if (gateway) await gateway.finish().catch(() => undefined);
     await Promise.all([mock.stop(), proxy.stop(), jsonProxy?.stop()]);
     rmSync(work, { recursive: true, force: true });
@@ -225,12 +241,21 @@ async function runScenario(
       ? [{ name: 'json proxy', process: targets.jsonProxy, authorization: undefined }]
       : []),
     { name: 'gateway', process: targets.gateway.process, authorization: targets.gateway.authorization },
+    ...(targets.durability
+      ? [
+          {
+            name: durabilityTarget(options.durability),
+            process: targets.durability.process,
+            authorization: targets.durability.authorization,
+          },
+        ]
+      : []),
     ...(targets.other ? [{ name: 'other gateway', process: targets.other.process, authorization: targets.other.authorization }] : []),
   ];
   const sequential = scenario.connections === 1;
   const load = async (target: (typeof list)[number], durationSeconds: number) => {
     // The mock and the proxies are sent what the gateway sends upstream (Scenario.baseline).
-    const baseline = target.name.endsWith('gateway') ? undefined : scenario.baseline;
+    const baseline = target.authorization === undefined ? scenario.baseline : undefined;
     const result = await (sequential ? runSequential : runLoad)({
       url: `http://127.0.0.1:${target.process.port}${baseline?.path ?? scenario.path}`,
       bodyFile: baseline ? baselineFile : bodyFile,
@@ -353,6 +378,16 @@ function verdicts(
       target: judged ? `<= ${ratioTarget}x` : '',
       verdict: judged ? (ratio <= ratioTarget ? 'PASS' : 'FAIL') : 'info',
     });
+    const other = options.durability ? find(id, durabilityTarget(options.durability)) : undefined;
+    if (other) {
+      const cost = cpuPerRequest(gateway) - cpuPerRequest(other);
+      rows.push({
+        metric: `  usage.durability default over ${options.durability}, ${label}: its cost`,
+        value: `${Math.round(cost)} µs/req = ${((100 * cost) / cpuPerRequest(gateway)).toFixed(0)}% of the gateway's`,
+        target: '~10%',
+        verdict: 'info',
+      });
+    }
     const json = find(id, 'json proxy');
     if (json) {
       rows.push({
@@ -451,6 +486,8 @@ function verdicts(
   return rows;
 }
 
+const durabilityTarget = (mode: string | null): string => `gateway (${mode ?? ''} durability)`;
+
 function parseOptions(argv: string[]): Options {
   const { values } = parseArgs({
     args: argv,
@@ -467,6 +504,7 @@ function parseOptions(argv: string[]): Options {
       'cpu-prof': { type: 'string' },
       'node-flags': { type: 'string' },
       compare: { type: 'string' },
+      durability: { type: 'string' },
       'json-proxy': { type: 'boolean', default: false },
       json: { type: 'string' },
       usage: { type: 'boolean', default: false },
@@ -496,6 +534,7 @@ function parseOptions(argv: string[]): Options {
     cpuProf: values['cpu-prof'] ? path.resolve(values['cpu-prof']) : null,
     nodeFlags: (values['node-flags'] ?? '').split(/\s+/).filter((flag) => flag.length > 0),
     compare: values.compare ? path.resolve(values.compare) : null,
+    durability: values.durability ?? null,
     jsonProxy: values['json-proxy'] === true,
     json: values.json ?? null,
     usage: values.usage === true,

@@ -15,6 +15,7 @@ import { createProviderRegistry, type ProviderRegistryDependencies } from './pro
 import { createKeyLimiter } from './rate-limit/key-limiter';
 import { createMemoryRateLimitStore } from './rate-limit/memory-store';
 import { createRedisRateLimitStore } from './rate-limit/redis-store';
+import { RedisTurnTransaction } from './redis/turn-transaction';
 import { createResilientRateLimitStore, type ResilientRateLimitStore } from './rate-limit/resilient-store';
 import { createStreamLimiter } from './rate-limit/stream-limiter';
 import type { RateLimitStore } from './rate-limit/types';
@@ -103,11 +104,13 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
           logger.warn({ err: error }, 'key-change channel unavailable; key changes from other instances arrive by polling'),
       })
     : null;
+  // docs/usage-durability.md: a call's usage XADD and its rate-limit settlement in one round trip.
+  const transaction = redis ? new RedisTurnTransaction(redis) : null;
   let rateStore: RateLimitStore = createMemoryRateLimitStore({ now });
   let resilient: ResilientRateLimitStore | null = null;
   if (redis) {
     resilient = createResilientRateLimitStore({
-      primary: createRedisRateLimitStore({ redis, prefix: options.rateLimitPrefix ?? 'mg:rl:' }),
+      primary: createRedisRateLimitStore({ redis, prefix: options.rateLimitPrefix ?? 'mg:rl:', transaction: transaction ?? undefined }),
       policy: config.limits.redisFailure,
       onStateChange: (state, error) =>
         state === 'down'
@@ -168,9 +171,10 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   recorder?.start();
   let usageStream: RedisStreamDurability | null = null;
   if (config.usage.durability === 'redis_stream' && !options.usageSink) {
-    if (!redis) throw new Error('usage.durability redis_stream needs REDIS_URL');
+    if (!redis || !transaction) throw new Error('usage.durability redis_stream needs REDIS_URL');
     usageStream = new RedisStreamDurability({
       redis,
+      transaction,
       store,
       prefix: config.usage.streamPrefix,
       claimIdleMs: config.usage.streamClaimIdleMs,
@@ -194,6 +198,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
         journal && replayed
           ? () => ({ ...(journal as UsageJournal).stats(), replayed: replayed.replayed, torn: replayed.torn })
           : undefined,
+      usageStream: usageStream ? () => (usageStream as RedisStreamDurability).stats() : undefined,
       streamsInFlight: () => streams.active(),
       redisUp: resilient ? () => resilient?.status() === 'ok' : undefined,
     },

@@ -4,6 +4,7 @@ import type { Meter } from '../completions/meter';
 import { observedAttempt } from '../completions/observe-upstream';
 import { toGatewayError } from '../completions/to-gateway-error';
 import { toMessagesErrorBody } from '../errors/anthropic-error-body';
+import { GatewayError } from '../errors/gateway-error';
 import { timeUpstream } from '../metrics/request-timing';
 import { CallAbort } from '../providers/call-signal';
 import { callWithFallbacks } from '../providers/call-with-fallbacks';
@@ -11,6 +12,7 @@ import { isAbortError } from '../providers/http-client';
 import type { HttpResponse, NativeMessagesHeaders, TokenUsage } from '../providers/types';
 import { badResponse } from '../providers/upstream-errors';
 import { SseDecoder } from '../streaming/parse-sse';
+import { splitBeforeLastEvent } from '../streaming/last-event';
 import { sendSse } from '../streaming/send-sse';
 import type { MessagesCall, MessagesDependencies, NativeAttempt } from './create-message';
 import { event } from './message-stream-events';
@@ -94,21 +96,41 @@ async function* relay(call: MessagesCall, meter: Meter, upstream: HttpResponse, 
   let status = 200;
   let errorCode: string | null = null;
   let ended = false;
+  /** From the read that completes message_stop on: sent once the usage is durable. */
+  let held = '';
+  const finish = (): Promise<void> => {
+    const usage = reader.tokens();
+    return meter.finish({
+      model: attempt.model,
+      ...(usage ?? estimate(call.body, replyCharacters)),
+      estimated: usage === null,
+      status,
+      errorCode,
+    });
+  };
   try {
     for await (const bytes of upstream.body) {
       for (const sse of events.decode(bytes)) reader.readEvent(sse);
       const chunk = text.write(bytes as Buffer);
       replyCharacters += chunk.length;
-      if (chunk.length > 0) yield chunk;
+      if (reader.completed && held === '') {
+        // docs/usage-durability.md: message_stop waits for the usage; the events before it go out.
+        const [before, last] = splitBeforeLastEvent(chunk);
+        held = last;
+        if (before.length > 0) yield before;
+      } else if (reader.completed) held += chunk;
+      else if (chunk.length > 0) yield chunk;
     }
     for (const sse of events.end()) reader.readEvent(sse);
-    const rest = text.end();
-    if (rest.length > 0) yield rest;
+    held += text.end();
     ended = true;
     if (reader.error) {
       status = reader.error.status;
       errorCode = reader.error.code;
     } else if (!reader.completed) {
+      const rest = held;
+      held = '';
+      if (rest.length > 0) yield rest;
       // The upstream stopped before message_stop: the client learns it from an error event.
       const error = badResponse(attempt.model.provider, 'a stream that ended before the reply was complete');
       status = error.status;
@@ -117,6 +139,7 @@ async function* relay(call: MessagesCall, meter: Meter, upstream: HttpResponse, 
     }
   } catch (error) {
     ended = true;
+    held = '';
     if (isAbortError(error)) {
       status = 499;
       errorCode = 'client_closed_request';
@@ -132,15 +155,19 @@ async function* relay(call: MessagesCall, meter: Meter, upstream: HttpResponse, 
       status = 499;
       errorCode = 'client_closed_request';
     }
-    const usage = reader.tokens();
-    meter.finish({
-      model: attempt.model,
-      ...(usage ?? estimate(call.body, replyCharacters)),
-      estimated: usage === null,
-      status,
-      errorCode,
-    });
+    // A complete reply's usage is recorded below, before its last event.
+    if (held.length === 0) void finish();
   }
+  if (held.length === 0) return;
+  // docs/usage-durability.md: message_stop goes out once the usage would survive a crash.
+  try {
+    await finish();
+  } catch (error) {
+    if (!(error instanceof GatewayError)) throw error;
+    yield event(toMessagesErrorBody(error));
+    return;
+  }
+  yield held;
 }
 
 function estimate(body: MessagesCall['body'], replyCharacters: number): TokenUsage {

@@ -36,6 +36,22 @@ export interface MetricsSources {
   redisUp?: () => boolean | null;
   /** The usage journal (docs/usage-durability.md). */
   journal?: () => UsageJournalMetrics;
+  /** The usage Redis Stream (`usage.durability: redis_stream`), sampled from Redis at scrape time. */
+  usageStream?: () => Promise<UsageStreamMetrics>;
+}
+
+/** docs/usage-durability.md, "Metrics": the Redis Stream's counterparts of the journal's gauges. */
+export interface UsageStreamMetrics {
+  /** Entries in the stream: events not stored yet, of every instance. */
+  length: number;
+  /** Entries read by an instance and not acknowledged (being stored, or left by a dead one). */
+  pending: number;
+  /** Bytes Redis uses for the stream (MEMORY USAGE, sampled). */
+  bytes: number;
+  /** This instance's calls in flight. */
+  inFlight: number;
+  /** Events this instance stored from the stream since it started. */
+  stored: number;
 }
 
 export interface UsageJournalMetrics {
@@ -106,7 +122,40 @@ export function createGatewayMetrics(sources: MetricsSources = {}, options: Gate
     registers,
   );
 
-  const { usage, streamsInFlight, redisUp, journal } = sources;
+  const { usage, streamsInFlight, redisUp, journal, usageStream } = sources;
+  if (usageStream) {
+    // One Redis round trip per scrape, shared by the gauges below.
+    let sample: { at: number; stats: Promise<UsageStreamMetrics> } | null = null;
+    const read = (): Promise<UsageStreamMetrics> => {
+      const at = Date.now();
+      if (sample === null || at - sample.at > 1_000) sample = { at, stats: usageStream() };
+      return sample.stats;
+    };
+    const gauge = (name: string, help: string, pick: (stats: UsageStreamMetrics) => number) =>
+      new Gauge({
+        name,
+        help,
+        registers,
+        async collect() {
+          // Redis unreachable: the gauges keep their last values (gateway_redis_up says why).
+          const stats = await read().catch(() => null);
+          if (stats) this.set(pick(stats));
+        },
+      });
+    gauge('gateway_usage_stream_length', 'Usage events in the Redis Stream not stored yet (all instances).', (stats) => stats.length);
+    gauge(
+      'gateway_usage_stream_pending_entries',
+      'Usage stream entries read by an instance and not acknowledged yet (being stored, or left by a dead instance).',
+      (stats) => stats.pending,
+    );
+    gauge('gateway_usage_stream_bytes', 'Bytes Redis uses for the usage stream (sampled).', (stats) => stats.bytes);
+    gauge('gateway_usage_stream_in_flight_calls', "This instance's calls in flight, kept in Redis.", (stats) => stats.inFlight);
+    gauge(
+      'gateway_usage_stream_stored_events',
+      'Usage events this instance stored from the stream since it started.',
+      (stats) => stats.stored,
+    );
+  }
   if (journal) {
     const gauge = (name: string, help: string, read: (stats: UsageJournalMetrics) => number) =>
       new Gauge({

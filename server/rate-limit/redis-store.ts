@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { ChainableCommander, Redis } from 'ioredis';
+import type { RedisTurnTransaction } from '../redis/turn-transaction';
 import { validateDelta, validateRequests } from './bucket-math';
 import { validateWindows } from './memory-windows';
 import type { BucketRequest, BucketState, HitResult, RateLimitStore, TakeResult, WindowRequest } from './types';
@@ -8,6 +9,11 @@ export interface RedisRateLimitStoreOptions {
   redis: Redis;
   /** Prepended to every bucket id, e.g. `mg:rl:`. */
   prefix: string;
+  /**
+   * When given, settlements (`adjust`) go in the turn's transaction, with the usage stream's
+   * XADD of the same calls (docs/usage-durability.md): one round trip for both.
+   */
+  transaction?: RedisTurnTransaction;
 }
 
 /*
@@ -129,6 +135,11 @@ interface RateLimitCommands {
   [ADJUST_COMMAND](key: string, capacity: number, windowMs: number, delta: number): Promise<unknown>;
 }
 
+/** The same commands queued on a transaction (defineCommand adds them to its pipelines too). */
+interface PipelineCommands {
+  [ADJUST_COMMAND](key: string, capacity: number, windowMs: number, delta: number): ChainableCommander;
+}
+
 function parseTakeReply(reply: unknown, requests: BucketRequest[]): TakeResult {
   if (!Array.isArray(reply) || reply.length !== 1 + 3 * requests.length || !reply.every((value) => typeof value === 'number')) {
     throw new Error('rate limit: unexpected reply from the Redis take script');
@@ -190,7 +201,23 @@ export function createRedisRateLimitStore(options: RedisRateLimitStoreOptions): 
     },
     async adjust(bucket, delta) {
       validateDelta(bucket, delta);
-      await redis[ADJUST_COMMAND](prefix + bucket.id, bucket.capacity, bucket.windowMs, delta);
+      const key = prefix + bucket.id;
+      const { transaction } = options;
+      if (!transaction) {
+        await redis[ADJUST_COMMAND](key, bucket.capacity, bucket.windowMs, delta);
+        return;
+      }
+      await new Promise<void>((resolve, reject) =>
+        transaction.join({
+          add: (multi) =>
+            void (multi as ChainableCommander & PipelineCommands)[ADJUST_COMMAND](key, bucket.capacity, bucket.windowMs, delta),
+          done: (replies, error) => {
+            const failed = error ?? replies?.[0]?.[0] ?? null;
+            if (failed === null) resolve();
+            else reject(failed instanceof Error ? failed : new Error(String(failed)));
+          },
+        }),
+      );
     },
     async close() {},
   };

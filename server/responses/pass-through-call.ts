@@ -4,6 +4,7 @@ import { Meter } from '../completions/meter';
 import { observedAttempt } from '../completions/observe-upstream';
 import type { Attempt } from '../completions/resolve-model';
 import { toGatewayError } from '../completions/to-gateway-error';
+import { GatewayError } from '../errors/gateway-error';
 import { effectiveLimits } from '../keys/key-access';
 import { checkModelAllowed } from '../keys/model-access';
 import type { ModelCall } from '../pipeline/model-pipeline';
@@ -15,6 +16,7 @@ import { isAbortError } from '../providers/http-client';
 import type { HttpResponse, TokenUsage } from '../providers/types';
 import { badResponse } from '../providers/upstream-errors';
 import { encodeSseEvent } from '../streaming/encode-sse';
+import { splitBeforeLastEvent } from '../streaming/last-event';
 import { sendSse } from '../streaming/send-sse';
 import { countTextTokens, promptTokenCounter, quickPromptTokens } from '../usage/count-tokens';
 import { PassThroughStreamReader, usageOfReplyText } from './pass-through';
@@ -129,34 +131,53 @@ async function* passedThroughEvents(upstream: HttpResponse, provider: string, fi
   let status = 200;
   let errorCode: string | null = null;
   let completed = false;
+  /** From the read that completes the final event on: sent once the usage is durable. */
+  let held = '';
   try {
     for await (const bytes of upstream.body) {
       const text = reader.read(bytes);
-      if (text !== '') yield text;
+      if (reader.ended && held === '') {
+        // docs/usage-durability.md: the final event waits for the usage; the events before it go out.
+        const [before, last] = splitBeforeLastEvent(text);
+        held = last;
+        if (before !== '') yield before;
+      } else if (reader.ended) held += text;
+      else if (text !== '') yield text;
     }
     const rest = reader.end();
-    if (rest !== '') yield rest;
+    if (reader.ended) held += rest;
+    else if (rest !== '') yield rest;
     if (!reader.ended) throw badResponse(provider, 'an event stream that ended before response.completed');
     completed = true;
   } catch (error) {
+    held = '';
     if (isAbortError(error)) return;
     const gatewayError = toGatewayError(error, requestId, false);
     status = gatewayError.status;
     errorCode = gatewayError.code;
     completed = true;
-    // OpenAI's `error` event: the stream failed without a final response event.
-    yield encodeSseEvent('error', {
-      type: 'error',
-      code: gatewayError.code,
-      message: gatewayError.message,
-      param: null,
-      sequence_number: 0,
-    });
+    yield errorEvent(gatewayError);
   } finally {
     if (!completed) {
       status = 499;
       errorCode = 'client_closed_request';
     }
-    void finish(reader.usage, reader.output, status, errorCode);
+    // A complete reply's usage is recorded below, before its final event.
+    if (held === '') void finish(reader.usage, reader.output, status, errorCode);
   }
+  if (held === '') return;
+  // docs/usage-durability.md: the final event goes out once the usage would survive a crash.
+  try {
+    await finish(reader.usage, reader.output, status, errorCode);
+  } catch (error) {
+    if (!(error instanceof GatewayError)) throw error;
+    yield errorEvent(error);
+    return;
+  }
+  yield held;
+}
+
+/** OpenAI's `error` event: the stream failed without a final response event. */
+function errorEvent(error: GatewayError): string {
+  return encodeSseEvent('error', { type: 'error', code: error.code, message: error.message, param: null, sequence_number: 0 });
 }

@@ -3,12 +3,17 @@ import type { Redis } from 'ioredis';
 import type { Store, UsageEventRow } from '../db/types';
 import { INTERRUPTED_CODE, INTERRUPTED_STATUS, type InFlightUsage, type UsageDurability } from './durability';
 import { decodeJournalLine, encodeJournalLine } from './journal-line';
+import type { UsageStreamMetrics } from '../metrics/gateway-metrics';
 import type { UsageRecorderLogger } from './recorder-options';
+import type { RedisTurnTransaction } from '../redis/turn-transaction';
+import { SharedOutcome, type BatchOutcome } from './turn-batch';
 import type { UsageEvent } from './types';
 import { invalidUsageEventReason, ShanghaiDayCache, toUsageEventRow } from './usage-event-row';
 
 export interface RedisStreamOptions {
   redis: Redis;
+  /** The turn's Redis transaction, shared with the rate-limit store (one round trip for both). */
+  transaction: RedisTurnTransaction;
   store: Store;
   /** Key prefix of the stream, the in-flight hashes and the heartbeats. */
   prefix: string;
@@ -38,8 +43,7 @@ export class RedisStreamDurability implements UsageDurability {
   private readonly inFlightKey: string;
   private readonly reader: Redis;
   private buffer: Array<{ id: string; line: string | null; ended: boolean }> = [];
-  private group: { promise: Promise<void>; resolve: () => void; reject: (error: unknown) => void } | null = null;
-  private scheduled = false;
+  private readonly outcome = new SharedOutcome();
   private healthy = true;
   private running = true;
   private readonly timers: NodeJS.Timeout[] = [];
@@ -87,8 +91,28 @@ export class RedisStreamDurability implements UsageDurability {
     return this.healthy && this.running && this.options.redis.status === 'ready';
   }
 
-  stats(): { written: number } {
-    return { written: this.written };
+  /** docs/usage-durability.md, "Metrics": one round trip (XLEN, the XPENDING summary, MEMORY USAGE, HLEN). */
+  async stats(): Promise<UsageStreamMetrics> {
+    const replies = await this.options.redis
+      .pipeline()
+      .xlen(this.stream)
+      .xpending(this.stream, GROUP)
+      .memory('USAGE', this.stream)
+      .hlen(this.inFlightKey)
+      .exec();
+    const value = (index: number): unknown => {
+      const [error, result] = replies?.[index] ?? [new Error('no reply'), null];
+      if (error) throw error;
+      return result;
+    };
+    const summary = value(1) as [number, ...unknown[]] | null;
+    return {
+      length: Number(value(0)),
+      pending: Number(summary?.[0] ?? 0),
+      bytes: Number(value(2) ?? 0),
+      inFlight: Number(value(3)),
+      stored: this.written,
+    };
   }
 
   begin(interrupted: UsageEvent): InFlightUsage {
@@ -115,7 +139,8 @@ export class RedisStreamDurability implements UsageDurability {
 
   /** Stops taking calls, writes what the stream holds for this instance, leaves the group's view clean. */
   async close(timeoutMs: number): Promise<void> {
-    this.flush();
+    // What the last turn buffered goes in the turn's transaction: stored before the drain below ends.
+    if (this.buffer.length > 0) await this.outcome.next().catch(() => undefined);
     this.running = false;
     for (const timer of this.timers) clearInterval(timer);
     await Promise.race([this.consumer, new Promise((resolve) => setTimeout(resolve, timeoutMs).unref())]);
@@ -125,56 +150,45 @@ export class RedisStreamDurability implements UsageDurability {
   }
 
   private send(entry: { id: string; line: string | null; ended: boolean }): Promise<void> {
+    if (this.buffer.length === 0) this.joinTurn();
     this.buffer.push(entry);
-    if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(() => this.flush());
-    }
-    if (this.group === null) {
-      let resolve: () => void = () => undefined;
-      let reject: (error: unknown) => void = () => undefined;
-      const promise = new Promise<void>((done, fail) => {
-        resolve = done;
-        reject = fail;
-      });
-      promise.catch(() => undefined);
-      this.group = { promise, resolve, reject };
-    }
-    return this.group.promise;
+    return this.outcome.next();
   }
 
-  /** One MULTI per event-loop turn: in-flight updates, and each ended call's XADD with its HDEL, atomically. */
-  private flush(): void {
-    this.scheduled = false;
-    const entries = this.buffer;
-    const group = this.group;
-    this.buffer = [];
-    this.group = null;
-    if (entries.length === 0) return;
-    const multi = this.options.redis.multi();
-    for (const entry of entries) {
-      if (!entry.ended && entry.line !== null) multi.hset(this.inFlightKey, entry.id, entry.line);
-      if (entry.ended) {
-        if (entry.line !== null) multi.xadd(this.stream, '*', 'line', entry.line);
-        multi.hdel(this.inFlightKey, entry.id);
-      }
-    }
-    multi
-      .exec()
-      .then((results) => {
-        const failed =
-          results?.find(([error]) => error !== null)?.[0] ?? (results === null ? new Error('usage stream transaction aborted') : null);
-        if (failed) throw failed;
-        if (!this.healthy) this.options.logger.error({}, 'usage stream writable again');
-        this.healthy = true;
-        group?.resolve();
-      })
-      .catch((error: unknown) => {
+  /**
+   * The turn's lines go in the Redis transaction of the turn, with the rate-limit settlements
+   * of the same calls (one round trip): in-flight updates, and each ended call's XADD with its
+   * HDEL, atomically.
+   */
+  private joinTurn(): void {
+    let group: BatchOutcome | null = null;
+    this.options.transaction.join({
+      add: (multi) => {
+        const entries = this.buffer;
+        this.buffer = [];
+        group = this.outcome.take();
+        for (const entry of entries) {
+          if (!entry.ended && entry.line !== null) multi.hset(this.inFlightKey, entry.id, entry.line);
+          if (entry.ended) {
+            if (entry.line !== null) multi.xadd(this.stream, '*', 'line', entry.line);
+            multi.hdel(this.inFlightKey, entry.id);
+          }
+        }
+      },
+      done: (replies, error) => {
+        const failed = error ?? replies?.find(([commandError]) => commandError !== null)?.[0] ?? null;
+        if (failed === null) {
+          if (!this.healthy) this.options.logger.error({}, 'usage stream writable again');
+          this.healthy = true;
+          group?.resolve();
+          return;
+        }
         if (this.healthy)
-          this.options.logger.error({ err: error }, 'usage stream cannot be written: model calls answer 503 usage_unavailable');
+          this.options.logger.error({ err: failed }, 'usage stream cannot be written: model calls answer 503 usage_unavailable');
         this.healthy = false;
-        group?.reject(error);
-      });
+        group?.reject(failed);
+      },
+    });
   }
 
   private async heartbeat(): Promise<void> {

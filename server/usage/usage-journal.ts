@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { INTERRUPTED_STATUS, type InFlightUsage, type UsageDurability } from './durability';
-import { encodeJournalLine, JOURNAL_HEADER, type JournalEntryType } from './journal-line';
+import { encodeJournalLine, JOURNAL_HEADER } from './journal-line';
 import type { UsageRecorderLogger } from './recorder-options';
+import { TurnBatch, type BatchOutcome } from './turn-batch';
 import type { UsageEvent, UsageSink } from './types';
 
 /** Segment files: `segment-<sequence>.jsonl`, the sequence zero-padded so names sort in order. */
@@ -52,12 +53,6 @@ interface Segment {
   deleted: boolean;
 }
 
-interface Group {
-  promise: Promise<void>;
-  resolve: () => void;
-  reject: (error: unknown) => void;
-}
-
 /**
  * The append-only local usage journal (docs/usage-durability.md). Every line of one event-loop
  * turn goes to the file in one write (from setImmediate, right after that turn): once written,
@@ -78,8 +73,9 @@ export class UsageJournal implements UsageDurability {
   private retained: Buffer | null = null;
   /** Segments whose call ended in the buffered lines: released once those lines are written. */
   private releaseAfterWrite: Segment[] = [];
-  private group: Group | null = null;
-  private scheduled = false;
+  /** Calls begun since the last write: their open lines go in the next one. */
+  private opening: JournalCall[] = [];
+  private readonly batch = new TurnBatch(() => this.flush());
   private failure: unknown = null;
   private retryTimer: NodeJS.Timeout | null = null;
   private readonly fsyncTimer: NodeJS.Timeout;
@@ -111,35 +107,32 @@ export class UsageJournal implements UsageDurability {
   }
 
   begin(interrupted: UsageEvent): InFlightUsage {
-    const id = this.options.eventId();
-    const opened = this.current();
-    opened.pending += 1;
-    this.append('open', id, interrupted);
-    let ended = false;
-    const end = (type: JournalEntryType, event: UsageEvent | null): Promise<void> => {
-      ended = true;
-      this.releaseAfterWrite.push(opened);
-      if (event !== null) {
-        const segment = this.current();
-        segment.pending += 1;
-        this.unstored.set(id, segment);
-      }
-      return this.append(type, id, event);
-    };
-    return {
-      eventId: id,
-      checkpoint: (event) => {
-        if (!ended) this.append('progress', id, { ...event, status: INTERRUPTED_STATUS });
-      },
-      finish: (event) => {
-        if (ended) return this.settled();
-        this.options.sink.record(event, id);
-        return end('event', event);
-      },
-      cancel: () => {
-        if (!ended) void end('cancel', null);
-      },
-    };
+    const call = new JournalCall(this, this.options.eventId(), interrupted);
+    // Its open line is encoded when the turn's lines are written, and not at all when the call
+    // ended in that turn already (its event line says all).
+    this.opening.push(call);
+    this.batch.schedule();
+    return call;
+  }
+
+  /** A call's `progress` line (JournalCall). */
+  checkpoint(id: string, event: UsageEvent): void {
+    this.append(encodeJournalLine('progress', id, { ...event, status: INTERRUPTED_STATUS }));
+  }
+
+  /** A call ended (JournalCall): its event goes to the recorder and its line to the journal. */
+  end(call: JournalCall, event: UsageEvent | null): Promise<void> {
+    if (call.opened !== null) this.releaseAfterWrite.push(call.opened);
+    if (event === null) {
+      // Ended before its open line was written: nothing of it needs writing.
+      if (call.opened === null) return DONE;
+      return this.append(encodeJournalLine('cancel', call.eventId, null));
+    }
+    this.options.sink.record(event, call.eventId);
+    const segment = this.current();
+    segment.pending += 1;
+    this.unstored.set(call.eventId, segment);
+    return this.append(encodeJournalLine('event', call.eventId, event));
   }
 
   /** The recorder stored these: their lines are no longer needed. */
@@ -181,42 +174,42 @@ export class UsageJournal implements UsageDurability {
     this.segments.length = 0;
   }
 
-  private append(type: JournalEntryType, id: string, event: UsageEvent | null): Promise<void> {
-    this.buffer += encodeJournalLine(type, id, event);
+  private append(line: string): Promise<void> {
+    this.buffer += line;
     // While writing fails the retry timer writes the buffer; the caller learns at once.
     if (this.failure !== null) return rejected(this.failure);
-    if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(() => this.flush());
-    }
+    this.batch.schedule();
     return this.settled();
   }
 
-  /** The promise of the next write: resolved once the buffered lines are in the file. */
-  private settled(): Promise<void> {
-    if (this.group === null) {
-      let resolve: () => void = () => undefined;
-      let reject: (error: unknown) => void = () => undefined;
-      const promise = new Promise<void>((done, fail) => {
-        resolve = done;
-        reject = fail;
-      });
-      // Callers that do not wait (a call that failed anyway) must not raise an unhandled rejection.
-      promise.catch(() => undefined);
-      this.group = { promise, resolve, reject };
+  /** The open lines of the calls begun since the last write and still going, written first. */
+  private openLines(segment: Segment): string {
+    let lines = '';
+    for (const call of this.opening) {
+      const interrupted = call.takeInterrupted();
+      if (interrupted === null) continue;
+      lines += encodeJournalLine('open', call.eventId, interrupted);
+      call.opened = segment;
+      segment.pending += 1;
     }
-    return this.group.promise;
+    this.opening = [];
+    return lines;
+  }
+
+  /** The promise of the next write: resolved once the buffered lines are in the file. */
+  settled(): Promise<void> {
+    return this.batch.next();
   }
 
   private flush(): void {
-    this.scheduled = false;
-    if (this.closed || (this.buffer === '' && this.retained === null)) return;
-    const fresh = Buffer.from(this.buffer);
+    if (this.closed) return;
+    const segment = this.current();
+    const text = this.opening.length > 0 ? this.openLines(segment) + this.buffer : this.buffer;
+    if (text === '' && this.retained === null) return;
+    const fresh = Buffer.from(text);
     const data = this.retained === null ? fresh : Buffer.concat([this.retained, fresh]);
     this.buffer = '';
-    const group = this.group;
-    this.group = null;
-    const segment = this.current();
+    const group = this.batch.take();
     let written: number;
     try {
       written = this.write(segment.fd, data);
@@ -243,7 +236,7 @@ export class UsageJournal implements UsageDurability {
     this.trim();
   }
 
-  private fail(error: unknown, group: Group | null): void {
+  private fail(error: unknown, group: BatchOutcome | null): void {
     if (this.failure === null) {
       this.options.logger.error(
         { err: error, directory: this.options.directory },
@@ -265,7 +258,7 @@ export class UsageJournal implements UsageDurability {
   private trim(): void {
     if (this.closed) return;
     const current = this.current();
-    const idle = this.buffer === '' && this.retained === null && this.releaseAfterWrite.length === 0;
+    const idle = this.buffer === '' && this.opening.length === 0 && this.retained === null && this.releaseAfterWrite.length === 0;
     if (idle && current.bytes > JOURNAL_HEADER.length) {
       // Everything in it is stored: emptied in place (one syscall; appends go to the new end).
       if (current.pending === 0 && this.segments.length === 1) this.truncate(current);
@@ -335,6 +328,44 @@ export class UsageJournal implements UsageDurability {
     return this.segments[this.segments.length - 1] as Segment;
   }
 }
+
+/** One metered call in the journal: a plain object, its methods shared (it is made on every request). */
+class JournalCall implements InFlightUsage {
+  /** The segment its open line went to; null until that line is written (or when it never is). */
+  opened: Segment | null = null;
+  private ended = false;
+
+  constructor(
+    private readonly journal: UsageJournal,
+    readonly eventId: string,
+    private interrupted: UsageEvent | null,
+  ) {}
+
+  /** What the open line carries; null once the call ended (no open line needed any more). */
+  takeInterrupted(): UsageEvent | null {
+    const event = this.ended ? null : this.interrupted;
+    this.interrupted = null;
+    return event;
+  }
+
+  checkpoint(event: UsageEvent): void {
+    if (!this.ended) this.journal.checkpoint(this.eventId, event);
+  }
+
+  finish(event: UsageEvent): Promise<void> {
+    if (this.ended) return this.journal.settled();
+    this.ended = true;
+    return this.journal.end(this, event);
+  }
+
+  cancel(): void {
+    if (this.ended) return;
+    this.ended = true;
+    void this.journal.end(this, null);
+  }
+}
+
+const DONE: Promise<void> = Promise.resolve();
 
 function rejected(error: unknown): Promise<void> {
   const promise = Promise.reject(error);

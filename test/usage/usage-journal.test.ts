@@ -56,6 +56,43 @@ describe('usage journal', () => {
     expect(decodeJournalLine('{"v":2,"t":"cancel","id":"x"}')).toBeNull();
   });
 
+  it('writes what JSON.stringify writes for an event, strings needing escapes included', () => {
+    const event = { ...fakeUsageEvent(1), model: 'odd "model"\n\u2028é', errorCode: null, latencyMs: undefined } as unknown as UsageEvent;
+    const line = encodeJournalLine('progress', 'id "2"', event);
+    const { costFemtoUsd, ...rest } = event;
+    expect(JSON.parse(line)).toEqual({
+      v: 1,
+      t: 'progress',
+      id: 'id "2"',
+      b: ['costFemtoUsd'],
+      e: { ...JSON.parse(JSON.stringify(rest)), costFemtoUsd: String(costFemtoUsd) },
+    });
+  });
+
+  it('writes the open line of a call still going at the end of its turn, none for a call that ended in it', async () => {
+    const journal = open();
+    const quick = journal.begin(interruptedOf(fakeUsageEvent(1)));
+    const slow = journal.begin(interruptedOf(fakeUsageEvent(2)));
+    const refused = journal.begin(interruptedOf(fakeUsageEvent(3)));
+    refused.cancel();
+    await quick.finish(fakeUsageEvent(1));
+    const text = segmentText();
+    expect(text).toContain(`"t":"open","id":"${slow.eventId}"`);
+    expect(text).toContain(`"t":"event","id":"${quick.eventId}"`);
+    expect(text).not.toContain(`"t":"open","id":"${quick.eventId}"`);
+    expect(text).not.toContain(`"id":"${refused.eventId}"`);
+    // The process dies here: the call still going is billed as interrupted, the ended one as it ended.
+    const store = new FakeStore();
+    const result = await replayJournal(directory, store, { logger: silentLogger, batchSize: 500 });
+    expect(result).toMatchObject({ replayed: 2, interrupted: 1 });
+    expect(new Map(store.events.map((row) => [row.eventId, row.status]))).toEqual(
+      new Map([
+        [quick.eventId, 200],
+        [slow.eventId, 499],
+      ]),
+    );
+  });
+
   it('has the event in the file when finish resolves, and replays events, interrupted calls once, not cancelled ones', async () => {
     const sink = new MemoryUsageSink();
     const journal = open(sink);
