@@ -6,7 +6,8 @@ import type { ModelCall } from '../pipeline/model-pipeline';
 import type { RequestContext } from '../pipeline/request-context';
 import { encodeSseEvent } from '../streaming/encode-sse';
 import { sendSse } from '../streaming/send-sse';
-import { chatToResponse, responseSkeleton, toResponsesUsage } from './chat-to-response';
+import { fromChatUsage } from '../providers/token-usage';
+import { chatToResponse, responseSkeleton, showsReasoning, toResponsesUsage } from './chat-to-response';
 import { RESPONSES_FIELDS, runPassThrough } from './pass-through-call';
 import { ResponseStreamTranslator, type StreamEvent } from './response-stream';
 import { responsesToChat, type ChatTranslation } from './responses-to-chat';
@@ -47,7 +48,7 @@ export async function createResponse(dependencies: ResponsesDependencies, call: 
   });
   if (!result.stream) {
     const { completion } = result;
-    const usage = { promptTokens: completion.usage.prompt_tokens, completionTokens: completion.usage.completion_tokens };
+    const usage = fromChatUsage(completion.usage);
     return chatToResponse(body, completion, usage, translation.customTools, dependencies);
   }
   const skeleton = responseSkeleton(
@@ -56,7 +57,7 @@ export async function createResponse(dependencies: ResponsesDependencies, call: 
     result.chunks.model.id,
     Math.floor(dependencies.now() / 1000),
   );
-  const translator = new ResponseStreamTranslator(skeleton, translation.customTools, dependencies.generateId);
+  const translator = new ResponseStreamTranslator(skeleton, translation.customTools, dependencies.generateId, showsReasoning(body));
   sendSse(reply, translatedEvents(translator, result.chunks), () => result.chunks.abort());
   return null;
 }
