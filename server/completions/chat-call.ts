@@ -123,15 +123,18 @@ export async function runChatCall(dependencies: ChatDependencies, call: ChatCall
   // Until the reply starts, a client that goes away cancels the upstream work too.
   const onEarlyClose = () => controller.abort();
   client.onClose(onEarlyClose);
+  const options = { signal: controller.signal, requestId: context.requestId };
+  // docs/chat-and-streaming.md, "Reasoning": sent only to the models that reason.
   const reasoning = call.reasoning ?? reasoningFromEffort(body.reasoning_effort);
-  const options = { signal: controller.signal, requestId: context.requestId, ...(reasoning ? { reasoning } : {}) };
+  const reasoningOptions = reasoning ? { ...options, reasoning } : options;
+  const optionsFor = (entry: Attempt) => (entry.model.capabilities.includes('reasoning') ? reasoningOptions : options);
 
   if (body.stream !== true) {
     try {
       const { value, attempt } = await timeUpstream(context, () =>
         callWithFallbacks(
           attempts,
-          observedAttempt(dependencies.metrics, false, (entry: Attempt) => entry.adapter.chat(body, entry.target, options)),
+          observedAttempt(dependencies.metrics, false, (entry: Attempt) => entry.adapter.chat(body, entry.target, optionsFor(entry))),
           retry,
         ),
       );
@@ -164,7 +167,7 @@ export async function runChatCall(dependencies: ChatDependencies, call: ChatCall
     started = await timeUpstream(context, () =>
       callWithFallbacks(
         attempts,
-        observedAttempt(dependencies.metrics, true, (entry: Attempt) => entry.adapter.chatStream(body, entry.target, options)),
+        observedAttempt(dependencies.metrics, true, (entry: Attempt) => entry.adapter.chatStream(body, entry.target, optionsFor(entry))),
         retry,
       ),
     );

@@ -33,7 +33,7 @@ import type { ReasoningRequest } from '../providers/types';
  * | disable_parallel_tool_use: true               | parallel_tool_calls: false                          |
  * | max_tokens, stop_sequences, temperature, top_p| max_tokens, stop, temperature, top_p                |
  * | stream                                        | stream + stream_options.include_usage               |
- * | thinking enabled {budget_tokens}              | reasoning_effort by budget (server/providers/reasoning.ts), and the budget (messagesReasoning) |
+ * | thinking (messagesReasoning)                  | the call's reasoning: effort and budget (server/providers/reasoning.ts) |
  *
  * Left out, not refused (docs/anthropic-messages.md): cache_control, metadata, top_k,
  * context_management, output_config and other beta fields, thinking blocks of earlier turns,
@@ -63,8 +63,6 @@ export function messagesToChat(request: MessagesRequest, stream: boolean): ChatC
   if (stop.length > 0) chat.stop = stop;
   if (request.temperature !== undefined) chat.temperature = request.temperature;
   if (request.top_p !== undefined) chat.top_p = request.top_p;
-  const effort = messagesReasoning(request)?.effort;
-  if (effort) chat.reasoning_effort = effort;
 
   const tools = (request.tools ?? []).flatMap(toChatTool);
   if (tools.length > 0) {

@@ -6,6 +6,7 @@ import type { ModelCall } from '../pipeline/model-pipeline';
 import type { RequestContext } from '../pipeline/request-context';
 import { encodeSseEvent } from '../streaming/encode-sse';
 import { sendSse } from '../streaming/send-sse';
+import { reasoningFromEffort } from '../providers/reasoning';
 import { fromChatUsage } from '../providers/token-usage';
 import { chatToResponse, responseSkeleton, showsReasoning, toResponsesUsage } from './chat-to-response';
 import { RESPONSES_FIELDS, runPassThrough } from './pass-through-call';
@@ -45,6 +46,7 @@ export async function createResponse(dependencies: ResponsesDependencies, call: 
     context,
     client: reply,
     fields: RESPONSES_FIELDS,
+    reasoning: reasoningFromEffort(body.reasoning?.effort),
   });
   if (!result.stream) {
     const { completion } = result;

@@ -227,7 +227,7 @@ describe('e2e: /v1/messages translated for an openai-type upstream', () => {
     ]);
   });
 
-  it('leaves out what the upstream cannot use: cache_control, context_management, server tools; thinking becomes reasoning_effort, a role: system message system text', async () => {
+  it('leaves out what the upstream cannot use: thinking (the model has no reasoning capability), cache_control, context_management, server tools, a role: system message becomes system text', async () => {
     upstream.reply({ type: 'json', body: completion({ content: 'ok' }) });
     const response = await rawPost(e2e, '/v1/messages', {
       model: 'gpt-mini',
@@ -243,8 +243,7 @@ describe('e2e: /v1/messages translated for an openai-type upstream', () => {
     });
     expect(response.status).toBe(200);
     const sent = upstream.requests[0]?.body as Record<string, unknown>;
-    expect(Object.keys(sent).sort()).toEqual(['max_tokens', 'messages', 'model', 'reasoning_effort', 'tools']);
-    expect(sent.reasoning_effort).toBe('low');
+    expect(Object.keys(sent).sort()).toEqual(['max_tokens', 'messages', 'model', 'tools']);
     expect(sent.messages).toEqual([
       { role: 'system', content: 'Be terse.' },
       { role: 'user', content: 'hi' },

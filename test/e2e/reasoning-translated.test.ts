@@ -24,9 +24,11 @@ providers:
   claude: { type: anthropic, base_url: ${anthropic.baseUrl}, api_key_env: R_ANTHROPIC_KEY }
   google: { type: gemini, base_url: ${gemini.baseUrl}, api_key_env: R_GEMINI_KEY }
 models:
-  - { id: oai-chat, provider: oai, capabilities: [chat], context_window: 200000, pricing: { input_per_million: 1, output_per_million: 2 } }
-  - { id: claude-chat, provider: claude, capabilities: [chat], context_window: 200000, pricing: { input_per_million: 1, output_per_million: 2 } }
-  - { id: gemini-chat, provider: google, capabilities: [chat], context_window: 200000, pricing: { input_per_million: 1, output_per_million: 2 } }
+  - { id: oai-chat, provider: oai, capabilities: [chat, reasoning], context_window: 200000, pricing: { input_per_million: 1, output_per_million: 2 } }
+  - { id: claude-chat, provider: claude, capabilities: [chat, reasoning], context_window: 200000, pricing: { input_per_million: 1, output_per_million: 2 } }
+  - { id: gemini-chat, provider: google, capabilities: [chat, reasoning], context_window: 200000, pricing: { input_per_million: 1, output_per_million: 2 } }
+  - { id: gemini-plain, provider: google, capabilities: [chat], context_window: 200000, pricing: { input_per_million: 1, output_per_million: 2 } }
+  - { id: claude-plain, provider: claude, capabilities: [chat], context_window: 200000, pricing: { input_per_million: 1, output_per_million: 2 } }
 `;
 }
 
@@ -164,6 +166,21 @@ describe('e2e: thinking <-> reasoning on translated paths', () => {
         { type: 'thinking', thinking: 'Hmm.', signature: '' },
         { type: 'text', text: 'Yes' },
       ]);
+    });
+
+    it('a model without the reasoning capability gets no reasoning settings', async () => {
+      gemini.reply({ type: 'json', body: geminiReply([{ text: 'Plain' }]) });
+      const message = await claude.messages.create({
+        model: 'gemini-plain',
+        max_tokens: 5000,
+        thinking: { type: 'enabled', budget_tokens: 2000 },
+        messages: [{ role: 'user', content: 'Hello' }],
+      });
+      expect((gemini.requests[0]?.body as { generationConfig: Record<string, unknown> }).generationConfig.thinkingConfig).toBeUndefined();
+      expect(message.content).toEqual([{ type: 'text', text: 'Plain' }]);
+      anthropic.reply({ type: 'json', body: messageBody([{ type: 'text', text: 'ok' }], 'end_turn') });
+      await e2e.client.responses.create({ model: 'claude-plain', input: 'Hello', reasoning: { effort: 'high' } });
+      expect((anthropic.requests[0]?.body as Record<string, unknown>).thinking).toBeUndefined();
     });
 
     it('thinking disabled or absent: nothing about reasoning reaches the upstream', async () => {

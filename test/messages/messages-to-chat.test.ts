@@ -93,7 +93,7 @@ describe('messagesToChat', () => {
     expect(onlyServer.tool_choice).toBeUndefined();
   });
 
-  it('keeps sampling settings and thinking as an effort, asks for usage when streaming, drops what chat has no place for', () => {
+  it("keeps sampling settings, asks for usage when streaming, drops what chat has no place for (thinking goes as the call's reasoning)", () => {
     const chat = messagesToChat(
       request({
         temperature: 0.5,
@@ -112,7 +112,6 @@ describe('messagesToChat', () => {
       temperature: 0.5,
       top_p: 0.9,
       stop: ['x'],
-      reasoning_effort: 'low',
       stream: true,
       stream_options: { include_usage: true },
       messages: [{ role: 'user', content: 'hi' }],
@@ -128,7 +127,6 @@ describe('messagesToChat', () => {
     expect(messagesReasoning(request({ thinking: { type: 'adaptive' } }))).toEqual({});
     expect(messagesReasoning(request({ thinking: { type: 'disabled' } }))).toBeUndefined();
     expect(messagesReasoning(request({}))).toBeUndefined();
-    expect(messagesToChat(request({ thinking: { type: 'adaptive' } }), false).reasoning_effort).toBeUndefined();
   });
 
   it('refuses what it cannot translate with a 400 naming the field', () => {
