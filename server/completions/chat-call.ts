@@ -126,7 +126,7 @@ export async function runChatCall(dependencies: ChatDependencies, call: ChatCall
   const options = { signal: controller.signal, requestId: context.requestId };
   // docs/chat-and-streaming.md, "Reasoning": sent only to the models that reason.
   const reasoning = call.reasoning ?? reasoningFromEffort(body.reasoning_effort);
-  const reasoningOptions = reasoning ? { ...options, reasoning } : options;
+  const reasoningOptions = reasoning ? { signal: options.signal, requestId: options.requestId, reasoning } : options;
   const optionsFor = (entry: Attempt) => (entry.model.capabilities.includes('reasoning') ? reasoningOptions : options);
 
   if (body.stream !== true) {

@@ -38,6 +38,8 @@ export function reasoningBudget(reasoning: ReasoningRequest): number | undefined
 
 /** The reasoning of a chat request's `reasoning_effort` (OpenAI's field); undefined when absent or not an effort. */
 export function reasoningFromEffort(value: unknown): ReasoningRequest | undefined {
-  const parsed = ReasoningEffortSchema.safeParse(value);
-  return parsed.success ? { effort: parsed.data } : undefined;
+  return typeof value === 'string' && EFFORTS.has(value) ? { effort: value as ReasoningEffort } : undefined;
 }
+
+/** The efforts, checked without zod: the chat route asks on every request. */
+const EFFORTS: ReadonlySet<string> = new Set(ReasoningEffortSchema.options);
