@@ -197,6 +197,10 @@ export const ChatCompletionSchema = z
               content: z.string().nullable().describe('The reply text; null when the model only called tools.'),
               tool_calls: z.array(ToolCallSchema).optional().describe('The tools the model calls.'),
               refusal: z.string().nullish().describe("The model's refusal, when it refused."),
+              reasoning_content: z
+                .string()
+                .optional()
+                .describe("The model's reasoning text, where the provider returns it (docs/chat-and-streaming.md)."),
             })
             .describe("The model's reply."),
           finish_reason: FinishReasonSchema,
@@ -243,6 +247,10 @@ export const ChatCompletionChunkSchema = z
               content: z.string().nullish().describe('The next piece of the reply text.'),
               tool_calls: z.array(ToolCallDeltaSchema).optional().describe('Pieces of the tool calls the model makes.'),
               refusal: z.string().nullish().describe("The next piece of the model's refusal."),
+              reasoning_content: z
+                .string()
+                .optional()
+                .describe("The next piece of the model's reasoning text, where the provider returns it."),
             })
             .describe('What this chunk adds to the reply.'),
           finish_reason: FinishReasonSchema.nullable().describe("Set in the choice's last chunk; null before."),

@@ -5,7 +5,7 @@ import { errorResponses } from './errors.js';
 const c = initContract();
 
 export const CapabilitySchema = z
-  .enum(['chat', 'code', 'vision', 'function_calling', 'json_mode', 'embeddings'])
+  .enum(['chat', 'code', 'vision', 'function_calling', 'json_mode', 'reasoning', 'embeddings'])
   .describe('What a model can do; a request needing a capability the model lacks is a 400.');
 export type Capability = z.infer<typeof CapabilitySchema>;
 

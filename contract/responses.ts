@@ -165,6 +165,7 @@ export const TextFormatSchema = z
 export const ReasoningEffortSchema = z
   .enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh'])
   .describe('How much the model reasons before it answers.');
+export type ReasoningEffort = z.infer<typeof ReasoningEffortSchema>;
 
 export const ResponsesRequestSchema = z
   .object({

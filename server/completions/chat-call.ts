@@ -11,7 +11,8 @@ import { CallAbort } from '../providers/call-signal';
 import { callWithFallbacks } from '../providers/call-with-fallbacks';
 import { isAbortError } from '../providers/http-client';
 import type { ProviderRegistry } from '../providers/registry';
-import type { ChatStream, TokenUsage } from '../providers/types';
+import { reasoningFromEffort } from '../providers/reasoning';
+import type { ChatStream, ReasoningRequest, TokenUsage } from '../providers/types';
 import { fromChatUsage, toChatUsage } from '../providers/token-usage';
 import { checkReservationFits, type ReservationFields } from '../rate-limit/key-limiter';
 import type { StreamLimiter } from '../rate-limit/stream-limiter';
@@ -40,6 +41,8 @@ export interface ChatCall {
    * can never fit the key's tokens per minute; chat's when absent.
    */
   fields?: ReservationFields;
+  /** The reasoning asked for in the route's own terms; absent: the body's `reasoning_effort`, if any. */
+  reasoning?: ReasoningRequest;
 }
 
 export type ChatResult = { stream: false; completion: ChatCompletion; model: ModelConfig } | { stream: true; chunks: ChatChunkStream };
@@ -121,20 +124,27 @@ export async function runChatCall(dependencies: ChatDependencies, call: ChatCall
   const onEarlyClose = () => controller.abort();
   client.onClose(onEarlyClose);
   const options = { signal: controller.signal, requestId: context.requestId };
+  // docs/chat-and-streaming.md, "Reasoning": sent only to the models that reason.
+  const reasoning = call.reasoning ?? reasoningFromEffort(body.reasoning_effort);
+  const reasoningOptions = reasoning ? { signal: options.signal, requestId: options.requestId, reasoning } : options;
+  const optionsFor = (entry: Attempt) => (entry.model.capabilities.includes('reasoning') ? reasoningOptions : options);
 
   if (body.stream !== true) {
     try {
       const { value, attempt } = await timeUpstream(context, () =>
         callWithFallbacks(
           attempts,
-          observedAttempt(dependencies.metrics, false, (entry: Attempt) => entry.adapter.chat(body, entry.target, options)),
+          observedAttempt(dependencies.metrics, false, (entry: Attempt) => entry.adapter.chat(body, entry.target, optionsFor(entry))),
           retry,
         ),
       );
       const completion = value.completion;
       const usage = value.usage ?? {
         promptTokens: promptEstimate(),
-        completionTokens: completion.choices.reduce((sum, choice) => sum + countTextTokens(choice.message.content ?? ''), 0),
+        completionTokens: completion.choices.reduce(
+          (sum, choice) => sum + countTextTokens((choice.message.reasoning_content ?? '') + (choice.message.content ?? '')),
+          0,
+        ),
       };
       completion.model = attempt.model.id;
       completion.usage = toChatUsage(usage);
@@ -157,7 +167,7 @@ export async function runChatCall(dependencies: ChatDependencies, call: ChatCall
     started = await timeUpstream(context, () =>
       callWithFallbacks(
         attempts,
-        observedAttempt(dependencies.metrics, true, (entry: Attempt) => entry.adapter.chatStream(body, entry.target, options)),
+        observedAttempt(dependencies.metrics, true, (entry: Attempt) => entry.adapter.chatStream(body, entry.target, optionsFor(entry))),
         retry,
       ),
     );
@@ -237,6 +247,7 @@ class MeteredChunks implements ChatChunkStream {
       if (chunk.usage) this.reported = this.stream.usage ?? fromChatUsage(chunk.usage);
       for (const choice of chunk.choices) {
         if (choice.delta.content) this.text += choice.delta.content;
+        if (choice.delta.reasoning_content) this.text += choice.delta.reasoning_content;
         for (const toolCall of choice.delta.tool_calls ?? []) this.text += toolCall.function?.arguments ?? '';
       }
     }

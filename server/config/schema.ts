@@ -14,7 +14,7 @@ import { buildPricing, numberToNano } from './price';
 const positiveInteger = z.number().int().positive();
 const nonNegativeInteger = z.number().int().nonnegative();
 
-export const CapabilitySchema = z.enum(['chat', 'code', 'vision', 'function_calling', 'json_mode', 'embeddings']);
+export const CapabilitySchema = z.enum(['chat', 'code', 'vision', 'function_calling', 'json_mode', 'reasoning', 'embeddings']);
 export type Capability = z.infer<typeof CapabilitySchema>;
 
 export const ProviderTypeSchema = z.enum(['openai', 'anthropic', 'gemini', 'mock']);

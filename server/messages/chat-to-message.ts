@@ -11,8 +11,9 @@ import { parseJson } from '../providers/upstream-errors';
 
 /**
  * The gateway's chat reply -> an Anthropic Message (https://platform.claude.com/docs/en/api/messages,
- * response), the reverse of server/providers/anthropic/map-anthropic-response.ts: the text as
- * one `text` block, each tool call as a `tool_use` block whose `input` is the parsed arguments.
+ * response), the reverse of server/providers/anthropic/map-anthropic-response.ts: the reasoning
+ * as a `thinking` block first (its `signature` empty: the upstream gave none), the text as one
+ * `text` block, each tool call as a `tool_use` block whose `input` is the parsed arguments.
  */
 
 /** finish_reason -> stop_reason (https://platform.claude.com/docs/en/build-with-claude/handling-stop-reasons). */
@@ -65,6 +66,8 @@ export function toolInput(argumentsText: string): Record<string, unknown> {
 export function chatToMessage(completion: ChatCompletion, usage: TokenUsage, id: string): MessagesResponse {
   const choice = completion.choices[0];
   const content: MessagesResponseBlock[] = [];
+  const reasoning = choice?.message.reasoning_content ?? '';
+  if (reasoning.length > 0) content.push({ type: 'thinking', thinking: reasoning, signature: '' });
   const text = choice?.message.content ?? '';
   if (text.length > 0) content.push({ type: 'text', text });
   for (const call of choice?.message.tool_calls ?? []) {

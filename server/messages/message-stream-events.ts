@@ -11,6 +11,7 @@ import { toMessagesUsage, toStopReason } from './chat-to-message';
  * | chat chunk                                  | events                                                    |
  * |---------------------------------------------|-----------------------------------------------------------|
  * | (start)                                     | message_start (usage: the input estimate), ping           |
+ * | delta.reasoning_content                     | content_block_start thinking (once), content_block_delta thinking_delta |
  * | delta.content                               | content_block_start text (once), content_block_delta text_delta |
  * | delta.tool_calls[i] with id/name            | content_block_stop of the open block, content_block_start tool_use |
  * | delta.tool_calls[i].function.arguments      | content_block_delta input_json_delta on tool i's block    |
@@ -19,6 +20,7 @@ import { toMessagesUsage, toStopReason } from './chat-to-message';
  * | (end)                                       | content_block_stop, message_delta {stop_reason, usage}, message_stop |
  *
  * Blocks are numbered in the order they open; a text block after a tool call opens a new one.
+ * A thinking block has an empty `signature` and no signature_delta: a translated upstream gives none.
  */
 export interface MessageStreamContext {
   id: string;
@@ -31,7 +33,7 @@ export interface MessageStreamContext {
 export class MessageStreamTranslator {
   private nextIndex = 0;
   /** The open block: its index and, for a tool call, the chat tool index. */
-  private open: { index: number; kind: 'text' } | { index: number; kind: 'tool'; toolIndex: number } | null = null;
+  private open: { index: number; kind: 'text' | 'thinking' } | { index: number; kind: 'tool'; toolIndex: number } | null = null;
   private readonly toolBlocks = new Map<number, number>();
   private finishReason: FinishReason | null = null;
 
@@ -62,6 +64,14 @@ export class MessageStreamTranslator {
     const choice = chunk.choices[0];
     if (!choice) return events;
     const { delta } = choice;
+    if (delta.reasoning_content) {
+      if (this.open?.kind !== 'thinking') events += this.openBlock({ type: 'thinking', thinking: '', signature: '' }, { kind: 'thinking' });
+      events += event({
+        type: 'content_block_delta',
+        index: this.open?.index ?? 0,
+        delta: { type: 'thinking_delta', thinking: delta.reasoning_content },
+      });
+    }
     if (delta.content) {
       if (this.open?.kind !== 'text') events += this.openBlock({ type: 'text', text: '' }, { kind: 'text' });
       events += event({ type: 'content_block_delta', index: this.open?.index ?? 0, delta: { type: 'text_delta', text: delta.content } });
@@ -98,7 +108,7 @@ export class MessageStreamTranslator {
 
   private openBlock(
     contentBlock: Extract<MessagesStreamEvent, { type: 'content_block_start' }>['content_block'],
-    kind: { kind: 'text' } | { kind: 'tool'; toolIndex: number },
+    kind: { kind: 'text' | 'thinking' } | { kind: 'tool'; toolIndex: number },
   ): string {
     const events = this.closeBlock();
     const index = this.nextIndex++;

@@ -4,7 +4,7 @@ import { mapAnthropicUsage } from '../providers/anthropic/map-anthropic-response
 import { anthropicStreamError } from '../providers/anthropic/anthropic-error';
 import type { TokenUsage } from '../providers/types';
 import { parseJson } from '../providers/upstream-errors';
-import type { SseEvent } from '../streaming/parse-sse';
+import type { UsageReader } from '../completions/pass-through';
 import type { UpstreamError } from '../errors/gateway-error';
 
 /**
@@ -19,7 +19,8 @@ const ErrorEventSchema = z.object({ error: z.object({ type: z.string(), message:
 
 const USAGE_KEYS = ['input_tokens', 'output_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens'] as const;
 
-export class MessageUsageReader {
+export class MessageUsageReader implements UsageReader {
+  readonly eventNames = ['message_start', 'message_delta', 'message_stop', 'error'] as const;
   private usage: AnthropicUsage = {};
   /** message_stop was seen: the reply is complete. */
   completed = false;
@@ -30,7 +31,7 @@ export class MessageUsageReader {
   constructor(private readonly provider: string) {}
 
   /** The usage of a whole (non-streamed) reply body; false when the body is not a Message. */
-  readMessage(text: string): boolean {
+  readReply(text: string): boolean {
     const json = parseJson(text);
     if (!json.ok) return false;
     const parsed = UsageHolderSchema.safeParse(json.value);
@@ -40,14 +41,14 @@ export class MessageUsageReader {
     return true;
   }
 
-  readEvent(sse: SseEvent): void {
-    const name = sse.event;
+  /** An event named in `eventNames` (others, and events without a name, change nothing). */
+  readEvent(name: string | null, data: string): void {
     if (name !== 'message_start' && name !== 'message_delta' && name !== 'message_stop' && name !== 'error') return;
     if (name === 'message_stop') {
       this.completed = true;
       return;
     }
-    const json = parseJson(sse.data);
+    const json = parseJson(data);
     if (!json.ok) return;
     if (name === 'message_start') {
       const parsed = MessageStartSchema.safeParse(json.value);

@@ -13,6 +13,8 @@ import type {
 } from '../../contract';
 import { isKnownBlockParam } from '../../contract/messages';
 import { invalidRequest } from '../errors/gateway-error';
+import { effortForBudget } from '../providers/reasoning';
+import type { ReasoningRequest } from '../providers/types';
 
 /**
  * An Anthropic Messages request -> the gateway's chat request, for upstreams that do not speak
@@ -31,11 +33,12 @@ import { invalidRequest } from '../errors/gateway-error';
  * | disable_parallel_tool_use: true               | parallel_tool_calls: false                          |
  * | max_tokens, stop_sequences, temperature, top_p| max_tokens, stop, temperature, top_p                |
  * | stream                                        | stream + stream_options.include_usage               |
+ * | thinking (messagesReasoning)                  | the call's reasoning: effort and budget (server/providers/reasoning.ts) |
  *
  * Left out, not refused (docs/anthropic-messages.md): cache_control, metadata, top_k,
- * context_management, output_config and other beta fields, thinking (the chat core has no
- * reasoning setting), thinking blocks of earlier turns, server tools (web search, …) and
- * blocks the chat format has no place for (documents, server tool results).
+ * context_management, output_config and other beta fields, thinking blocks of earlier turns,
+ * server tools (web search, …) and blocks the chat format has no place for (documents,
+ * server tool results).
  */
 export function messagesToChat(request: MessagesRequest, stream: boolean): ChatCompletionRequest {
   const systemTexts: string[] = [];
@@ -71,6 +74,22 @@ export function messagesToChat(request: MessagesRequest, stream: boolean): ChatC
     chat.stream_options = { include_usage: true };
   }
   return chat;
+}
+
+/**
+ * `thinking` in the chat core's terms (docs/anthropic-messages.md, "Thinking"): `enabled` is its
+ * budget and the effort of that budget, `adaptive` leaves the amount to the model, `disabled`
+ * (or none) asks for nothing, so the upstream model reasons as it does by default.
+ */
+export function messagesReasoning(request: MessagesRequest): ReasoningRequest | undefined {
+  const thinking = request.thinking;
+  if (!thinking || thinking.type === 'disabled') return undefined;
+  if (thinking.type === 'adaptive') return {};
+  if (thinking.type === 'enabled' && 'budget_tokens' in thinking) {
+    const budgetTokens = thinking.budget_tokens as number;
+    return { effort: effortForBudget(budgetTokens), budgetTokens };
+  }
+  return undefined;
 }
 
 function pushText(texts: string[], text: string): void {

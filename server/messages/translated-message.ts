@@ -8,7 +8,7 @@ import { quickPromptTokens } from '../usage/count-tokens';
 import { chatToMessage } from './chat-to-message';
 import type { MessagesCall, MessagesDependencies } from './create-message';
 import { MessageStreamTranslator, event } from './message-stream-events';
-import { messagesToChat } from './messages-to-chat';
+import { messagesReasoning, messagesToChat } from './messages-to-chat';
 
 /** What the 400 of a request that can never fit the key's tokens per minute names (docs/operator-controls.md). */
 export const MESSAGES_FIELDS: ReservationFields = { prompt: 'messages', completion: 'max_tokens' };
@@ -28,6 +28,7 @@ export async function translatedMessage(dependencies: MessagesDependencies, call
     context: call.context,
     client: call.reply,
     fields: MESSAGES_FIELDS,
+    reasoning: messagesReasoning(call.body),
   });
   const id = `msg_${dependencies.generateId()}`;
   if (!result.stream) {

@@ -1,4 +1,11 @@
-import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, EmbeddingsRequest, EmbeddingsResponse } from '../../contract';
+import type {
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChatCompletionRequest,
+  EmbeddingsRequest,
+  EmbeddingsResponse,
+  ReasoningEffort,
+} from '../../contract';
 import type { CallSignal } from './call-signal';
 
 /**
@@ -44,6 +51,19 @@ export interface CallOptions {
   signal: CallSignal;
   /** Request id of the gateway request, for upstream correlation headers if useful. */
   requestId: string;
+  /** The reasoning the request asks for; absent: the provider's default (server/providers/reasoning.ts). */
+  reasoning?: ReasoningRequest;
+}
+
+/**
+ * Reasoning (thinking) asked for by a request, in the terms every adapter maps
+ * (docs/chat-and-streaming.md, "Reasoning"): an effort, a token budget, or both.
+ * Neither: reasoning on, the amount left to the model (Anthropic's `adaptive`).
+ */
+export interface ReasoningRequest {
+  effort?: ReasoningEffort;
+  /** Most tokens to reason with (Anthropic's `budget_tokens`), when the client gave a number. */
+  budgetTokens?: number;
 }
 
 export interface ChatResult {

@@ -30,7 +30,7 @@ export function responseSkeleton(request: ResponsesRequest, id: string, model: s
     output: [],
     parallel_tool_calls: request.parallel_tool_calls ?? true,
     previous_response_id: null,
-    reasoning: { effort: request.reasoning?.effort ?? null, summary: null },
+    reasoning: { effort: request.reasoning?.effort ?? null, summary: request.reasoning?.summary ?? null },
     // Nothing is stored, whatever the request said (docs/openai-responses.md).
     store: false,
     temperature: request.temperature ?? 1,
@@ -85,6 +85,19 @@ export function customToolInput(args: string): string {
   return args;
 }
 
+/**
+ * Whether the reply shows the model's reasoning: as OpenAI returns reasoning summaries only to
+ * a request that sets `reasoning.summary` (docs/openai-responses.md, "Reasoning").
+ */
+export function showsReasoning(request: ResponsesRequest): boolean {
+  return typeof request.reasoning?.summary === 'string' && request.reasoning.summary !== '';
+}
+
+/** The reasoning output item: the upstream's reasoning text as one `summary_text`. */
+export function reasoningItem(id: string, text: string): OutputItem {
+  return { type: 'reasoning', id, summary: [{ type: 'summary_text', text }] };
+}
+
 export function chatToResponse(
   request: ResponsesRequest,
   completion: ChatCompletion,
@@ -96,7 +109,8 @@ export function chatToResponse(
   const choice = completion.choices[0];
   const output: OutputItem[] = [];
   if (choice) {
-    const { content, refusal, tool_calls: toolCalls } = choice.message;
+    const { content, refusal, tool_calls: toolCalls, reasoning_content: reasoning } = choice.message;
+    if (reasoning && showsReasoning(request)) output.push(reasoningItem(`rs_${ids.generateId()}`, reasoning));
     if (content || refusal) {
       output.push({
         type: 'message',

@@ -4,10 +4,11 @@ import { attemptsFor, resolveModel, type Attempt } from '../completions/resolve-
 import { GatewayError, invalidRequest } from '../errors/gateway-error';
 import type { ModelCall } from '../pipeline/model-pipeline';
 import type { RequestContext } from '../pipeline/request-context';
-import { fromChatUsage } from '../providers/token-usage';
 import { encodeSseEvent } from '../streaming/encode-sse';
 import { sendSse } from '../streaming/send-sse';
-import { chatToResponse, responseSkeleton, toResponsesUsage } from './chat-to-response';
+import { reasoningFromEffort } from '../providers/reasoning';
+import { fromChatUsage } from '../providers/token-usage';
+import { chatToResponse, responseSkeleton, showsReasoning, toResponsesUsage } from './chat-to-response';
 import { RESPONSES_FIELDS, runPassThrough } from './pass-through-call';
 import { ResponseStreamTranslator, type StreamEvent } from './response-stream';
 import { responsesToChat, type ChatTranslation } from './responses-to-chat';
@@ -45,6 +46,7 @@ export async function createResponse(dependencies: ResponsesDependencies, call: 
     context,
     client: reply,
     fields: RESPONSES_FIELDS,
+    reasoning: reasoningFromEffort(body.reasoning?.effort),
   });
   if (!result.stream) {
     const { completion } = result;
@@ -57,7 +59,7 @@ export async function createResponse(dependencies: ResponsesDependencies, call: 
     result.chunks.model.id,
     Math.floor(dependencies.now() / 1000),
   );
-  const translator = new ResponseStreamTranslator(skeleton, translation.customTools, dependencies.generateId);
+  const translator = new ResponseStreamTranslator(skeleton, translation.customTools, dependencies.generateId, showsReasoning(body));
   sendSse(reply, translatedEvents(translator, result.chunks), () => result.chunks.abort());
   return null;
 }

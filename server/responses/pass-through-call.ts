@@ -1,25 +1,15 @@
 import type { ChatCompletionRequest, ResponsesRequest } from '../../contract';
 import { holdStreamSlot, type ChatDependencies } from '../completions/chat-call';
 import { Meter } from '../completions/meter';
-import { observedAttempt } from '../completions/observe-upstream';
+import { runNativePassThrough, type PassThroughFormat } from '../completions/pass-through';
 import type { Attempt } from '../completions/resolve-model';
-import { toGatewayError } from '../completions/to-gateway-error';
-import { GatewayError } from '../errors/gateway-error';
 import { effectiveLimits } from '../keys/key-access';
 import { checkModelAllowed } from '../keys/model-access';
 import type { ModelCall } from '../pipeline/model-pipeline';
-import { timeUpstream } from '../metrics/request-timing';
-import { CallAbort } from '../providers/call-signal';
-import { callWithFallbacks } from '../providers/call-with-fallbacks';
 import { checkReservationFits, type ReservationFields } from '../rate-limit/key-limiter';
-import { isAbortError } from '../providers/http-client';
-import type { HttpResponse, TokenUsage } from '../providers/types';
-import { badResponse } from '../providers/upstream-errors';
 import { encodeSseEvent } from '../streaming/encode-sse';
-import { splitBeforeLastEvent } from '../streaming/last-event';
-import { sendSse } from '../streaming/send-sse';
 import { countTextTokens, promptTokenCounter, quickPromptTokens } from '../usage/count-tokens';
-import { PassThroughStreamReader, usageOfReplyText } from './pass-through';
+import { ResponsesUsageReader, streamOutputText } from './pass-through';
 
 export interface PassThroughCall extends ModelCall<ResponsesRequest> {
   /** The request as chat, for its token estimate only (the reservation, a missing usage). */
@@ -36,8 +26,9 @@ export const RESPONSES_FIELDS: ReservationFields = { prompt: 'input', completion
 /**
  * /v1/responses to an upstream that serves it (`responses_api: true`, docs/openai-responses.md):
  * the body as it came with `model` replaced, the reply or stream passed back as received, the
- * usage read on the way. Limits, retries and fallbacks, the stream slot and the single usage
- * event are the chat call's (completions/chat-call.ts).
+ * usage read on the way (ResponsesUsageReader), by the native pass-through
+ * (completions/pass-through.ts). Limits and the stream slot are the chat call's
+ * (completions/chat-call.ts). An empty reply counts as a bad response (retried, then 502).
  */
 export async function runPassThrough(dependencies: ChatDependencies, call: PassThroughCall): Promise<null> {
   const { body, context, reply, estimate } = call;
@@ -67,117 +58,22 @@ export async function runPassThrough(dependencies: ChatDependencies, call: PassT
   });
   if (stream) holdStreamSlot(dependencies.streams, meter, { key: call.key, context, client: reply });
 
-  const controller = new CallAbort();
-  const retry = {
-    maxRetries: dependencies.config.upstream.maxRetries,
-    baseDelayMs: dependencies.config.upstream.retryBaseDelayMs,
-    signal: controller.signal,
+  const format: PassThroughFormat<Attempt> = {
+    newReader: () => new ResponsesUsageReader(),
+    send: (attempt, options) => {
+      if (!attempt.adapter.responses) throw new Error(`The provider of "${attempt.model.id}" has no Responses API call.`);
+      return attempt.adapter.responses(body, attempt.target, { ...options, stream });
+    },
+    // The gateway's count: the whole reply's text, or a stream's output deltas.
+    estimate: (replyText) => ({
+      promptTokens: promptEstimate(),
+      completionTokens: countTextTokens(stream ? streamOutputText(replyText) : replyText),
+    }),
+    // OpenAI's `error` event: the stream failed without a final response event.
+    errorEvent: (error) =>
+      encodeSseEvent('error', { type: 'error', code: error.code, message: error.message, param: null, sequence_number: 0 }),
+    incompleteStream: 'an event stream that ended before response.completed',
   };
-  const onEarlyClose = () => controller.abort();
-  reply.onClose(onEarlyClose);
-  const options = { signal: controller.signal, requestId: context.requestId, stream };
-  const send = (attempt: Attempt): Promise<HttpResponse> => {
-    if (!attempt.adapter.responses) throw new Error(`The provider of "${attempt.model.id}" has no Responses API call.`);
-    return attempt.adapter.responses(body, attempt.target, options);
-  };
-
-  let answered;
-  try {
-    answered = await timeUpstream(context, () =>
-      callWithFallbacks(call.attempts, observedAttempt(dependencies.metrics, stream, send), retry),
-    );
-  } catch (error) {
-    reply.offClose(onEarlyClose);
-    const gatewayError = toGatewayError(error, context.requestId, controller.signal.aborted);
-    meter.failed(model, gatewayError);
-    throw gatewayError;
-  }
-  const { value: upstream, attempt } = answered;
-  context.model = attempt.model.id;
-  context.provider = attempt.model.provider;
-  /** Records the call once: the upstream's usage, or the gateway's count of `text` when it reported none. */
-  const finish = (usage: TokenUsage | null, text: string, status = 200, errorCode: string | null = null): Promise<void> => {
-    const counted = usage ?? { promptTokens: promptEstimate(), completionTokens: countTextTokens(text) };
-    return meter.finish({ model: attempt.model, ...counted, estimated: usage === null, status, errorCode });
-  };
-
-  if (stream) {
-    reply.offClose(onEarlyClose);
-    sendSse(reply, passedThroughEvents(upstream, attempt.model.provider, finish, context.requestId), () => controller.abort());
-    return null;
-  }
-  try {
-    const text = await upstream.text();
-    if (text.length === 0) throw badResponse(attempt.model.provider, 'an empty body');
-    // The whole usage, breakdown (cached, reasoning) included, goes to the meter.
-    // docs/usage-durability.md: the reply goes out once its usage would survive a crash.
-    await finish(usageOfReplyText(text), text);
-    reply.sendJson(200, text);
-    return null;
-  } catch (error) {
-    const gatewayError = toGatewayError(error, context.requestId, controller.signal.aborted);
-    meter.failed(model, gatewayError);
-    throw gatewayError;
-  } finally {
-    reply.offClose(onEarlyClose);
-  }
-}
-
-type Finish = (usage: TokenUsage | null, text: string, status?: number, errorCode?: string | null) => Promise<void>;
-
-/** The upstream's events as they came; its final event's usage is what is metered. */
-async function* passedThroughEvents(upstream: HttpResponse, provider: string, finish: Finish, requestId: string): AsyncGenerator<string> {
-  const reader = new PassThroughStreamReader();
-  let status = 200;
-  let errorCode: string | null = null;
-  let completed = false;
-  /** From the read that completes the final event on: sent once the usage is durable. */
-  let held = '';
-  try {
-    for await (const bytes of upstream.body) {
-      const text = reader.read(bytes);
-      if (reader.ended && held === '') {
-        // docs/usage-durability.md: the final event waits for the usage; the events before it go out.
-        const [before, last] = splitBeforeLastEvent(text);
-        held = last;
-        if (before !== '') yield before;
-      } else if (reader.ended) held += text;
-      else if (text !== '') yield text;
-    }
-    const rest = reader.end();
-    if (reader.ended) held += rest;
-    else if (rest !== '') yield rest;
-    if (!reader.ended) throw badResponse(provider, 'an event stream that ended before response.completed');
-    completed = true;
-  } catch (error) {
-    held = '';
-    if (isAbortError(error)) return;
-    const gatewayError = toGatewayError(error, requestId, false);
-    status = gatewayError.status;
-    errorCode = gatewayError.code;
-    completed = true;
-    yield errorEvent(gatewayError);
-  } finally {
-    if (!completed) {
-      status = 499;
-      errorCode = 'client_closed_request';
-    }
-    // A complete reply's usage is recorded below, before its final event.
-    if (held === '') void finish(reader.usage, reader.output, status, errorCode);
-  }
-  if (held === '') return;
-  // docs/usage-durability.md: the final event goes out once the usage would survive a crash.
-  try {
-    await finish(reader.usage, reader.output, status, errorCode);
-  } catch (error) {
-    if (!(error instanceof GatewayError)) throw error;
-    yield errorEvent(error);
-    return;
-  }
-  yield held;
-}
-
-/** OpenAI's `error` event: the stream failed without a final response event. */
-function errorEvent(error: GatewayError): string {
-  return encodeSseEvent('error', { type: 'error', code: error.code, message: error.message, param: null, sequence_number: 0 });
+  await runNativePassThrough(dependencies, { context, reply, stream, model, meter, attempts: call.attempts, format });
+  return null;
 }

@@ -1,5 +1,6 @@
-import { StringDecoder } from 'node:string_decoder';
 import type { ResponsesUsage } from '../../contract';
+import type { UsageReader } from '../completions/pass-through';
+import type { TokenUsage } from '../providers/types';
 import { parseJson } from '../providers/upstream-errors';
 import { SseDecoder } from '../streaming/parse-sse';
 
@@ -9,7 +10,7 @@ import { SseDecoder } from '../streaming/parse-sse';
  * upstream text is guarded: a reply without readable usage is metered by the gateway's count.
  */
 
-export interface PassThroughUsage {
+export interface PassThroughUsage extends TokenUsage {
   promptTokens: number;
   completionTokens: number;
   cachedTokens: number;
@@ -49,44 +50,53 @@ export function usageOfReplyText(text: string): PassThroughUsage | null {
 }
 
 /** Events that end a response and carry its usage. */
-const FINAL_EVENTS = new Set(['response.completed', 'response.incomplete', 'response.failed']);
+const FINAL_EVENTS: readonly string[] = ['response.completed', 'response.incomplete', 'response.failed'];
 
 /**
- * Reads a Responses event stream on its way to the client: the text to write, unchanged, and
- * what the meter needs (usage from the final event, the text deltas for an estimate when the
- * upstream reports none).
+ * Reads a Responses reply on its way to the client (completions/pass-through.ts): the usage of
+ * the final event (completed, incomplete or failed); an event without an `event:` line is
+ * recognised by the `type` in its data.
  */
-export class PassThroughStreamReader {
-  private readonly events = new SseDecoder();
-  private readonly text = new StringDecoder('utf8');
-  usage: PassThroughUsage | null = null;
-  /** The stream reached its final event (completed, incomplete or failed). */
-  ended = false;
-  /** The text of the output deltas, for the gateway's own count. */
-  output = '';
+export class ResponsesUsageReader implements UsageReader {
+  readonly eventNames = FINAL_EVENTS;
+  error = null;
+  /** The stream reached its final event. */
+  completed = false;
+  private usage: PassThroughUsage | null = null;
 
-  /** The bytes of one read as text for the client; the events they complete are read here. */
-  read(bytes: Uint8Array): string {
-    for (const event of this.events.decode(bytes)) this.inspect(event.data);
-    return this.text.write(bytes as Buffer);
+  readReply(text: string): boolean {
+    if (text.length === 0) return false;
+    this.usage = usageOfReplyText(text);
+    this.completed = true;
+    return true;
   }
 
-  end(): string {
-    for (const event of this.events.end()) this.inspect(event.data);
-    return this.text.end();
-  }
-
-  private inspect(data: string): void {
+  readEvent(name: string | null, data: string): void {
     const json = parseJson(data);
     if (!json.ok || typeof json.value !== 'object' || json.value === null) return;
-    const event = json.value as { type?: unknown; delta?: unknown; response?: unknown };
-    if (typeof event.type !== 'string') return;
-    if (typeof event.delta === 'string' && event.type.endsWith('.delta')) this.output += event.delta;
-    if (FINAL_EVENTS.has(event.type)) {
-      this.ended = true;
-      this.usage = usageOfResponse(event.response) ?? this.usage;
-    }
+    const event = json.value as { type?: unknown; response?: unknown };
+    const type = name ?? event.type;
+    if (typeof type !== 'string' || !FINAL_EVENTS.includes(type)) return;
+    this.completed = true;
+    this.usage = usageOfResponse(event.response) ?? this.usage;
   }
+
+  tokens(): TokenUsage | null {
+    return this.usage;
+  }
+}
+
+/** The text of a Responses stream's output deltas: the gateway's count when the upstream reported no usage. */
+export function streamOutputText(streamText: string): string {
+  const decoder = new SseDecoder();
+  let output = '';
+  for (const event of [...decoder.decode(Buffer.from(streamText)), ...decoder.end()]) {
+    const json = parseJson(event.data);
+    if (!json.ok || typeof json.value !== 'object' || json.value === null) continue;
+    const { type, delta } = json.value as { type?: unknown; delta?: unknown };
+    if (typeof type === 'string' && type.endsWith('.delta') && typeof delta === 'string') output += delta;
+  }
+  return output;
 }
 
 function isCount(value: unknown): value is number {

@@ -1,11 +1,14 @@
 import type { ChatCompletionChunk, FinishReason, OutputItem, ResponseObject, ResponsesUsage } from '../../contract';
-import { customToolInput, statusFor } from './chat-to-response';
+import { customToolInput, reasoningItem, statusFor } from './chat-to-response';
 
 /**
  * Chat chunks -> Responses stream events, as OpenAI documents them (docs/openai-responses.md):
  *
  *   response.created, response.in_progress
  *   per output item: response.output_item.added, then
+ *     reasoning: response.reasoning_summary_part.added, response.reasoning_summary_text.delta…,
+ *                response.reasoning_summary_text.done, response.reasoning_summary_part.done
+ *                (only when the request set `reasoning.summary`: chat-to-response.ts showsReasoning)
  *     text:      response.content_part.added, response.output_text.delta…,
  *                response.output_text.done, response.content_part.done
  *     function:  response.function_call_arguments.delta…, response.function_call_arguments.done
@@ -26,6 +29,13 @@ interface OpenText {
   text: string;
 }
 
+interface OpenReasoning {
+  kind: 'reasoning';
+  outputIndex: number;
+  id: string;
+  text: string;
+}
+
 interface OpenCall {
   kind: 'call';
   outputIndex: number;
@@ -38,17 +48,22 @@ interface OpenCall {
 
 export class ResponseStreamTranslator {
   private sequence = 0;
-  private readonly items: (OpenText | OpenCall)[] = [];
+  private readonly items: (OpenText | OpenCall | OpenReasoning)[] = [];
   private text: OpenText | null = null;
+  private reasoning: OpenReasoning | null = null;
   /** By the chat tool call's `index`. */
   private readonly calls = new Map<number, OpenCall>();
   private finishReason: FinishReason | null = null;
   private ended = false;
+  /** Reasoning text not shown (no `reasoning.summary`), still output the gateway counts. */
+  private hiddenReasoning = '';
 
   constructor(
     private readonly response: ResponseObject,
     private readonly customTools: ReadonlySet<string>,
     private readonly generateId: () => string,
+    /** Whether reasoning text becomes reasoning items (the request set `reasoning.summary`). */
+    private readonly showReasoning = false,
   ) {}
 
   /** The two opening events; the response object is a snapshot (later changes do not show). */
@@ -60,17 +75,19 @@ export class ResponseStreamTranslator {
   /** All text and arguments so far (the gateway's own count when the upstream reports no usage). */
   outputText(): string {
     let all = '';
-    for (const item of this.items) all += item.kind === 'text' ? item.text : item.arguments;
-    return all;
+    for (const item of this.items) all += item.kind === 'call' ? item.arguments : item.text;
+    return all + this.hiddenReasoning;
   }
 
   push(chunk: ChatCompletionChunk): StreamEvent[] {
     const events: StreamEvent[] = [];
     const choice = chunk.choices[0];
     if (!choice) return events;
-    const { content, refusal, tool_calls: toolCalls } = choice.delta;
+    const { content, refusal, tool_calls: toolCalls, reasoning_content: reasoning } = choice.delta;
+    if (reasoning) this.pushReasoning(reasoning, events);
     const text = content || refusal;
     if (text) {
+      this.reasoning = null;
       const open = this.text ?? this.openText(events);
       open.text += text;
       events.push(
@@ -88,6 +105,7 @@ export class ResponseStreamTranslator {
       if (!call) {
         // After a tool call starts, later text is a new message item.
         this.text = null;
+        this.reasoning = null;
         const name = delta.function?.name ?? '';
         call = {
           kind: 'call',
@@ -122,7 +140,14 @@ export class ResponseStreamTranslator {
     const output: OutputItem[] = [];
     for (const item of this.items) {
       const base = { item_id: item.id, output_index: item.outputIndex };
-      if (item.kind === 'text') {
+      if (item.kind === 'reasoning') {
+        const part = { type: 'summary_text', text: item.text };
+        events.push(this.event('response.reasoning_summary_text.done', { ...base, summary_index: 0, text: item.text }));
+        events.push(this.event('response.reasoning_summary_part.done', { ...base, summary_index: 0, part }));
+        const done = reasoningItem(item.id, item.text);
+        events.push(this.event('response.output_item.done', { output_index: item.outputIndex, item: done }));
+        output.push(done);
+      } else if (item.kind === 'text') {
         const part = { type: 'output_text', text: item.text, annotations: [], logprobs: [] };
         events.push(this.event('response.output_text.done', { ...base, content_index: 0, text: item.text, logprobs: [] }));
         events.push(this.event('response.content_part.done', { ...base, content_index: 0, part }));
@@ -154,6 +179,38 @@ export class ResponseStreamTranslator {
     if (this.ended) return [];
     this.ended = true;
     return [this.event('response.failed', { response: { ...this.response, status: 'failed', error: { code, message }, output: [] } })];
+  }
+
+  private pushReasoning(text: string, events: StreamEvent[]): void {
+    if (!this.showReasoning) {
+      this.hiddenReasoning += text;
+      return;
+    }
+    let open = this.reasoning;
+    if (!open) {
+      open = { kind: 'reasoning', outputIndex: this.items.length, id: `rs_${this.generateId()}`, text: '' };
+      this.items.push(open);
+      this.reasoning = open;
+      const base = { output_index: open.outputIndex };
+      events.push(this.event('response.output_item.added', { ...base, item: { type: 'reasoning', id: open.id, summary: [] } }));
+      events.push(
+        this.event('response.reasoning_summary_part.added', {
+          ...base,
+          item_id: open.id,
+          summary_index: 0,
+          part: { type: 'summary_text', text: '' },
+        }),
+      );
+    }
+    open.text += text;
+    events.push(
+      this.event('response.reasoning_summary_text.delta', {
+        item_id: open.id,
+        output_index: open.outputIndex,
+        summary_index: 0,
+        delta: text,
+      }),
+    );
   }
 
   private openText(events: StreamEvent[]): OpenText {

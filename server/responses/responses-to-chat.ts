@@ -37,7 +37,7 @@ import { invalidRequest } from '../errors/gateway-error';
  * | custom tools                                | function tools taking `{"input": string}`       |
  * | hosted tools (web_search, namespace, …)     | dropped and named, or 400 (`responses_hosted_tools`) |
  * | max_output_tokens                           | max_completion_tokens                           |
- * | reasoning.effort                            | reasoning_effort                                |
+ * | reasoning.effort                            | the call's reasoning (create-response.ts)       |
  * | text.format                                 | response_format                                 |
  */
 
@@ -89,9 +89,6 @@ export function responsesToChat(request: ResponsesRequest, hostedTools: 'drop' |
       },
     };
   }
-  const effort = request.reasoning?.effort;
-  // Unknown chat fields are passed to openai-type upstreams as they are (OpenAI's own name).
-  if (effort) (chat as Record<string, unknown>).reasoning_effort = effort;
   if (typeof request.user === 'string') chat.user = request.user;
   return { request: chat, customTools, droppedTools };
 }

@@ -162,7 +162,7 @@ describe('configuration errors carry the file and line', () => {
     }
     const lines = message.split('\n').slice(1);
     expect(lines).toEqual([
-      `${FILE}:${lineOf(text, 'telepathy')}:26: models[0].capabilities[1]: must be one of chat, code, vision, function_calling, json_mode, embeddings; got "telepathy"`,
+      `${FILE}:${lineOf(text, 'telepathy')}:26: models[0].capabilities[1]: must be one of chat, code, vision, function_calling, json_mode, reasoning, embeddings; got "telepathy"`,
       `${FILE}:${lineOf(text, 'chat-z')}:17: models[0].fallbacks[0]: unknown model "chat-z"`,
       `${FILE}:${lineOf(text, 'context_window: -5')}:21: models[1].context_window: must be greater than 0`,
       `${FILE}:${lineOf(text, 'provider: ghost')}:15: models[2].provider: unknown provider "ghost" (declared: openai, mock)`,

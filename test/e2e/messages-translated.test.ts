@@ -227,7 +227,7 @@ describe('e2e: /v1/messages translated for an openai-type upstream', () => {
     ]);
   });
 
-  it('leaves out what the upstream cannot use: thinking, cache_control, context_management, server tools, a role: system message becomes system text', async () => {
+  it('leaves out what the upstream cannot use: thinking (the model has no reasoning capability), cache_control, context_management, server tools, a role: system message becomes system text', async () => {
     upstream.reply({ type: 'json', body: completion({ content: 'ok' }) });
     const response = await rawPost(e2e, '/v1/messages', {
       model: 'gpt-mini',

@@ -20,7 +20,7 @@ models:
   - id: chat-model
     provider: chat
     upstream_model: ${UPSTREAM_MODEL}
-    capabilities: [chat, vision, function_calling, json_mode]
+    capabilities: [chat, vision, function_calling, json_mode, reasoning]
     context_window: 128000
     pricing: { input_per_million: 1, output_per_million: 2 }
   - id: strict-model

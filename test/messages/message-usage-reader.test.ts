@@ -3,7 +3,7 @@ import { MessageUsageReader } from '../../server/messages/message-usage-reader';
 import { chatToMessage, toMessagesUsage, toolInput } from '../../server/messages/chat-to-message';
 import { toMessagesErrorBody } from '../../server/errors/anthropic-error-body';
 import { GatewayError, invalidRequest, rateLimited } from '../../server/errors/gateway-error';
-import { SseDecoder } from '../../server/streaming/parse-sse';
+import { SseEventScanner } from '../../server/streaming/sse-event-scanner';
 import { encodeSseEvent, events } from '../helpers/mock-anthropic-upstream';
 
 describe('MessageUsageReader', () => {
@@ -18,11 +18,9 @@ describe('MessageUsageReader', () => {
     ]
       .map(encodeSseEvent)
       .join('');
-    const bytes = Buffer.from(stream);
     const reader = new MessageUsageReader('claude');
-    const decoder = new SseDecoder();
-    for (let offset = 0; offset < bytes.length; offset += 5)
-      for (const event of decoder.decode(bytes.subarray(offset, offset + 5))) reader.readEvent(event);
+    const scanner = new SseEventScanner(reader.eventNames, (name, data) => reader.readEvent(name, data));
+    for (let offset = 0; offset < stream.length; offset += 5) scanner.scan(stream.slice(offset, offset + 5));
     expect(reader.completed).toBe(true);
     expect(reader.error).toBeNull();
     // The cache parts of the prompt, priced apart (docs/pricing.md): no 1-hour breakdown sent, so every write is 5-minute.
@@ -37,12 +35,8 @@ describe('MessageUsageReader', () => {
 
   it('notes an error event and ignores garbage data', () => {
     const reader = new MessageUsageReader('claude');
-    reader.readEvent({ event: 'message_delta', data: '{not json', id: null });
-    reader.readEvent({
-      event: 'error',
-      data: JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'busy' } }),
-      id: null,
-    });
+    reader.readEvent('message_delta', '{not json');
+    reader.readEvent('error', JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'busy' } }));
     expect(reader.completed).toBe(false);
     expect(reader.error?.status).toBe(502);
     expect(reader.tokens()).toBeNull();
@@ -50,8 +44,8 @@ describe('MessageUsageReader', () => {
 
   it('reads a whole Message and refuses what is not one', () => {
     const reader = new MessageUsageReader('claude');
-    expect(reader.readMessage('[1,2]')).toBe(false);
-    expect(reader.readMessage(JSON.stringify({ type: 'message', usage: { input_tokens: 4, output_tokens: 2 } }))).toBe(true);
+    expect(reader.readReply('[1,2]')).toBe(false);
+    expect(reader.readReply(JSON.stringify({ type: 'message', usage: { input_tokens: 4, output_tokens: 2 } }))).toBe(true);
     expect(reader.tokens()).toEqual({ promptTokens: 4, completionTokens: 2 });
   });
 });

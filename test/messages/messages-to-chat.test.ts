@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MessagesRequestSchema, type MessagesRequest } from '../../contract';
 import { GatewayError } from '../../server/errors/gateway-error';
-import { messagesToChat } from '../../server/messages/messages-to-chat';
+import { messagesReasoning, messagesToChat } from '../../server/messages/messages-to-chat';
 
 const request = (fields: Record<string, unknown>): MessagesRequest =>
   MessagesRequestSchema.parse({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }], ...fields });
@@ -93,7 +93,7 @@ describe('messagesToChat', () => {
     expect(onlyServer.tool_choice).toBeUndefined();
   });
 
-  it('keeps sampling settings, asks for usage when streaming, drops what chat has no place for', () => {
+  it("keeps sampling settings, asks for usage when streaming, drops what chat has no place for (thinking goes as the call's reasoning)", () => {
     const chat = messagesToChat(
       request({
         temperature: 0.5,
@@ -116,6 +116,17 @@ describe('messagesToChat', () => {
       stream_options: { include_usage: true },
       messages: [{ role: 'user', content: 'hi' }],
     });
+  });
+
+  it('maps thinking to an effort by budget and keeps the budget (docs/anthropic-messages.md, Thinking)', () => {
+    const enabled = (budget: number) => messagesReasoning(request({ thinking: { type: 'enabled', budget_tokens: budget } }));
+    expect(enabled(1024)).toEqual({ effort: 'low', budgetTokens: 1024 });
+    expect(enabled(4096)).toEqual({ effort: 'medium', budgetTokens: 4096 });
+    expect(enabled(16383)).toEqual({ effort: 'medium', budgetTokens: 16383 });
+    expect(enabled(16384)).toEqual({ effort: 'high', budgetTokens: 16384 });
+    expect(messagesReasoning(request({ thinking: { type: 'adaptive' } }))).toEqual({});
+    expect(messagesReasoning(request({ thinking: { type: 'disabled' } }))).toBeUndefined();
+    expect(messagesReasoning(request({}))).toBeUndefined();
   });
 
   it('refuses what it cannot translate with a 400 naming the field', () => {

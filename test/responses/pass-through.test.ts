@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { PassThroughStreamReader, usageOfReplyText } from '../../server/responses/pass-through';
+import { ResponsesUsageReader, streamOutputText, usageOfReplyText } from '../../server/responses/pass-through';
+import { SseEventScanner } from '../../server/streaming/sse-event-scanner';
 import { responseUsage, textResponse } from '../helpers/mock-openai-responses';
 
 describe('pass-through usage', () => {
@@ -14,28 +15,29 @@ describe('pass-through usage', () => {
     expect(usageOfReplyText('{"usage":{"input_tokens":-1,"output_tokens":"2"}}')).toBeNull();
   });
 
-  it('passes the bytes on unchanged, split anywhere (even inside a character), and reads the final usage', () => {
+  it('reads the final usage from the text split anywhere; the output deltas count when no usage came', () => {
     const text =
       'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":"h\u00e9"}\n\n' +
       `event: response.completed\ndata: ${JSON.stringify({ type: 'response.completed', response: { usage: responseUsage({ input: 7, output: 3 }) } })}\n\n`;
-    const bytes = Buffer.from(text);
-    const reader = new PassThroughStreamReader();
-    let out = '';
-    for (let start = 0; start < bytes.length; start += 5) out += reader.read(bytes.subarray(start, start + 5));
-    out += reader.end();
-    expect(out).toBe(text);
-    expect(reader.ended).toBe(true);
-    expect(reader.usage).toEqual({ promptTokens: 7, completionTokens: 3, cachedTokens: 0, reasoningTokens: 0 });
-    expect(reader.output).toBe('h\u00e9');
+    const reader = new ResponsesUsageReader();
+    const scanner = new SseEventScanner(reader.eventNames, (name, data) => reader.readEvent(name, data));
+    for (let start = 0; start < text.length; start += 5) scanner.scan(text.slice(start, start + 5));
+    scanner.end();
+    expect(reader.completed).toBe(true);
+    expect(reader.tokens()).toEqual({ promptTokens: 7, completionTokens: 3, cachedTokens: 0, reasoningTokens: 0 });
+    expect(streamOutputText(text)).toBe('h\u00e9');
   });
 
   it('a stream without a final event is not ended; malformed events are ignored', () => {
-    const reader = new PassThroughStreamReader();
-    reader.read(Buffer.from('data: {not json\n\ndata: "string"\n\ndata: {"type":"response.completed","response":null}\n\n'));
-    expect(reader.ended).toBe(true);
-    expect(reader.usage).toBeNull();
-    const open = new PassThroughStreamReader();
-    open.read(Buffer.from('data: {"type":"response.created"}\n\n'));
-    expect(open.ended).toBe(false);
+    const scan = (text: string): ResponsesUsageReader => {
+      const reader = new ResponsesUsageReader();
+      new SseEventScanner(reader.eventNames, (name, data) => reader.readEvent(name, data)).scan(text);
+      return reader;
+    };
+    const reader = scan('data: {not json\r\n\r\ndata: "string"\n\ndata: {"type":"response.completed","response":null}\n\n');
+    expect(reader.completed).toBe(true);
+    expect(reader.tokens()).toBeNull();
+    expect(scan('data: {"type":"response.created"}\n\n').completed).toBe(false);
+    expect(scan('event: response.created\ndata: {"type":"response.completed"}\n\n').completed).toBe(false);
   });
 });

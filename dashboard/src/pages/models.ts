@@ -12,6 +12,7 @@ const CAPABILITY_LABELS: Record<string, string> = {
   vision: 'Vision',
   function_calling: 'Tools',
   json_mode: 'JSON mode',
+  reasoning: 'Reasoning',
   embeddings: 'Embeddings',
 };
 

@@ -63,7 +63,7 @@ export function createAnthropicProvider(options: ProviderFactoryOptions): Provid
     type: 'anthropic',
 
     async chat(request: ChatCompletionRequest, target, call) {
-      const { body, prefill } = buildAnthropicRequest(request, target, false);
+      const { body, prefill } = buildAnthropicRequest(request, target, false, call.reasoning);
       const response = await post(body, call.signal, 'application/json');
       const json = parseJson(await response.text());
       if (!json.ok) throw badResponse(provider, 'a body that is not JSON');
@@ -73,7 +73,7 @@ export function createAnthropicProvider(options: ProviderFactoryOptions): Provid
     },
 
     async chatStream(request: ChatCompletionRequest, target, call) {
-      const { body, prefill } = buildAnthropicRequest(request, target, true);
+      const { body, prefill } = buildAnthropicRequest(request, target, true, call.reasoning);
       // Our own abort, so that a consumer that stops early also stops the upstream generation.
       const release = new AbortController();
       const response = await post(body, AbortSignal.any([toAbortSignal(call.signal), release.signal]), 'text/event-stream');

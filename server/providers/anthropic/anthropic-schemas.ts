@@ -66,6 +66,8 @@ export interface AnthropicMessagesRequest {
   metadata?: { user_id: string };
   tools?: AnthropicTool[];
   tool_choice?: AnthropicToolChoice;
+  /** https://platform.claude.com/docs/en/build-with-claude/extended-thinking */
+  thinking?: { type: 'enabled'; budget_tokens: number };
   stream?: boolean;
 }
 
@@ -116,6 +118,11 @@ export function classifyContentBlock(block: AnthropicContentBlock): ClassifiedCo
   return { kind: 'other', type: block.type };
 }
 
+/** The reasoning text of a `thinking` block, '' for any other block. */
+export function thinkingText(block: AnthropicContentBlock): string {
+  return block.type === 'thinking' && typeof block.thinking === 'string' ? block.thinking : '';
+}
+
 export const AnthropicMessageSchema = z
   .object({
     id: z.string().optional(),
@@ -148,8 +155,9 @@ const ContentBlockStartEventSchema = z.object({
   index: z.number().int().nonnegative(),
   content_block: AnthropicContentBlockSchema,
 });
-/** text_delta and input_json_delta are read by the stream translator; thinking_delta etc. are ignored. */
+/** text_delta, thinking_delta and input_json_delta are read by the stream translator; signature_delta etc. are ignored. */
 export const TextDeltaSchema = z.object({ type: z.literal('text_delta'), text: z.string() });
+export const ThinkingDeltaSchema = z.object({ type: z.literal('thinking_delta'), thinking: z.string() });
 export const InputJsonDeltaSchema = z.object({ type: z.literal('input_json_delta'), partial_json: z.string() });
 const ContentBlockDeltaEventSchema = z.object({
   type: z.literal('content_block_delta'),

@@ -7,6 +7,7 @@ import {
   InputJsonDeltaSchema,
   KNOWN_STREAM_EVENT_TYPES,
   TextDeltaSchema,
+  ThinkingDeltaSchema,
   classifyContentBlock,
   type AnthropicStreamEvent,
   type AnthropicUsage,
@@ -24,6 +25,7 @@ import { mapAnthropicStopReason } from './map-anthropic-stop-reason';
  * |--------------------------------------------------|--------------------------------------------------------|
  * | message_start                                    | {role: assistant, content: ''}                         |
  * | content_block_delta text_delta                   | {content} (the JSON-mode prefill goes before the first)|
+ * | content_block_delta thinking_delta               | {reasoning_content}                                    |
  * | content_block_start tool_use                     | tool_calls[{index, id, type, function{name, ''}}]      |
  * | content_block_delta input_json_delta             | tool_calls[{index, function{arguments}}]               |
  * | content_block_stop of a tool without input       | tool_calls[{index, function{arguments: '{}'}}]         |
@@ -115,6 +117,10 @@ export async function* translateAnthropicStream(
           const delta = TextDeltaSchema.safeParse(event.delta);
           if (!delta.success) throw badResponse(context.provider, 'a malformed text delta in its stream');
           yield* text(delta.data.text);
+        } else if (event.delta.type === 'thinking_delta') {
+          const delta = ThinkingDeltaSchema.safeParse(event.delta);
+          if (!delta.success) throw badResponse(context.provider, 'a malformed thinking delta in its stream');
+          if (delta.data.thinking) yield chunk({ reasoning_content: delta.data.thinking });
         } else if (event.delta.type === 'input_json_delta') {
           const delta = InputJsonDeltaSchema.safeParse(event.delta);
           const state = toolBlocks.get(event.index);

@@ -1,6 +1,7 @@
 import type { ChatCompletionRequest, Tool, ToolChoice } from '../../../contract';
 import { invalidRequest } from '../../errors/gateway-error';
-import type { ModelTarget } from '../types';
+import { reasoningBudget } from '../reasoning';
+import type { ModelTarget, ReasoningRequest } from '../types';
 import { JSON_PREFILL, acceptsAssistantPrefill, jsonInstruction } from './anthropic-json-mode';
 import type { AnthropicMessagesRequest, AnthropicTool, AnthropicToolChoice } from './anthropic-schemas';
 import { convertToAnthropicMessages } from './convert-to-anthropic-messages';
@@ -26,6 +27,7 @@ import { convertToAnthropicMessages } from './convert-to-anthropic-messages';
  * | response_format json_object/json_schema  | system instruction + `{` prefill (anthropic-json-mode.ts) |
  * | n > 1                                    | 400: one reply per request only                    |
  * | presence/frequency_penalty, seed         | no equivalent: ignored                             |
+ * | reasoning (CallOptions: effort, budget)  | `thinking` {enabled, budget_tokens} (below)        |
  */
 export interface BuiltAnthropicRequest {
   body: AnthropicMessagesRequest;
@@ -33,7 +35,12 @@ export interface BuiltAnthropicRequest {
   prefill: string | null;
 }
 
-export function buildAnthropicRequest(request: ChatCompletionRequest, target: ModelTarget, stream: boolean): BuiltAnthropicRequest {
+export function buildAnthropicRequest(
+  request: ChatCompletionRequest,
+  target: ModelTarget,
+  stream: boolean,
+  reasoning?: ReasoningRequest,
+): BuiltAnthropicRequest {
   if (request.n != null && request.n !== 1) {
     throw invalidRequest('invalid_value', 'This model returns one choice per request; `n` must be 1.', 'n');
   }
@@ -60,6 +67,8 @@ export function buildAnthropicRequest(request: ChatCompletionRequest, target: Mo
     const toolChoice = toAnthropicToolChoice(request.tool_choice ?? null, request.parallel_tool_calls ?? null);
     if (toolChoice) body.tool_choice = toolChoice;
   }
+
+  if (reasoning) addThinking(body, reasoning);
 
   let prefill: string | null = null;
   const instruction = request.response_format ? jsonInstruction(request.response_format) : null;
@@ -102,5 +111,31 @@ function canPrefill(body: AnthropicMessagesRequest, target: ModelTarget): boolea
   const last = body.messages[body.messages.length - 1];
   if (!last || last.role === 'assistant') return false;
   if (body.tool_choice && (body.tool_choice.type === 'any' || body.tool_choice.type === 'tool')) return false;
+  if (body.thinking) return false;
   return acceptsAssistantPrefill(target.upstreamModel);
+}
+
+/** Anthropic's smallest thinking budget. */
+const MIN_THINKING_BUDGET = 1024;
+
+/**
+ * https://platform.claude.com/docs/en/build-with-claude/extended-thinking: the budget of
+ * server/providers/reasoning.ts, at least 1,024 and less than `max_tokens` (which counts the
+ * thinking). No thinking when that leaves less than 1,024, for effort `none`, with a forced
+ * tool call (which the API refuses with thinking), and in a turn that answers tool calls: the
+ * API then wants the earlier thinking blocks back with their signatures, which a translated
+ * conversation does not carry. With thinking on, `temperature` and
+ * `top_p` are not sent: the API accepts neither changed.
+ */
+function addThinking(body: AnthropicMessagesRequest, reasoning: ReasoningRequest): void {
+  const wanted = reasoningBudget(reasoning);
+  if (wanted === undefined || wanted === 0) return;
+  if (body.tool_choice?.type === 'any' || body.tool_choice?.type === 'tool') return;
+  const last = body.messages[body.messages.length - 1];
+  if (last?.role === 'user' && last.content.some((block) => block.type === 'tool_result')) return;
+  const budget = Math.min(Math.max(wanted, MIN_THINKING_BUDGET), body.max_tokens - 1);
+  if (budget < MIN_THINKING_BUDGET) return;
+  body.thinking = { type: 'enabled', budget_tokens: budget };
+  delete body.temperature;
+  delete body.top_p;
 }

@@ -2,7 +2,7 @@ import type { ChatCompletion, ToolCall } from '../../../contract';
 import { badResponse } from '../upstream-errors';
 import type { ChatResult, TokenUsage } from '../types';
 import { toChatUsage } from '../token-usage';
-import { classifyContentBlock, type AnthropicMessage, type AnthropicUsage } from './anthropic-schemas';
+import { classifyContentBlock, thinkingText, type AnthropicMessage, type AnthropicUsage } from './anthropic-schemas';
 import { mapAnthropicStopReason } from './map-anthropic-stop-reason';
 
 /**
@@ -10,7 +10,9 @@ import { mapAnthropicStopReason } from './map-anthropic-stop-reason';
  * https://platform.claude.com/docs/en/api/messages (response: content, stop_reason, usage)
  * - `text` blocks are joined into `message.content`; `tool_use` blocks become `tool_calls`
  *   with the input object serialised as the arguments string OpenAI clients parse.
- * - Other blocks (thinking, server tool results) have no OpenAI equivalent and are left out.
+ * - `thinking` blocks are joined into `message.reasoning_content` (docs/chat-and-streaming.md,
+ *   "Reasoning"); their signatures and redacted thinking are left out.
+ * - Other blocks (server tool results) have no OpenAI equivalent and are left out.
  * - Prompt tokens include cache writes and reads: the usage docs count all three as input;
  *   the breakdown keeps them apart, as they are priced apart (docs/pricing.md).
  */
@@ -26,7 +28,9 @@ export interface ReplyContext {
 export function mapAnthropicResponse(message: AnthropicMessage, context: ReplyContext): ChatResult {
   const texts: string[] = [];
   const toolCalls: ToolCall[] = [];
+  let reasoning = '';
   for (const block of message.content) {
+    reasoning += thinkingText(block);
     const classified = classifyContentBlock(block);
     if (!classified) throw badResponse(context.provider, `a malformed "${block.type}" content block`);
     if (classified.kind === 'text') texts.push(classified.text);
@@ -49,7 +53,12 @@ export function mapAnthropicResponse(message: AnthropicMessage, context: ReplyCo
     choices: [
       {
         index: 0,
-        message: { role: 'assistant', content, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
+        message: {
+          role: 'assistant',
+          ...(reasoning ? { reasoning_content: reasoning } : {}),
+          content,
+          ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+        },
         finish_reason: mapAnthropicStopReason(message.stop_reason),
       },
     ],

@@ -1,4 +1,6 @@
 import type { ChatCompletionRequest, ToolChoice } from '../../../contract';
+import { reasoningBudget } from '../reasoning';
+import type { ReasoningRequest } from '../types';
 import { convertToGeminiContents } from './convert-to-gemini-contents';
 import type { GeminiFunctionCallingConfig, GeminiGenerateContentRequest, GeminiGenerationConfig } from './gemini-schemas';
 
@@ -16,6 +18,7 @@ import type { GeminiFunctionCallingConfig, GeminiGenerateContentRequest, GeminiG
  * | seed                                    | seed                                            |
  * | response_format json_object             | responseMimeType "application/json"             |
  * | response_format json_schema             | responseMimeType + responseJsonSchema           |
+ * | reasoning (CallOptions)                 | thinkingConfig {thinkingBudget, includeThoughts}|
  *
  * JSON Schemas (response_format, tool parameters) go in the `…JsonSchema` fields, which take
  * JSON Schema as OpenAI clients write it; `responseSchema`/`parameters` take an OpenAPI subset
@@ -23,12 +26,13 @@ import type { GeminiFunctionCallingConfig, GeminiGenerateContentRequest, GeminiG
  * (https://ai.google.dev/api/generate-content#FIELDS.response_json_schema,
  * https://ai.google.dev/api/caching#FunctionDeclaration).
  */
-export function buildGeminiRequest(request: ChatCompletionRequest): GeminiGenerateContentRequest {
+export function buildGeminiRequest(request: ChatCompletionRequest, reasoning?: ReasoningRequest): GeminiGenerateContentRequest {
   const { systemInstruction, contents } = convertToGeminiContents(request.messages);
   const body: GeminiGenerateContentRequest = { contents };
   if (systemInstruction) body.systemInstruction = systemInstruction;
 
   const generationConfig = buildGenerationConfig(request);
+  if (reasoning) generationConfig.thinkingConfig = thinkingConfig(reasoning);
   if (Object.keys(generationConfig).length > 0) body.generationConfig = generationConfig;
 
   if (request.tools && request.tools.length > 0) {
@@ -69,6 +73,16 @@ function buildGenerationConfig(request: ChatCompletionRequest): GeminiGeneration
     if (format.json_schema.schema) config.responseJsonSchema = format.json_schema.schema;
   }
   return config;
+}
+
+/**
+ * https://ai.google.dev/gemini-api/docs/thinking: the budget of server/providers/reasoning.ts
+ * (-1, dynamic, when the request leaves it to the model) and the thought summaries, which come
+ * back as reasoning text; effort `none` is a budget of 0, thinking off.
+ */
+function thinkingConfig(reasoning: ReasoningRequest): NonNullable<GeminiGenerationConfig['thinkingConfig']> {
+  const budget = reasoningBudget(reasoning) ?? -1;
+  return budget === 0 ? { thinkingBudget: 0 } : { thinkingBudget: budget, includeThoughts: true };
 }
 
 /** https://ai.google.dev/api/caching#Mode */

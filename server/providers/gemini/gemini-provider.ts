@@ -36,7 +36,7 @@ export function createGeminiProvider(options: ProviderFactoryOptions): ProviderA
     type: 'gemini',
 
     async chat(request, target, call) {
-      const body = buildGeminiRequest(request);
+      const body = buildGeminiRequest(request, call.reasoning);
       const reply = await transport.postJson(
         target.upstreamModel,
         'generateContent',
@@ -48,7 +48,7 @@ export function createGeminiProvider(options: ProviderFactoryOptions): ProviderA
     },
 
     async chatStream(request, target, call) {
-      const body = buildGeminiRequest(request);
+      const body = buildGeminiRequest(request, call.reasoning);
       // Our own abort, so that a consumer that stops early also stops the upstream generation.
       const release = new AbortController();
       const response = await transport.post(

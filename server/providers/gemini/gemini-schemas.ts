@@ -38,6 +38,8 @@ export interface GeminiGenerationConfig {
   seed?: number;
   responseMimeType?: string;
   responseJsonSchema?: Record<string, unknown>;
+  /** https://ai.google.dev/gemini-api/docs/thinking: -1 lets the model decide, 0 turns thinking off. */
+  thinkingConfig?: { thinkingBudget: number; includeThoughts?: boolean };
 }
 
 /** https://ai.google.dev/api/caching#FunctionDeclaration */

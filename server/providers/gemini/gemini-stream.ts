@@ -96,6 +96,12 @@ function* candidateDeltas(
 ): Generator<ChatCompletionChunk> {
   let text = '';
   for (const part of candidate.content?.parts ?? []) {
+    if (part.thought === true && part.text) {
+      if (text) yield chunk(context, index, { content: text });
+      text = '';
+      yield chunk(context, index, { reasoning_content: part.text });
+      continue;
+    }
     const partText = answerText(part);
     if (partText) text += partText;
     if (part.functionCall) {

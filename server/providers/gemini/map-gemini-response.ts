@@ -43,7 +43,7 @@ export function toToolCall(functionCall: NonNullable<GeminiResponsePart['functio
   };
 }
 
-/** Answer text of a part: thought summaries are not part of the answer. */
+/** Answer text of a part: thought summaries are not part of the answer (they are the reasoning text). */
 export function answerText(part: GeminiResponsePart): string | undefined {
   return part.thought === true ? undefined : part.text;
 }
@@ -61,9 +61,11 @@ export function mapGenerateContentResponse(response: GeminiGenerateContentRespon
   } else {
     choices = candidates.map((candidate, position) => {
       let text = '';
+      let reasoning = '';
       let hasText = false;
       const toolCalls: ToolCall[] = [];
       for (const part of candidate.content?.parts ?? []) {
+        if (part.thought === true && part.text) reasoning += part.text;
         const partText = answerText(part);
         if (partText !== undefined) {
           text += partText;
@@ -76,6 +78,7 @@ export function mapGenerateContentResponse(response: GeminiGenerateContentRespon
         index: candidate.index ?? position,
         message: {
           role: 'assistant' as const,
+          ...(reasoning ? { reasoning_content: reasoning } : {}),
           // OpenAI sends null content beside tool calls when there is no text.
           content: hasToolCalls && !hasText ? null : text,
           ...(hasToolCalls ? { tool_calls: toolCalls } : {}),

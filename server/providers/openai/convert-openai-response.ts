@@ -29,10 +29,12 @@ export function toChatCompletion(
         function: { name: call.function.name, arguments: argumentsText(call.function.arguments) },
       }));
       const content = contentText(choice.message.content);
+      const reasoning = reasoningText(choice.message);
       return {
         index: choice.index ?? position,
         message: {
           role: 'assistant' as const,
+          ...(reasoning ? { reasoning_content: reasoning } : {}),
           content: content === '' && toolCalls?.length ? null : content,
           ...(toolCalls?.length ? { tool_calls: toolCalls } : {}),
           ...(choice.message.refusal ? { refusal: choice.message.refusal } : {}),
@@ -54,6 +56,12 @@ export function contentText(content: OpenAiContent | null | undefined): string |
   if (typeof content === 'string') return content;
   // Typed parts: only text is part of the OpenAI reply (Mistral's "thinking" parts are not).
   return content.map((part) => (part.type === 'text' && part.text ? part.text : '')).join('');
+}
+
+/** The reasoning text of a message or delta of a compatible server (openai-schemas.ts), '' when none. */
+export function reasoningText(message: { reasoning_content?: unknown; reasoning?: unknown }): string {
+  if (typeof message.reasoning_content === 'string') return message.reasoning_content;
+  return typeof message.reasoning === 'string' ? message.reasoning : '';
 }
 
 export function argumentsText(value: string | Record<string, unknown> | null | undefined): string {

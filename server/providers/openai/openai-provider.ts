@@ -44,7 +44,7 @@ export function createOpenAiProvider(options: ProviderFactoryOptions): ProviderA
     type: 'openai',
 
     async chat(request, target, callOptions): Promise<ChatResult> {
-      const response = await send(chatRequest(baseUrl, apiKey, request, target, false, callOptions.signal));
+      const response = await send(chatRequest(baseUrl, apiKey, request, target, false, callOptions.signal, callOptions.reasoning));
       const body = await readJson(response);
       const parsed = parseOpenAiChatCompletion(body);
       if (!parsed.success) {
@@ -56,7 +56,7 @@ export function createOpenAiProvider(options: ProviderFactoryOptions): ProviderA
     },
 
     async chatStream(request, target, callOptions): Promise<ChatStream> {
-      const response = await send(chatRequest(baseUrl, apiKey, request, target, true, callOptions.signal));
+      const response = await send(chatRequest(baseUrl, apiKey, request, target, true, callOptions.signal, callOptions.reasoning));
       if (isOtherContent(response)) {
         // A proxy's HTML page or similar: fail before the reply starts, so it is retried
         // or falls back instead of reaching the client as a 200 with an error event.

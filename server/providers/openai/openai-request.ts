@@ -1,6 +1,6 @@
 import type { ChatCompletionRequest, EmbeddingsRequest } from '../../../contract';
 import type { CallSignal } from '../call-signal';
-import type { HttpRequest, ModelTarget } from '../types';
+import type { HttpRequest, ModelTarget, ReasoningRequest } from '../types';
 
 /**
  * The outbound requests. The client's fields are passed through as they came (the contract
@@ -17,10 +17,13 @@ export function chatRequest(
   target: ModelTarget,
   stream: boolean,
   signal: CallSignal,
+  reasoning?: ReasoningRequest,
 ): HttpRequest {
   // `stream` and `stream_options` are set below, for a stream only.
   const body = withoutNulls(request, STREAM_FIELDS);
   body.model = target.upstreamModel;
+  // The route's reasoning (docs/chat-and-streaming.md, "Reasoning"), unless the client set the field itself.
+  if (reasoning?.effort && body.reasoning_effort === undefined) body.reasoning_effort = reasoning.effort;
   const streamOptions = request.stream_options;
   if (stream) {
     body.stream = true;

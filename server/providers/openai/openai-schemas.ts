@@ -25,6 +25,13 @@ export type OpenAiUsage = z.infer<typeof OpenAiUsageSchema>;
 const ContentSchema = z.union([z.string(), z.array(z.object({ type: z.string(), text: z.string().optional() }).passthrough())]);
 export type OpenAiContent = z.infer<typeof ContentSchema>;
 
+/**
+ * Reasoning text of compatible servers: `reasoning_content` (DeepSeek, vLLM, Qwen), `reasoning`
+ * (OpenRouter, newer vLLM). Read only when a string: a server giving another shape loses
+ * nothing but the reasoning (docs/chat-and-streaming.md, "Reasoning").
+ */
+const reasoningFields = { reasoning_content: z.unknown().optional(), reasoning: z.unknown().optional() };
+
 // Ollama's native API gives arguments as an object; its compatible mode should not, but might.
 const ArgumentsSchema = z.union([z.string(), z.record(z.unknown())]);
 
@@ -48,6 +55,7 @@ export const OpenAiChatCompletionSchema = z.object({
           content: ContentSchema.nullish(),
           tool_calls: z.array(OpenAiToolCallSchema).nullish(),
           refusal: optionalString,
+          ...reasoningFields,
         }),
         finish_reason: optionalString,
         logprobs: z.unknown().optional(),
@@ -82,6 +90,7 @@ export const OpenAiChunkSchema = z.object({
             content: ContentSchema.nullish(),
             tool_calls: z.array(OpenAiToolCallDeltaSchema).nullish(),
             refusal: optionalString,
+            ...reasoningFields,
           })
           .nullish(),
         finish_reason: optionalString,

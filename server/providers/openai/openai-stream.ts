@@ -3,7 +3,7 @@ import { parseSseBatches, type SseEvent } from '../../streaming/parse-sse';
 import { chunkWith, type ChunkHeader } from '../chat-stream';
 import type { HttpResponse, ModelTarget, TokenUsage } from '../types';
 import { badResponse, parseJson } from '../upstream-errors';
-import { argumentsText, contentText, createdSeconds, toTokenUsage, type ReplyIds } from './convert-openai-response';
+import { argumentsText, contentText, createdSeconds, reasoningText, toTokenUsage, type ReplyIds } from './convert-openai-response';
 import { toChatUsage } from '../token-usage';
 import { mapOpenAiFinishReason } from './map-openai-finish-reason';
 import { isErrorEvent, openAiStreamError } from './openai-error';
@@ -160,6 +160,8 @@ function toChoice(choice: NonNullable<OpenAiChunk['choices']>[number], position:
     delta.role = 'assistant';
     state.roleSent = true;
   }
+  const reasoning = choice.delta ? reasoningText(choice.delta) : '';
+  if (reasoning) delta.reasoning_content = reasoning;
   const content = contentText(choice.delta?.content);
   if (content !== null) delta.content = content;
   const toolCalls = choice.delta?.tool_calls?.map((call) => toToolCallDelta(call, state));
@@ -200,6 +202,7 @@ export function* completionToChunks(completion: ChatCompletion, usage: TokenUsag
   const header = { id: completion.id, object: 'chat.completion.chunk' as const, created: completion.created, model: completion.model };
   for (const choice of completion.choices) {
     const delta: Choice['delta'] = { role: 'assistant' };
+    if (choice.message.reasoning_content) delta.reasoning_content = choice.message.reasoning_content;
     if (choice.message.content !== null) delta.content = choice.message.content;
     if (choice.message.tool_calls?.length) {
       delta.tool_calls = choice.message.tool_calls.map((call, index) => ({ index, ...call }));

@@ -140,7 +140,7 @@ describe('Anthropic adapter: streamed replies', () => {
     expect(deltas(chunks).slice(0, 3)).toEqual([{ role: 'assistant', content: '' }, { content: '{"a": ' }, { content: '1}' }]);
   });
 
-  it('ignores unknown event and delta types, as the streaming docs ask', async () => {
+  it('turns thinking deltas into reasoning_content and ignores unknown event and delta types, as the streaming docs ask', async () => {
     upstream.reply({
       type: 'sse',
       events: [
@@ -158,7 +158,7 @@ describe('Anthropic adapter: streamed replies', () => {
       ],
     });
     const chunks = await collect(client.provider.chatStream(hello, TEST_TARGET, callOptions()));
-    expect(deltas(chunks)).toEqual([{ role: 'assistant', content: '' }, { content: 'Hi' }, {}]);
+    expect(deltas(chunks)).toEqual([{ role: 'assistant', content: '' }, { reasoning_content: 'hmm' }, { content: 'Hi' }, {}]);
   });
 });
 
