@@ -16,7 +16,7 @@ import { fromChatUsage, toChatUsage } from '../providers/token-usage';
 import { checkReservationFits, type ReservationFields } from '../rate-limit/key-limiter';
 import type { StreamLimiter } from '../rate-limit/stream-limiter';
 import { countTextTokens, promptTokenCounter, quickPromptTokens, quickTextTokens } from '../usage/count-tokens';
-import { Meter, type MeterDependencies } from './meter';
+import { Meter, meterOutcome, type MeterDependencies } from './meter';
 import { observedAttempt } from './observe-upstream';
 import { attemptsFor, checkChatCapabilities, checkN, resolveModel, type Attempt, type Catalogue } from './resolve-model';
 import { toGatewayError } from './to-gateway-error';
@@ -139,7 +139,7 @@ export async function runChatCall(dependencies: ChatDependencies, call: ChatCall
       completion.model = attempt.model.id;
       completion.usage = toChatUsage(usage);
       // docs/usage-durability.md: the reply goes out once its usage would survive a crash.
-      await meter.finish({ model: attempt.model, ...usage, estimated: value.usage === null, status: 200, errorCode: null });
+      await meter.finish(meterOutcome(attempt.model, usage, value.usage === null, 200, null));
       context.model = attempt.model.id;
       context.provider = attempt.model.provider;
       return { stream: false, completion, model: attempt.model };
@@ -279,8 +279,9 @@ class MeteredChunks implements ChatChunkStream {
         status = 499;
         errorCode = 'client_closed_request';
       }
-      const { reported, ...usage } = this.usage();
-      this.durable = this.meter.finish({ model: this.model, ...usage, estimated: !reported, status, errorCode });
+      const reported = this.reported;
+      const usage = reported ?? { promptTokens: this.promptEstimate(), completionTokens: countTextTokens(this.text) };
+      this.durable = this.meter.finish(meterOutcome(this.model, usage, reported === null, status, errorCode));
     }
   }
 }

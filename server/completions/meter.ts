@@ -36,6 +36,32 @@ export interface MeterOutcome extends TokenUsage {
   errorCode: string | null;
 }
 
+/**
+ * A call's outcome with the usage's fields written out: the call sites run once a request,
+ * and `{ model, ...usage, status }` costs V8 (Node 20) ~0.8 µs (docs/performance.md, "Speed
+ * tricks in the code").
+ */
+export function meterOutcome(
+  model: ModelConfig,
+  usage: TokenUsage,
+  estimated: boolean,
+  status: number,
+  errorCode: string | null,
+): MeterOutcome {
+  return {
+    model,
+    promptTokens: usage.promptTokens,
+    completionTokens: usage.completionTokens,
+    cachedTokens: usage.cachedTokens,
+    cacheWriteTokens: usage.cacheWriteTokens,
+    cacheWrite1hTokens: usage.cacheWrite1hTokens,
+    reasoningTokens: usage.reasoningTokens,
+    estimated,
+    status,
+    errorCode,
+  };
+}
+
 type EventBase = Pick<UsageEvent, 'requestId' | 'accountId' | 'keyId' | 'receivedAt' | 'stream'>;
 
 /**
