@@ -170,7 +170,10 @@ export async function runChatCall(dependencies: ChatDependencies, call: ChatCall
   client.offClose(onEarlyClose);
   context.model = started.attempt.model.id;
   context.provider = started.attempt.model.provider;
-  return { stream: true, chunks: new MeteredChunks(started.value, started.attempt, meter, promptEstimate, context.requestId, controller) };
+  return {
+    stream: true,
+    chunks: new MeteredChunks(started.value, started.attempt, meter, promptEstimate, quickPrompt, context.requestId, controller),
+  };
 }
 
 /**
@@ -203,6 +206,8 @@ class MeteredChunks implements ChatChunkStream {
     attempt: Attempt,
     private readonly meter: Meter,
     private readonly promptEstimate: () => number,
+    /** The prompt's quick estimate, made for the reservation. */
+    private readonly quickPrompt: number,
     requestId: string,
     private readonly controller: CallAbort,
   ) {
@@ -224,9 +229,13 @@ class MeteredChunks implements ChatChunkStream {
     return this.durable ?? Promise.resolve();
   }
 
-  /** A checkpoint's count: the quick estimate, since the tokenizer on a long reply every second would cost too much. */
+  /**
+   * A checkpoint's count: the quick estimates of the prompt and the reply so far, as the call's
+   * open line has them. The tokenizer every second of a long stream would cost too much, and
+   * loading it (~30 MiB of heap) for streams whose provider reports usage would only serve a crash.
+   */
   private checkpointUsage(): TokenUsage {
-    return this.reported ?? { promptTokens: this.promptEstimate(), completionTokens: quickTextTokens(this.text) };
+    return this.reported ?? { promptTokens: this.quickPrompt, completionTokens: quickTextTokens(this.text) };
   }
 
   private tally(batch: ChatCompletionChunk[]): void {
