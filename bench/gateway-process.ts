@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { withServingFlags } from '../server/cli/serving-flags';
+import { withServingEnv, withServingFlags } from '../server/cli/serving-flags';
 import { createStore } from '../server/db/create-store';
 import type { Store } from '../server/db/types';
 import { createBenchDatabase, type BenchDatabase } from './bench-database';
@@ -110,7 +110,7 @@ export async function startGateway(setup: GatewaySetup): Promise<GatewayUnderTes
   const configFile = path.join(setup.workDirectory, 'gateway.yaml');
   writeFileSync(configFile, configYaml(setup));
   const port = await freePort();
-  const env: NodeJS.ProcessEnv = {
+  const env: NodeJS.ProcessEnv = withServingEnv({
     PATH: process.env.PATH,
     HOME: process.env.HOME,
     GATEWAY_CONFIG: configFile,
@@ -120,7 +120,7 @@ export async function startGateway(setup: GatewaySetup): Promise<GatewayUnderTes
     // Each gateway of a run its own journal, in its work directory (docs/usage-durability.md).
     USAGE_JOURNAL_DIR: path.join(setup.workDirectory, 'usage-journal'),
     ...(setup.postgres ? { REDIS_URL: setup.redisUrl } : {}),
-  };
+  });
   const cli = async (...args: string[]): Promise<Record<string, string>> => {
     const { stdout } = await promisify(execFile)(process.execPath, [bin, ...args], { env, cwd: ROOT });
     return JSON.parse(stdout) as Record<string, string>;

@@ -1,11 +1,11 @@
-#!/usr/bin/env -S node --no-allocation-site-pretenuring --expose-gc
+#!/usr/bin/env -S MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072 node --no-allocation-site-pretenuring --expose-gc
 // The `model-gateway` command. It runs dist/model-gateway.js, the server bundled into one
 // file by `npm run build` (also run by `npm install`), when that bundle is at least as new
 // as every source file: it starts faster and uses ~100 MB less memory than compiling the
 // TypeScript on the fly. Otherwise (a source edited since, or no bundle) the sources run
 // through tsx's loader, so an edit never runs stale code. MODEL_GATEWAY_FROM_SOURCE=1 forces
-// the sources. The shebang gives the serving process's V8 options (server/cli/serving-flags.ts);
-// `npm start` gives it too.
+// the sources. The shebang gives the serving process's V8 options and malloc settings
+// (server/cli/serving-flags.ts); `npm start` gives them too.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';

@@ -17,7 +17,7 @@ import { fromChatUsage, toChatUsage } from '../providers/token-usage';
 import { checkReservationFits, type ReservationFields } from '../rate-limit/key-limiter';
 import type { StreamLimiter } from '../rate-limit/stream-limiter';
 import { countTextTokens, promptTokenCounter, quickPromptTokens, quickTextTokens } from '../usage/count-tokens';
-import { Meter, type MeterDependencies } from './meter';
+import { Meter, meterOutcome, type MeterDependencies } from './meter';
 import { observedAttempt } from './observe-upstream';
 import { attemptsFor, checkChatCapabilities, checkN, resolveModel, type Attempt, type Catalogue } from './resolve-model';
 import { toGatewayError } from './to-gateway-error';
@@ -149,7 +149,7 @@ export async function runChatCall(dependencies: ChatDependencies, call: ChatCall
       completion.model = attempt.model.id;
       completion.usage = toChatUsage(usage);
       // docs/usage-durability.md: the reply goes out once its usage would survive a crash.
-      await meter.finish({ model: attempt.model, ...usage, estimated: value.usage === null, status: 200, errorCode: null });
+      await meter.finish(meterOutcome(attempt.model, usage, value.usage === null, 200, null));
       context.model = attempt.model.id;
       context.provider = attempt.model.provider;
       return { stream: false, completion, model: attempt.model };
@@ -180,7 +180,10 @@ export async function runChatCall(dependencies: ChatDependencies, call: ChatCall
   client.offClose(onEarlyClose);
   context.model = started.attempt.model.id;
   context.provider = started.attempt.model.provider;
-  return { stream: true, chunks: new MeteredChunks(started.value, started.attempt, meter, promptEstimate, context.requestId, controller) };
+  return {
+    stream: true,
+    chunks: new MeteredChunks(started.value, started.attempt, meter, promptEstimate, quickPrompt, context.requestId, controller),
+  };
 }
 
 /**
@@ -213,6 +216,8 @@ class MeteredChunks implements ChatChunkStream {
     attempt: Attempt,
     private readonly meter: Meter,
     private readonly promptEstimate: () => number,
+    /** The prompt's quick estimate, made for the reservation. */
+    private readonly quickPrompt: number,
     requestId: string,
     private readonly controller: CallAbort,
   ) {
@@ -234,9 +239,13 @@ class MeteredChunks implements ChatChunkStream {
     return this.durable ?? Promise.resolve();
   }
 
-  /** A checkpoint's count: the quick estimate, since the tokenizer on a long reply every second would cost too much. */
+  /**
+   * A checkpoint's count: the quick estimates of the prompt and the reply so far, as the call's
+   * open line has them. The tokenizer every second of a long stream would cost too much, and
+   * loading it (~30 MiB of heap) for streams whose provider reports usage would only serve a crash.
+   */
   private checkpointUsage(): TokenUsage {
-    return this.reported ?? { promptTokens: this.promptEstimate(), completionTokens: quickTextTokens(this.text) };
+    return this.reported ?? { promptTokens: this.quickPrompt, completionTokens: quickTextTokens(this.text) };
   }
 
   private tally(batch: ChatCompletionChunk[]): void {
@@ -290,8 +299,9 @@ class MeteredChunks implements ChatChunkStream {
         status = 499;
         errorCode = 'client_closed_request';
       }
-      const { reported, ...usage } = this.usage();
-      this.durable = this.meter.finish({ model: this.model, ...usage, estimated: !reported, status, errorCode });
+      const reported = this.reported;
+      const usage = reported ?? { promptTokens: this.promptEstimate(), completionTokens: countTextTokens(this.text) };
+      this.durable = this.meter.finish(meterOutcome(this.model, usage, reported === null, status, errorCode));
     }
   }
 }

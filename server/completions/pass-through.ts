@@ -12,7 +12,7 @@ import { badResponse } from '../providers/upstream-errors';
 import { splitBeforeLastEvent } from '../streaming/last-event';
 import { SseEventScanner } from '../streaming/sse-event-scanner';
 import { sendSse } from '../streaming/send-sse';
-import type { Meter } from './meter';
+import { meterOutcome, type Meter } from './meter';
 import { observedAttempt } from './observe-upstream';
 import type { ChatDependencies } from './chat-call';
 import type { Attempt } from './resolve-model';
@@ -111,7 +111,7 @@ export async function runNativePassThrough<A extends Attempt>(
   if (value.text !== null) {
     const usage = value.usage ?? format.estimate(value.text);
     // docs/usage-durability.md: the reply goes out once its usage would survive a crash.
-    await meter.finish({ model: attempt.model, ...usage, estimated: value.usage === null, status: 200, errorCode: null });
+    await meter.finish(meterOutcome(attempt.model, usage, value.usage === null, 200, null));
     reply.sendJson(200, value.text);
     return;
   }
@@ -143,13 +143,7 @@ async function* relay<A extends Attempt>(run: PassThroughRun<A>, upstream: HttpR
   let ended = false;
   const finish = (): Promise<void> => {
     const usage = reader.tokens();
-    return meter.finish({
-      model: attempt.model,
-      ...(usage ?? format.estimate(kept.join(''))),
-      estimated: usage === null,
-      status,
-      errorCode,
-    });
+    return meter.finish(meterOutcome(attempt.model, usage ?? format.estimate(kept.join('')), usage === null, status, errorCode));
   };
   /** From the read that completes the end event on: sent once the usage is durable. */
   let held = '';

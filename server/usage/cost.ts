@@ -13,13 +13,15 @@ export function requestCostFemtoUsd(pricing: ModelPricing, usage: TokenUsage): b
   const longContext = pricing.longContext;
   const rates: Rates = longContext !== null && parts.promptTokens > longContext.thresholdTokens ? longContext : pricing;
   const uncached = parts.promptTokens - parts.cachedTokens - parts.cacheWriteTokens - parts.cacheWrite1hTokens;
-  return (
-    BigInt(uncached) * rates.inputNanoPerMillion +
-    BigInt(parts.cachedTokens) * rates.cacheReadNanoPerMillion +
-    BigInt(parts.cacheWriteTokens) * rates.cacheWriteNanoPerMillion +
-    BigInt(parts.cacheWrite1hTokens) * rates.cacheWrite1hNanoPerMillion +
-    BigInt(parts.completionTokens) * rates.outputNanoPerMillion
-  );
+  // A request's cost is computed on every call; the parts a request does not have (most have
+  // no cache reads or writes) are skipped rather than multiplied as bigint zeros.
+  let femto = 0n;
+  if (uncached > 0) femto += BigInt(uncached) * rates.inputNanoPerMillion;
+  if (parts.cachedTokens > 0) femto += BigInt(parts.cachedTokens) * rates.cacheReadNanoPerMillion;
+  if (parts.cacheWriteTokens > 0) femto += BigInt(parts.cacheWriteTokens) * rates.cacheWriteNanoPerMillion;
+  if (parts.cacheWrite1hTokens > 0) femto += BigInt(parts.cacheWrite1hTokens) * rates.cacheWrite1hNanoPerMillion;
+  if (parts.completionTokens > 0) femto += BigInt(parts.completionTokens) * rates.outputNanoPerMillion;
+  return femto;
 }
 
 /**
@@ -31,15 +33,9 @@ export function requestCostFemtoUsd(pricing: ModelPricing, usage: TokenUsage): b
 export function billedUsage(usage: TokenUsage): Required<TokenUsage> {
   const promptTokens = wholeTokens(usage.promptTokens);
   const completionTokens = wholeTokens(usage.completionTokens);
-  let rest = promptTokens;
-  const take = (tokens: number | undefined): number => {
-    const part = Math.min(wholeTokens(tokens), rest);
-    rest -= part;
-    return part;
-  };
-  const cachedTokens = take(usage.cachedTokens);
-  const cacheWriteTokens = take(usage.cacheWriteTokens);
-  const cacheWrite1hTokens = take(usage.cacheWrite1hTokens);
+  const cachedTokens = Math.min(wholeTokens(usage.cachedTokens), promptTokens);
+  const cacheWriteTokens = Math.min(wholeTokens(usage.cacheWriteTokens), promptTokens - cachedTokens);
+  const cacheWrite1hTokens = Math.min(wholeTokens(usage.cacheWrite1hTokens), promptTokens - cachedTokens - cacheWriteTokens);
   const reasoningTokens = Math.min(wholeTokens(usage.reasoningTokens), completionTokens);
   return { promptTokens, completionTokens, cachedTokens, cacheWriteTokens, cacheWrite1hTokens, reasoningTokens };
 }

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { SERVING_NODE_FLAGS } from '../../server/cli/serving-flags';
+import { SERVING_MALLOC_ENV, SERVING_NODE_FLAGS, withServingEnv } from '../../server/cli/serving-flags';
 
 const read = (file: string) => readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8');
 
@@ -10,9 +10,23 @@ describe('the serving process’s Node options', () => {
     const shebang = read('bin/model-gateway.js').split('\n')[0];
     const start = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts.start;
     for (const flag of SERVING_NODE_FLAGS) {
-      expect(shebang).toMatch(new RegExp(`^#!/usr/bin/env -S node( \\S+)* ${flag}( |$)`));
-      expect(start).toMatch(new RegExp(`^node( \\S+)* ${flag}( \\S+)* bin/model-gateway\\.js serve$`));
+      expect(shebang).toMatch(new RegExp(`^#!/usr/bin/env -S( \\S+=\\S+)* node( \\S+)* ${flag}( |$)`));
+      expect(start).toMatch(new RegExp(`^(\\S+=\\S+ )*node( \\S+)* ${flag}( \\S+)* bin/model-gateway\\.js serve$`));
     }
+  });
+
+  it('start the process with the malloc settings: the shebang and npm start set them before node', () => {
+    const shebang = read('bin/model-gateway.js').split('\n')[0] ?? '';
+    const start = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts.start ?? '';
+    for (const [name, value] of Object.entries(SERVING_MALLOC_ENV)) {
+      expect(shebang.split(' node ')[0]?.split(' ')).toContain(`${name}=${value}`);
+      expect(start.split(' node ')[0]?.split(' ')).toContain(`${name}=${value}`);
+    }
+  });
+
+  it('leave a malloc setting the environment gives alone, and add the others', () => {
+    const env = withServingEnv({ MALLOC_ARENA_MAX: '4', PATH: '/bin' });
+    expect(env).toEqual({ ...SERVING_MALLOC_ENV, MALLOC_ARENA_MAX: '4', PATH: '/bin' });
   });
 
   it('are accepted by this Node', () => {
