@@ -17,6 +17,8 @@ export interface GatewayMetrics {
   upstreamDuration: FastHistogram<'provider' | 'model' | 'stream' | 'outcome'>;
   tokens: FastCounter<'model' | 'provider' | 'type'>;
   rateLimitRejections: FastCounter<'route' | 'limit'>;
+  /** docs/operator-controls.md, spend budgets: thresholds crossed, once per window. */
+  budgetAlerts: FastCounter<'scope' | 'threshold'>;
   /** The Prometheus text of this instance (or, in a cluster worker, of the whole cluster). */
   render(): Promise<string>;
   contentType: string;
@@ -106,6 +108,13 @@ export function createGatewayMetrics(sources: MetricsSources = {}, options: Gate
     registers,
   );
 
+  const budgetAlerts = new FastCounter(
+    'gateway_budget_alerts_total',
+    'Spend budgets whose settled spend reached an alert threshold in a period, by scope (key, account) and threshold.',
+    ['scope', 'threshold'] as const,
+    registers,
+  );
+
   const { usage, streamsInFlight, redisUp, journal } = sources;
   if (journal) {
     const gauge = (name: string, help: string, read: (stats: UsageJournalMetrics) => number) =>
@@ -190,6 +199,7 @@ export function createGatewayMetrics(sources: MetricsSources = {}, options: Gate
     upstreamDuration,
     tokens,
     rateLimitRejections,
+    budgetAlerts,
     render: () => render(registry),
     contentType: registry.contentType,
   };
