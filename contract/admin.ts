@@ -35,6 +35,32 @@ export const ModelAllowListSchema = z
   .max(100)
   .describe('Catalogue model ids or "prefix*" patterns; null = every model.');
 
+/** Whole micro-dollars: a budget has at most 6 decimals. */
+const isWholeMicroUsd = (usd: number): boolean => Math.abs(Math.round(usd * 1e6) - usd * 1e6) < 1e-6;
+
+/** docs/operator-controls.md, spend budgets: an amount in USD per calendar period (Asia/Shanghai). */
+export const BudgetSchema = z
+  .object({
+    amount_usd: z
+      .number()
+      .gt(0)
+      .max(1_000_000)
+      .refine(isWholeMicroUsd, 'at most 6 decimals')
+      .describe('USD per period, more than 0, at most 1,000,000, at most 6 decimals.'),
+    period: z
+      .enum(['day', 'week', 'month', 'total'])
+      .describe('Calendar day, week from Monday, calendar month (Asia/Shanghai, like the usage report), or all time.'),
+    alert_at: z
+      .array(z.number().gt(0).lt(1))
+      .max(10)
+      .default([])
+      .describe(
+        'Fractions of the amount (e.g. 0.8): a warning log line and a metric when settled spend first reaches each, once per period.',
+      ),
+  })
+  .describe('A spend budget.');
+export type Budget = z.output<typeof BudgetSchema>;
+
 export const AccountSchema = z
   .object({
     id: z.string().describe("The account's id (`acct_…`)."),
@@ -43,6 +69,7 @@ export const AccountSchema = z
     rpm: z.number().int().nullable().describe("Ceiling of every key's requests per minute; null = none."),
     tpm: z.number().int().nullable().describe("Ceiling of every key's tokens per minute; null = none."),
     models: z.array(z.string()).nullable().describe('The models any key of the account may use; null = every model.'),
+    budget: BudgetSchema.nullable().describe("The account's spend budget, over all its keys; null = none."),
   })
   .describe('An account: it owns API keys and one usage query key.');
 export type Account = z.infer<typeof AccountSchema>;
@@ -53,6 +80,7 @@ export const UpdateAccountBodySchema = z
     rpm: LimitSchema.nullable().optional().describe("Ceiling of every key's requests per minute; null = none."),
     tpm: LimitSchema.nullable().optional().describe("Ceiling of every key's tokens per minute; null = none."),
     models: ModelAllowListSchema.nullable().optional(),
+    budget: BudgetSchema.nullable().optional().describe("The account's spend budget (operator only); null = none."),
   })
   .describe('What to change; absent fields stay as they are.');
 export type UpdateAccountBody = z.infer<typeof UpdateAccountBodySchema>;
@@ -79,6 +107,7 @@ export const ApiKeySchema = z
       .string()
       .nullable()
       .describe('After a rotation, when the previous secret stops working; null when no previous secret is accepted.'),
+    budget: BudgetSchema.nullable().describe("The key's own spend budget (the account's applies too); null = none."),
   })
   .describe('An LLM API key (`sk-…`) without its secret.');
 export type ApiKey = z.infer<typeof ApiKeySchema>;
@@ -102,6 +131,7 @@ export const CreateKeyBodySchema = z
     tpm: LimitSchema.optional().describe('Tokens per minute; the configured default when absent.'),
     models: ModelAllowListSchema.optional(),
     expires_at: ExpiresAtSchema.optional(),
+    budget: BudgetSchema.optional().describe("A spend budget; its amount may not exceed the account's."),
   })
   .describe('A new API key.');
 export type CreateKeyBody = z.infer<typeof CreateKeyBodySchema>;
@@ -113,6 +143,7 @@ export const UpdateKeyBodySchema = z
     tpm: LimitSchema.nullable().optional().describe('Tokens per minute; null = back to the configured default.'),
     models: ModelAllowListSchema.nullable().optional(),
     expires_at: ExpiresAtSchema.nullable().optional(),
+    budget: BudgetSchema.nullable().optional().describe("The key's spend budget; its amount may not exceed the account's; null = none."),
   })
   .describe('What to change; absent fields stay as they are.');
 export type UpdateKeyBody = z.infer<typeof UpdateKeyBodySchema>;
