@@ -43,15 +43,15 @@ export const BudgetSchema = z
   .object({
     amount_usd: z
       .number()
-      .gt(0)
+      .min(0.000001)
       .max(1_000_000)
       .refine(isWholeMicroUsd, 'at most 6 decimals')
-      .describe('USD per period, more than 0, at most 1,000,000, at most 6 decimals.'),
+      .describe('USD per period, 0.000001 to 1,000,000, at most 6 decimals.'),
     period: z
       .enum(['day', 'week', 'month', 'total'])
       .describe('Calendar day, week from Monday, calendar month (Asia/Shanghai, like the usage report), or all time.'),
     alert_at: z
-      .array(z.number().gt(0).lt(1))
+      .array(z.number().min(0.000001).max(0.999999))
       .max(10)
       .default([])
       .describe(
@@ -238,7 +238,15 @@ export const adminContract = c.router(
       responses: { 201: AccountSchema, ...errorResponses },
       metadata: adminMetadata('operator', {
         request: { name: 'Acme' },
-        response: { id: 'acct_3kQ9zT2mW8', name: 'Acme', created_at: '2026-01-01T08:00:00.000Z', rpm: null, tpm: null, models: null },
+        response: {
+          id: 'acct_3kQ9zT2mW8',
+          name: 'Acme',
+          created_at: '2026-01-01T08:00:00.000Z',
+          rpm: null,
+          tpm: null,
+          models: null,
+          budget: null,
+        },
       }),
     },
     updateAccount: {
@@ -274,7 +282,7 @@ export const adminContract = c.router(
       body: CreateKeyBodySchema,
       responses: { 201: CreatedApiKeySchema, ...errorResponses },
       metadata: adminMetadata('account', {
-        request: { name: 'production', rpm: 600 },
+        request: { name: 'production', rpm: 600, budget: { amount_usd: 50, period: 'month', alert_at: [0.8] } },
         response: {
           id: 'key_7Hc2pQ4rS1',
           account_id: 'acct_3kQ9zT2mW8',
@@ -291,6 +299,7 @@ export const adminContract = c.router(
           expires_at: null,
           last_used_at: null,
           previous_secret_expires_at: null,
+          budget: { amount_usd: 50, period: 'month', alert_at: [0.8] },
           key: 'sk-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefgh9xYz',
         },
       }),
