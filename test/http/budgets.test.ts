@@ -145,6 +145,23 @@ describe('spend budgets', () => {
     expect(refused.body.error.message).toContain("account's total budget");
     expect(refused.headers['retry-after']).toBeUndefined();
     expect((await chat(second.key)).status).toBe(429);
+    // Every model route: the Messages route in Anthropic's shape; a cheap embedding still fits what is left.
+    const message = await gw.http
+      .post('/v1/messages')
+      .set('authorization', `Bearer ${second.key}`)
+      .send({ model: 'mock-chat', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] });
+    expect(message.status).toBe(429);
+    expect(message.body).toEqual({
+      type: 'error',
+      error: { type: 'rate_limit_error', message: expect.stringContaining('Budget exceeded') },
+    });
+    expect(message.headers['x-should-retry']).toBe('false');
+    const embedding = await gw.http
+      .post('/v1/embeddings')
+      .set('authorization', `Bearer ${second.key}`)
+      .send({ model: 'mock-embed', input: 'hello' });
+    expect(embedding.status).toBe(200);
+    expect(Number(embedding.headers['x-gateway-budget-remaining-usd'])).toBeLessThan(0.0001);
   });
 
   it('spend is the ledger’s: a changed period and a restart keep it', async () => {
