@@ -9,6 +9,7 @@ import { announce, clearFormError, emptyState, errorBox, showFormError } from '.
 import { secretPanel } from '../ui/secret';
 import { formDialog } from '../ui/dialog';
 import { auditSection } from './audit-log';
+import { budgetInputs, budgetText, readBudget } from './budget-settings';
 import { modelsInput, modelsText, readModels } from './key-settings';
 
 /** The operator's list of accounts: create one, open its keys and usage, hand its owner a login link. */
@@ -90,7 +91,7 @@ function readCeiling(input: HTMLInputElement): number | null {
 
 function ceilingsText(account: Account): string {
   const part = (value: number | null, unit: string) => (value === null ? `any ${unit}` : `≤ ${formatInteger(value)} ${unit}`);
-  return `${part(account.rpm, 'RPM')} · ${part(account.tpm, 'TPM')} · ${modelsText(account.models)}`;
+  return `${part(account.rpm, 'RPM')} · ${part(account.tpm, 'TPM')} · ${modelsText(account.models)} · ${budgetText(account.budget)}`;
 }
 
 /** docs/operator-controls.md: the account's ceilings, which its owner's keys stay within. */
@@ -98,6 +99,7 @@ function editCeilings(account: Account, onSaved: (account: Account) => void, ret
   const rpm = ceilingInput('rpm', account.rpm);
   const tpm = ceilingInput('tpm', account.tpm);
   const models = modelsInput(account.models);
+  const budget = budgetInputs(account.budget);
   formDialog({
     title: `Ceilings of “${account.name}”`,
     description: 'Every key of the account stays within them; its owner cannot raise them. Empty = no ceiling.',
@@ -105,11 +107,14 @@ function editCeilings(account: Account, onSaved: (account: Account) => void, ret
       field('Requests per minute (RPM)', rpm),
       field('Tokens per minute (TPM)', tpm),
       field('Models', models, 'Model ids or prefix* patterns, comma-separated; empty = every model.'),
+      field('Budget (USD)', budget.amount, 'Spend budget over all the account’s keys; empty = none.'),
+      field('Budget period', budget.period, 'Calendar periods in Asia/Shanghai.'),
+      field('Budget alerts', budget.alerts, 'Optional fractions, comma-separated, e.g. 0.8.'),
     ],
     submitLabel: 'Save ceilings',
     returnFocus,
     onSubmit: async () => {
-      const body = { rpm: readCeiling(rpm), tpm: readCeiling(tpm), models: readModels(models) };
+      const body = { rpm: readCeiling(rpm), tpm: readCeiling(tpm), models: readModels(models), budget: readBudget(budget) };
       const updated = await expectStatus(api().admin.updateAccount({ params: { accountId: account.id }, body }), 200);
       onSaved(updated);
       announce(`Ceilings of “${updated.name}”: ${ceilingsText(updated)}.`);
