@@ -1,7 +1,7 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { DetailedUsageReportSchema, UsageQuerySchema } from './usage.js';
-import { BudgetSchema } from './budgets.js';
+import { BudgetSchema, BudgetStatusSchema } from './budgets.js';
 import { errorResponses } from './errors.js';
 
 const c = initContract();
@@ -241,6 +241,14 @@ export const adminContract = c.router(
       responses: { 200: AccountSchema, ...errorResponses },
       metadata: adminMetadata('account'),
     },
+    getAccountBudget: {
+      method: 'GET',
+      path: '/v1/admin/accounts/:accountId/budget',
+      pathParams: AccountParams,
+      summary: "The account's spend budget: spent and remaining in the current period, over all its keys",
+      responses: { 200: BudgetStatusSchema, ...errorResponses },
+      metadata: adminMetadata('account'),
+    },
     listKeys: {
       method: 'GET',
       path: '/v1/admin/accounts/:accountId/keys',
@@ -285,6 +293,14 @@ export const adminContract = c.router(
       pathParams: KeyParams,
       summary: 'Get an API key',
       responses: { 200: ApiKeySchema, ...errorResponses },
+      metadata: adminMetadata('key'),
+    },
+    getKeyBudget: {
+      method: 'GET',
+      path: '/v1/admin/keys/:keyId/budget',
+      pathParams: KeyParams,
+      summary: "The key's spend budget: spent and remaining in the current period",
+      responses: { 200: BudgetStatusSchema, ...errorResponses },
       metadata: adminMetadata('key'),
     },
     updateKey: {

@@ -25,3 +25,18 @@ export const BudgetSchema = z
   })
   .describe('A spend budget.');
 export type Budget = z.output<typeof BudgetSchema>;
+
+/** docs/operator-controls.md, spend budgets: a budget's current period, spend from the usage report. */
+export const BudgetStatusSchema = z
+  .object({
+    budget: BudgetSchema.nullable().describe('The budget; null = none (then every other field is null).'),
+    spent_usd: z
+      .number()
+      .nullable()
+      .describe("The period's spend as the usage report has it (written with the usage batches, a few seconds behind)."),
+    remaining_usd: z.number().nullable().describe('The amount minus the spend, never negative.'),
+    period_start: z.string().nullable().describe('ISO 8601 time the current period started (Asia/Shanghai calendar).'),
+    resets_at: z.string().nullable().describe('ISO 8601 time the next period starts; null for a total budget.'),
+  })
+  .describe("A spend budget's current period.");
+export type BudgetStatus = z.output<typeof BudgetStatusSchema>;

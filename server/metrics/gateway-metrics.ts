@@ -103,7 +103,7 @@ export function createGatewayMetrics(sources: MetricsSources = {}, options: Gate
   );
   const rateLimitRejections = new FastCounter(
     'gateway_rate_limit_rejections_total',
-    'Requests refused with 429, by route and limit (requests, tokens, streams, usage_key, usage_ip).',
+    'Requests refused with 429, by route and limit (requests, tokens, budget, streams, usage_key, usage_ip).',
     ['route', 'limit'] as const,
     registers,
   );

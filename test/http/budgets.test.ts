@@ -113,6 +113,17 @@ describe('spend budgets', () => {
     expect(spent).toBeLessThanOrEqual(0.0001);
     expect(spent).toBeGreaterThan(0.0001 - 2 * (0.0001 - (remaining[0] as number)));
     expect(await gw.gateway.metrics.render()).toMatch(/gateway_budget_alerts_total\{scope="key",threshold="0.5"\} 1/);
+    // The budget's period, as the report has it.
+    const status = await gw.http.get(`/v1/admin/keys/${id}/budget`).set(gw.admin());
+    expect(status.body).toEqual({
+      budget: { amount_usd: 0.0001, period: 'day', alert_at: [0.5] },
+      spent_usd: spent,
+      remaining_usd: expect.closeTo(0.0001 - spent, 12),
+      period_start: '2026-11-20T16:00:00.000Z',
+      resets_at: '2026-11-21T16:00:00.000Z',
+    });
+    const accountStatus = await gw.http.get(`/v1/admin/accounts/${accountId}/budget`).set(gw.admin());
+    expect(accountStatus.body).toEqual({ budget: null, spent_usd: null, remaining_usd: null, period_start: null, resets_at: null });
 
     clock.now = Date.UTC(2026, 10, 21, 16, 0, 0);
     const nextDay = await chat(key);
