@@ -9,7 +9,7 @@ import { announce, clearFormError, emptyState, errorBox, showFormError } from '.
 import { secretPanel } from '../ui/secret';
 import { formDialog } from '../ui/dialog';
 import { auditSection } from './audit-log';
-import { budgetInputs, budgetText, readBudget } from './budget-settings';
+import { budgetInputs, budgetSummary, budgetText, readBudget } from './budget-settings';
 import { modelsInput, modelsText, readModels } from './key-settings';
 
 /** The operator's list of accounts: create one, open its keys and usage, hand its owner a login link. */
@@ -91,7 +91,7 @@ function readCeiling(input: HTMLInputElement): number | null {
 
 function ceilingsText(account: Account): string {
   const part = (value: number | null, unit: string) => (value === null ? `any ${unit}` : `≤ ${formatInteger(value)} ${unit}`);
-  return `${part(account.rpm, 'RPM')} · ${part(account.tpm, 'TPM')} · ${modelsText(account.models)} · ${budgetText(account.budget)}`;
+  return `${part(account.rpm, 'RPM')} · ${part(account.tpm, 'TPM')} · ${modelsText(account.models)}`;
 }
 
 /** docs/operator-controls.md: the account's ceilings, which its owner's keys stay within. */
@@ -117,7 +117,7 @@ function editCeilings(account: Account, onSaved: (account: Account) => void, ret
       const body = { rpm: readCeiling(rpm), tpm: readCeiling(tpm), models: readModels(models), budget: readBudget(budget) };
       const updated = await expectStatus(api().admin.updateAccount({ params: { accountId: account.id }, body }), 200);
       onSaved(updated);
-      announce(`Ceilings of “${updated.name}”: ${ceilingsText(updated)}.`);
+      announce(`Ceilings of “${updated.name}”: ${ceilingsText(updated)} · ${budgetText(updated.budget)}.`);
     },
   });
 }
@@ -168,7 +168,12 @@ function accountsTable(accounts: Account[], slot: HTMLElement, onSaved: (account
       {},
       h('th', { scope: 'row', 'data-label': 'Name' }, h('a', { href: paths.keys(account.id) }, account.name)),
       h('td', { 'data-label': 'ID' }, h('code', {}, account.id)),
-      h('td', { 'data-label': 'Ceilings' }, ceilingsText(account)),
+      h(
+        'td',
+        { 'data-label': 'Ceilings' },
+        ceilingsText(account),
+        account.budget === null ? null : [h('br'), budgetSummary(account.budget, { accountId: account.id })],
+      ),
       h(
         'td',
         { 'data-label': 'Created' },

@@ -1,5 +1,5 @@
-import type { Budget } from '../../../contract';
-import { ApiError } from '../api';
+import type { Budget, BudgetStatus } from '../../../contract';
+import { ApiError, api, expectStatus } from '../api';
 import { h } from '../dom';
 
 /*
@@ -68,4 +68,25 @@ export function budgetText(budget: Budget | null): string {
   const alerts =
     budget.alert_at.length === 0 ? '' : ` (alerts at ${budget.alert_at.map((fraction) => `${Math.round(fraction * 100)}%`).join(', ')})`;
   return `Budget $${budget.amount_usd} ${period}${alerts}`;
+}
+
+/**
+ * The budget's text, then the current period's spend once loaded (from the usage report, a few
+ * seconds behind): "Budget $25 per month · $3.2 spent, $21.8 left".
+ */
+export function budgetSummary(budget: Budget | null, owner: { keyId: string } | { accountId: string }): HTMLElement {
+  const element = h('small', { class: 'muted' }, budgetText(budget));
+  if (budget === null) return element;
+  const load: Promise<BudgetStatus> =
+    'keyId' in owner
+      ? expectStatus(api().admin.getKeyBudget({ params: { keyId: owner.keyId } }), 200)
+      : expectStatus(api().admin.getAccountBudget({ params: { accountId: owner.accountId } }), 200);
+  load.then(
+    (status) => {
+      if (status.spent_usd === null || status.remaining_usd === null) return;
+      element.append(` · $${status.spent_usd} spent, $${status.remaining_usd} left`);
+    },
+    () => undefined,
+  );
+  return element;
 }

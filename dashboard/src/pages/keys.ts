@@ -9,7 +9,7 @@ import { announce, clearFormError, emptyState, errorBox, showFormError } from '.
 import { secretPanel } from '../ui/secret';
 import { isOperator } from '../state';
 import { auditSection } from './audit-log';
-import { budgetInputs, budgetText, readBudget } from './budget-settings';
+import { budgetInputs, budgetSummary, readBudget } from './budget-settings';
 import { expiresInput, graceInput, keyTimesText, modelsInput, modelsText, readExpires, readGrace, readModels } from './key-settings';
 
 function limitInput(name: 'rpm' | 'tpm', value: number | null = null): HTMLInputElement {
@@ -234,7 +234,7 @@ export async function keysPage({ main, params, isCurrent }: PageContext): Promis
           h('br'),
           h('small', { class: 'muted' }, modelsText(key.models)),
           h('br'),
-          h('small', { class: 'muted' }, budgetText(key.budget)),
+          budgetSummary(key.budget, { keyId: key.id }),
         ),
         h('td', { 'data-label': 'Use' }, keyTimesText(key)),
         h(
