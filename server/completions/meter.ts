@@ -207,6 +207,8 @@ async function reserveBudget(
   reservation: Reservation,
 ): Promise<BudgetReservation | null> {
   if (!dependencies.budgets || input.reserveTokens <= 0) return null;
+  // The hot path of a key without budgets: nothing to price.
+  if (input.key.budget === null && input.key.accountBudget === null) return null;
   const pricing = input.model.pricing;
   const worst = worstCaseCostFemtoUsd(pricing, input.promptTokens, input.reserveTokens - input.promptTokens);
   const promptWorst = worstCaseCostFemtoUsd(pricing, input.promptTokens, 0);
