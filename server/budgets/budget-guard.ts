@@ -122,7 +122,13 @@ export function createBudgetGuard(dependencies: BudgetGuardDependencies) {
       if (result.kind === 'unseeded') throw new Error('budget store: a seeded counter is still absent');
       const { totals } = result;
       if (result.kind === 'refused') {
-        const index = applied.findIndex((budget, position) => (totals[position] ?? 0n) + cost > budget.budget.amountFemtoUsd);
+        // Of the budgets that refuse, the one that resets last (never, for `total`) says when to retry.
+        let index = -1;
+        applied.forEach((budget, position) => {
+          if ((totals[position] ?? 0n) + cost <= budget.budget.amountFemtoUsd) return;
+          const end = budget.window.end ?? Number.POSITIVE_INFINITY;
+          if (index === -1 || end > (applied[index]?.window.end ?? Number.POSITIVE_INFINITY)) index = position;
+        });
         const refusing = applied[Math.max(0, index)] as AppliedBudget;
         const headers: Record<string, string> = { 'x-should-retry': 'false', [BUDGET_REMAINING_HEADER]: remainingText(applied, totals) };
         if (refusing.window.end !== null) headers['retry-after'] = String(Math.max(1, Math.ceil((refusing.window.end - at) / 1000)));

@@ -175,6 +175,22 @@ describe('spend budgets', () => {
     expect(Number(embedding.headers['x-gateway-budget-remaining-usd'])).toBeLessThan(0.0001);
   });
 
+  it('when the key’s and the account’s budgets both refuse, retry-after is when the later one resets', async () => {
+    clock.now = Date.UTC(2026, 10, 24, 4, 0, 0);
+    const accountId = await gw.createAccount('Both');
+    await gw.http
+      .patch(`/v1/admin/accounts/${accountId}`)
+      .set(gw.admin())
+      .send({ budget: { amount_usd: 0.0001, period: 'month' } })
+      .expect(200);
+    const { key } = await createKey(accountId, { budget: { amount_usd: 0.0001, period: 'day' } });
+    const { refused } = await spendUntilRefused(key);
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.message).toContain("account's monthly budget");
+    // 2026-11-24 12:00 in Shanghai to December 1st, 00:00: 6.5 days.
+    expect(refused.headers['retry-after']).toBe(String(6.5 * 86_400));
+  });
+
   it('spend is the ledger’s: a changed period and a restart keep it', async () => {
     clock.now = Date.UTC(2026, 10, 22, 4, 0, 0);
     const accountId = await gw.createAccount('Ledger');
