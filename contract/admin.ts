@@ -1,6 +1,7 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { DetailedUsageReportSchema, UsageQuerySchema } from './usage.js';
+import { BudgetSchema, BudgetStatusSchema } from './budgets.js';
 import { errorResponses } from './errors.js';
 
 const c = initContract();
@@ -43,6 +44,7 @@ export const AccountSchema = z
     rpm: z.number().int().nullable().describe("Ceiling of every key's requests per minute; null = none."),
     tpm: z.number().int().nullable().describe("Ceiling of every key's tokens per minute; null = none."),
     models: z.array(z.string()).nullable().describe('The models any key of the account may use; null = every model.'),
+    budget: BudgetSchema.nullable().describe("The account's spend budget, over all its keys; null = none."),
   })
   .describe('An account: it owns API keys and one usage query key.');
 export type Account = z.infer<typeof AccountSchema>;
@@ -53,6 +55,7 @@ export const UpdateAccountBodySchema = z
     rpm: LimitSchema.nullable().optional().describe("Ceiling of every key's requests per minute; null = none."),
     tpm: LimitSchema.nullable().optional().describe("Ceiling of every key's tokens per minute; null = none."),
     models: ModelAllowListSchema.nullable().optional(),
+    budget: BudgetSchema.nullable().optional().describe("The account's spend budget (operator only); null = none."),
   })
   .describe('What to change; absent fields stay as they are.');
 export type UpdateAccountBody = z.infer<typeof UpdateAccountBodySchema>;
@@ -79,6 +82,7 @@ export const ApiKeySchema = z
       .string()
       .nullable()
       .describe('After a rotation, when the previous secret stops working; null when no previous secret is accepted.'),
+    budget: BudgetSchema.nullable().describe("The key's own spend budget (the account's applies too); null = none."),
   })
   .describe('An LLM API key (`sk-…`) without its secret.');
 export type ApiKey = z.infer<typeof ApiKeySchema>;
@@ -102,6 +106,7 @@ export const CreateKeyBodySchema = z
     tpm: LimitSchema.optional().describe('Tokens per minute; the configured default when absent.'),
     models: ModelAllowListSchema.optional(),
     expires_at: ExpiresAtSchema.optional(),
+    budget: BudgetSchema.optional().describe("A spend budget; its amount may not exceed the account's."),
   })
   .describe('A new API key.');
 export type CreateKeyBody = z.infer<typeof CreateKeyBodySchema>;
@@ -113,6 +118,7 @@ export const UpdateKeyBodySchema = z
     tpm: LimitSchema.nullable().optional().describe('Tokens per minute; null = back to the configured default.'),
     models: ModelAllowListSchema.nullable().optional(),
     expires_at: ExpiresAtSchema.nullable().optional(),
+    budget: BudgetSchema.nullable().optional().describe("The key's spend budget; its amount may not exceed the account's; null = none."),
   })
   .describe('What to change; absent fields stay as they are.');
 export type UpdateKeyBody = z.infer<typeof UpdateKeyBodySchema>;
@@ -207,7 +213,15 @@ export const adminContract = c.router(
       responses: { 201: AccountSchema, ...errorResponses },
       metadata: adminMetadata('operator', {
         request: { name: 'Acme' },
-        response: { id: 'acct_3kQ9zT2mW8', name: 'Acme', created_at: '2026-01-01T08:00:00.000Z', rpm: null, tpm: null, models: null },
+        response: {
+          id: 'acct_3kQ9zT2mW8',
+          name: 'Acme',
+          created_at: '2026-01-01T08:00:00.000Z',
+          rpm: null,
+          tpm: null,
+          models: null,
+          budget: null,
+        },
       }),
     },
     updateAccount: {
@@ -227,6 +241,14 @@ export const adminContract = c.router(
       responses: { 200: AccountSchema, ...errorResponses },
       metadata: adminMetadata('account'),
     },
+    getAccountBudget: {
+      method: 'GET',
+      path: '/v1/admin/accounts/:accountId/budget',
+      pathParams: AccountParams,
+      summary: "The account's spend budget: spent and remaining in the current period, over all its keys",
+      responses: { 200: BudgetStatusSchema, ...errorResponses },
+      metadata: adminMetadata('account'),
+    },
     listKeys: {
       method: 'GET',
       path: '/v1/admin/accounts/:accountId/keys',
@@ -243,7 +265,7 @@ export const adminContract = c.router(
       body: CreateKeyBodySchema,
       responses: { 201: CreatedApiKeySchema, ...errorResponses },
       metadata: adminMetadata('account', {
-        request: { name: 'production', rpm: 600 },
+        request: { name: 'production', rpm: 600, budget: { amount_usd: 50, period: 'month', alert_at: [0.8] } },
         response: {
           id: 'key_7Hc2pQ4rS1',
           account_id: 'acct_3kQ9zT2mW8',
@@ -260,6 +282,7 @@ export const adminContract = c.router(
           expires_at: null,
           last_used_at: null,
           previous_secret_expires_at: null,
+          budget: { amount_usd: 50, period: 'month', alert_at: [0.8] },
           key: 'sk-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefgh9xYz',
         },
       }),
@@ -270,6 +293,14 @@ export const adminContract = c.router(
       pathParams: KeyParams,
       summary: 'Get an API key',
       responses: { 200: ApiKeySchema, ...errorResponses },
+      metadata: adminMetadata('key'),
+    },
+    getKeyBudget: {
+      method: 'GET',
+      path: '/v1/admin/keys/:keyId/budget',
+      pathParams: KeyParams,
+      summary: "The key's spend budget: spent and remaining in the current period",
+      responses: { 200: BudgetStatusSchema, ...errorResponses },
       metadata: adminMetadata('key'),
     },
     updateKey: {

@@ -38,6 +38,7 @@ import { ModelPipeline } from './pipeline/model-pipeline';
 import { OVERHEAD_HEADER } from './pipeline/reply';
 import type { RequestContext } from './pipeline/request-context';
 import { modelRouteTable } from './pipeline/route-table';
+import type { BudgetGuard } from './budgets/budget-guard';
 
 export interface AppDependencies {
   config: Config;
@@ -60,6 +61,8 @@ export interface AppDependencies {
   metrics: GatewayMetrics;
   /** Open streams per key (`limits.max_streams_per_key`). */
   streams: StreamLimiter;
+  /** Spend budgets of keys and accounts (docs/operator-controls.md); absent = not enforced. */
+  budgets?: BudgetGuard;
 }
 
 const s = initServer();

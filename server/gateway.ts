@@ -12,6 +12,10 @@ import { createLogger } from './logging/logger';
 import { createGatewayMetrics, type GatewayMetrics, type GatewayMetricsOptions } from './metrics/gateway-metrics';
 import { createHttpClient } from './providers/http-client';
 import { createProviderRegistry, type ProviderRegistryDependencies } from './providers/registry';
+import { createBudgetGuard } from './budgets/budget-guard';
+import { createMemoryBudgetStore } from './budgets/budget-store';
+import { withBudgetFallback } from './budgets/fallback-budget-store';
+import { createRedisBudgetStore } from './budgets/redis-budget-store';
 import { createKeyLimiter } from './rate-limit/key-limiter';
 import { createMemoryRateLimitStore } from './rate-limit/memory-store';
 import { createRedisRateLimitStore } from './rate-limit/redis-store';
@@ -206,6 +210,24 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   );
 
   const durability: UsageDurability | undefined = options.usageDurability ?? journal ?? usageStream ?? undefined;
+  // docs/operator-controls.md, spend budgets: counters shared through Redis when there is one.
+  const memoryBudgets = createMemoryBudgetStore(now);
+  const budgets = createBudgetGuard({
+    store: redis
+      ? withBudgetFallback(
+          createRedisBudgetStore({ redis, prefix: options.rateLimitPrefix ?? 'mg:rl:' }),
+          memoryBudgets,
+          config.limits.redisFailure,
+        )
+      : memoryBudgets,
+    spendOfDays: (scope, startDay, endDay) => store.spendOfDays(scope, startDay, endDay),
+    flushUsage: async () => {
+      await recorder?.flush();
+    },
+    metrics,
+    logger,
+    now,
+  });
   const readiness = async () => {
     const checks: Record<string, 'ok' | 'down' | 'disabled'> = {};
     checks.database = await store.ping().then(
@@ -236,6 +258,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
     generateId,
     metrics,
     streams,
+    budgets,
   });
 
   return {

@@ -5,9 +5,18 @@ import type { KeyCache } from '../keys/key-cache';
 import { accountNotFound } from '../keys/key-operations';
 import { newId } from '../keys/key-text';
 import { checkModelList } from '../keys/model-access';
+import { toBudget, toBudgetView } from '../budgets/budget-view';
 
 export function toAccountView(row: AccountRow): Account {
-  return { id: row.id, name: row.name, created_at: row.createdAt.toISOString(), rpm: row.rpm, tpm: row.tpm, models: row.models };
+  return {
+    id: row.id,
+    name: row.name,
+    created_at: row.createdAt.toISOString(),
+    rpm: row.rpm,
+    tpm: row.tpm,
+    models: row.models,
+    budget: toBudgetView(row.budget),
+  };
 }
 
 export type AccountOperationsDependencies = AuditContext & { catalogue?: ReadonlySet<string>; cache?: KeyCache };
@@ -24,8 +33,8 @@ export async function listAccounts(dependencies: { store: AuditContext['store'] 
 }
 
 /**
- * docs/operator-controls.md: the operator's ceilings of an account (rpm, tpm, models; null =
- * none). Lowering one below a key's own limit is allowed: the key is then held to the ceiling.
+ * docs/operator-controls.md: the operator's ceilings of an account (rpm, tpm, models, spend
+ * budget; null = none). Lowering one below a key's own limit is allowed: the key is then held to the ceiling.
  * The account's keys carry the ceilings in every instance's key cache, refreshed with them.
  */
 export async function updateAccount(
@@ -39,9 +48,14 @@ export async function updateAccount(
     const refusal = checkModelList(change.models, { catalogue: dependencies.catalogue, param: 'models' });
     if (refusal) throw refusal;
   }
-  const row = await dependencies.store.updateAccount(accountId, change);
+  const { budget, ...rest } = change;
+  const row = await dependencies.store.updateAccount(accountId, {
+    ...rest,
+    ...(budget === undefined ? {} : { budget: budget === null ? null : toBudget(budget, dependencies.now()) }),
+  });
   if (!row) throw accountNotFound(accountId);
-  if (dependencies.cache && (change.rpm !== undefined || change.tpm !== undefined || change.models !== undefined)) {
+  const ceilingsChanged = change.rpm !== undefined || change.tpm !== undefined || change.models !== undefined || budget !== undefined;
+  if (dependencies.cache && ceilingsChanged) {
     // The keys carry the ceilings: applied here at once, announced to the other instances.
     for (const key of await dependencies.store.listApiKeys(accountId)) await dependencies.cache.apiKeyChanged(key);
   }

@@ -21,6 +21,7 @@ import { publishKeyEventOnce } from '../keys/key-events';
 import { changeApiKey, createApiKey, listApiKeys, rotateApiKey, rotateUsageKey } from '../keys/key-operations';
 import { createLoginLink } from '../sessions/session-operations';
 import { serve } from './serve';
+import { BUDGET_FLAGS, BUDGET_PARSE_OPTIONS, budgetOption, hasBudgetFlag, type BudgetValues } from './budget-options';
 
 const USAGE = `Usage: model-gateway <command> [options]
 
@@ -33,15 +34,17 @@ const USAGE = `Usage: model-gateway <command> [options]
   accounts login-link ID [--base-url URL]         -> {"url","expires_at"}: a one-time dashboard sign-in for
                                                   the account's owner (URL default: GATEWAY_PUBLIC_URL,
                                                   else http://localhost:PORT)
-  accounts limits ID [--rpm N] [--tpm N] [--models LIST|all]
+  accounts limits ID [--rpm N] [--tpm N] [--models LIST|all] [BUDGET|--no-budget]
                                                   the account's ceilings (0 / all = none); LIST: ids or
                                                   prefix* patterns, comma-separated
-  keys create --account ID --name NAME [--rpm N] [--tpm N] [--models LIST] [--expires-at TIME]
+  keys create --account ID --name NAME [--rpm N] [--tpm N] [--models LIST] [--expires-at TIME] [BUDGET]
                                                   -> {"id","name","key","hint","status","blocked","created_at"}
   keys list --account ID
   keys revoke ID | keys block ID | keys unblock ID
-  keys limits ID [--rpm N] [--tpm N] [--models LIST|all]
+  keys limits ID [--rpm N] [--tpm N] [--models LIST|all] [BUDGET|--no-budget]
                                                   (0 = back to the configured default; all = every model)
+                                                  BUDGET: --budget-usd N --budget-period day|week|month|total
+                                                  [--budget-alert 0.5,0.8] (a spend budget, Asia/Shanghai periods)
   keys expiry ID --expires-at TIME|never          TIME: ISO 8601, e.g. 2026-12-31T23:59:59Z
   keys rotate ID --grace-seconds N                -> the key with its new secret ("key"), shown once; the old
                                                   secret works N more seconds (0 = stops at once)
@@ -61,13 +64,13 @@ const COMMAND_FLAGS: Record<string, string[]> = {
   'accounts create': ['config', 'name'],
   'accounts list': ['config'],
   'accounts login-link': ['config', 'base-url'],
-  'accounts limits': ['config', 'rpm', 'tpm', 'models'],
-  'keys create': ['config', 'account', 'name', 'rpm', 'tpm', 'models', 'expires-at'],
+  'accounts limits': ['config', 'rpm', 'tpm', 'models', ...BUDGET_FLAGS],
+  'keys create': ['config', 'account', 'name', 'rpm', 'tpm', 'models', 'expires-at', 'budget-usd', 'budget-period', 'budget-alert'],
   'keys list': ['config', 'account'],
   'keys revoke': ['config'],
   'keys block': ['config'],
   'keys unblock': ['config'],
-  'keys limits': ['config', 'rpm', 'tpm', 'models'],
+  'keys limits': ['config', 'rpm', 'tpm', 'models', ...BUDGET_FLAGS],
   'keys expiry': ['config', 'expires-at'],
   'keys rotate': ['config', 'grace-seconds'],
   'audit list': ['config', 'account', 'limit', 'cursor'],
@@ -102,6 +105,7 @@ export async function main(argv: string[], env: Record<string, string | undefine
         'grace-seconds': { type: 'string' },
         limit: { type: 'string' },
         cursor: { type: 'string' },
+        ...BUDGET_PARSE_OPTIONS,
       },
     });
     const commandName = command === 'serve' || command === 'migrate' ? command : `${command} ${subcommand ?? ''}`.trim();
@@ -155,7 +159,7 @@ export async function main(argv: string[], env: Record<string, string | undefine
   }
 }
 
-type Values = {
+type Values = BudgetValues & {
   name?: string;
   account?: string;
   rpm?: string;
@@ -176,7 +180,7 @@ async function runStoreCommand(
   values: Values,
 ): Promise<unknown> {
   const keyId = () => positionals[0] ?? fail(`${command} ${subcommand} needs a key id`);
-  const need = (name: keyof Values) => values[name] ?? fail(`${command} ${subcommand} needs --${name}`);
+  const need = (name: Exclude<keyof Values, 'no-budget'>) => values[name] ?? fail(`${command} ${subcommand} needs --${name}`);
 
   switch (`${command} ${subcommand ?? ''}`.trim()) {
     case 'accounts create': {
@@ -194,14 +198,14 @@ async function runStoreCommand(
     }
     case 'accounts limits': {
       const accountId = positionals[0] ?? fail('accounts limits needs an account id');
-      if (values.rpm === undefined && values.tpm === undefined && values.models === undefined)
-        fail('accounts limits needs --rpm, --tpm and/or --models');
+      if (values.rpm === undefined && values.tpm === undefined && values.models === undefined && !hasBudgetFlag(values))
+        fail('accounts limits needs --rpm, --tpm, --models and/or a budget');
       const body = checked(UpdateAccountBodySchema, {
         rpm: limitOption('--rpm', values.rpm),
         tpm: limitOption('--tpm', values.tpm),
         models: modelsOption(values.models),
       });
-      return updateAccount(dependencies, accountId, { rpm: body.rpm, tpm: body.tpm, models: body.models });
+      return updateAccount(dependencies, accountId, { rpm: body.rpm, tpm: body.tpm, models: body.models, budget: budgetFlags(values) });
     }
     case 'keys create': {
       // The admin API's body schema (contract/admin.ts): the same limits on either database.
@@ -218,9 +222,10 @@ async function runStoreCommand(
         tpm: body.tpm,
         models: body.models,
         expiresAt: values['expires-at'] === undefined ? undefined : timeOption(values['expires-at']),
+        budget: budgetFlags(values) ?? undefined,
       });
-      const { id, name, key, hint, status, blocked, created_at, models: allowed, expires_at } = created;
-      return { id, name, key, hint, status, blocked, created_at, models: allowed, expires_at };
+      const { id, name, key, hint, status, blocked, created_at, models: allowed, expires_at, budget } = created;
+      return { id, name, key, hint, status, blocked, created_at, models: allowed, expires_at, budget };
     }
     case 'keys list':
       return listApiKeys(dependencies, need('account'));
@@ -231,14 +236,15 @@ async function runStoreCommand(
     case 'keys unblock':
       return changeApiKey(dependencies, keyId(), { kind: 'unblock' });
     case 'keys limits': {
-      if (values.rpm === undefined && values.tpm === undefined && values.models === undefined)
-        fail('keys limits needs --rpm, --tpm and/or --models');
+      if (values.rpm === undefined && values.tpm === undefined && values.models === undefined && !hasBudgetFlag(values))
+        fail('keys limits needs --rpm, --tpm, --models and/or a budget');
       const body = checked(UpdateKeyBodySchema, {
         rpm: limitOption('--rpm', values.rpm),
         tpm: limitOption('--tpm', values.tpm),
         models: modelsOption(values.models),
       });
-      return changeApiKey(dependencies, keyId(), { kind: 'update', rpm: body.rpm, tpm: body.tpm, models: body.models });
+      const budget = budgetFlags(values);
+      return changeApiKey(dependencies, keyId(), { kind: 'update', rpm: body.rpm, tpm: body.tpm, models: body.models, budget });
     }
     case 'keys expiry': {
       const text = need('expires-at');
@@ -334,6 +340,14 @@ function modelsOption(text: string | undefined): string[] | null | undefined {
   );
   if (!parsed.success) fail('--models must be "all" or a comma-separated list of model ids or prefix* patterns');
   return parsed.data;
+}
+
+function budgetFlags(values: BudgetValues) {
+  try {
+    return budgetOption(values);
+  } catch (error) {
+    return fail((error as Error).message);
+  }
 }
 
 function timeOption(text: string): Date {

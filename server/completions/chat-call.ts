@@ -111,6 +111,7 @@ export async function runChatCall(dependencies: ChatDependencies, call: ChatCall
     context,
     model,
     promptTokens: quickPrompt,
+    fields,
   });
   if (body.stream === true) holdStreamSlot(dependencies.streams, meter, call);
 

@@ -45,7 +45,7 @@ export async function createEmbeddings(dependencies: ChatDependencies, call: Emb
   const attempts = attemptsFor(dependencies.catalogue, model, dependencies.config, (name) => dependencies.providers.get(name));
   // Reserved on a quick estimate; the tokenizer runs only if the provider reports no usage.
   const quickPrompt = quickEmbeddingTokens(body);
-  checkReservationFits(effectiveLimits(call.key, dependencies.limits).tpm, quickPrompt, 0, { prompt: 'input', completion: 'input' });
+  checkReservationFits(effectiveLimits(call.key, dependencies.limits).tpm, quickPrompt, 0, EMBEDDING_FIELDS);
   const meter = await Meter.open(dependencies, {
     key: call.key,
     requestId: context.requestId,
@@ -55,6 +55,7 @@ export async function createEmbeddings(dependencies: ChatDependencies, call: Emb
     context,
     model,
     promptTokens: quickPrompt,
+    fields: EMBEDDING_FIELDS,
   });
 
   const controller = new CallAbort();
@@ -111,3 +112,6 @@ function asAsked(embedding: number[] | string, base64: boolean): number[] | stri
   if (base64) return typeof embedding === 'string' ? embedding : float32Base64(embedding);
   return typeof embedding === 'string' ? decodeFloat32Base64(embedding) : embedding;
 }
+
+/** An embedding has no output limit: its only field is `input`. */
+const EMBEDDING_FIELDS = { prompt: 'input', completion: 'input' };

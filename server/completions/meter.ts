@@ -1,11 +1,13 @@
+import type { BudgetGuard, BudgetReservation } from '../budgets/budget-guard';
+import { worstCaseCostFemtoUsd } from '../budgets/worst-case-cost';
 import type { Config, ModelConfig } from '../config/load-config';
-import { rateLimited, usageUnavailable, type GatewayError } from '../errors/gateway-error';
+import { GatewayError, rateLimited, usageUnavailable } from '../errors/gateway-error';
 import { effectiveLimits } from '../keys/key-access';
 import type { CachedApiKey } from '../keys/key-cache';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
 import type { RequestContext, UsageOutcome } from '../pipeline/request-context';
 import type { TokenUsage } from '../providers/types';
-import type { createKeyLimiter, Reservation } from '../rate-limit/key-limiter';
+import type { createKeyLimiter, Reservation, ReservationFields } from '../rate-limit/key-limiter';
 import { billedUsage, femtoToUsdText, requestCostFemtoUsd } from '../usage/cost';
 import { INTERRUPTED_CODE, INTERRUPTED_STATUS, recordOnly, type InFlightUsage, type UsageDurability } from '../usage/durability';
 import type { UsageEvent, UsageSink } from '../usage/types';
@@ -18,6 +20,8 @@ export interface MeterDependencies {
   limits: Config['limits'];
   metrics: GatewayMetrics;
   now: () => number;
+  /** Spend budgets (docs/operator-controls.md); absent = none enforced. */
+  budgets?: BudgetGuard | undefined;
 }
 
 /** The response header of a non-streamed reply's cost (docs/pricing.md). */
@@ -83,6 +87,7 @@ export class Meter {
     private readonly reservation: Reservation,
     private readonly context: RequestContext,
     private readonly inFlight: InFlightUsage,
+    private readonly budget: BudgetReservation | null,
   ) {
     context.usageOutcome = this.outcome;
     this.lastCheckpoint = base.receivedAt;
@@ -106,6 +111,8 @@ export class Meter {
       /** The requested model and the prompt estimate: billed if the process dies during the call. */
       model: ModelConfig;
       promptTokens: number;
+      /** The fields a request over a whole budget names (400); default messages / max_tokens. */
+      fields?: ReservationFields;
     },
   ): Promise<Meter> {
     // docs/usage-durability.md: a call whose usage could not be made durable is not served.
@@ -126,6 +133,7 @@ export class Meter {
     }
     // docs/rate-limits.md: on every reply to the request from here on, errors included.
     input.context.addHeaders(reservation.headers);
+    const budget = await reserveBudget(dependencies, input, reservation);
     const base: EventBase = {
       requestId: input.requestId,
       accountId: input.key.accountId,
@@ -136,7 +144,7 @@ export class Meter {
     const inFlight = dependencies.durability
       ? dependencies.durability.begin(interruptedEvent(base, input.model, { promptTokens: input.promptTokens, completionTokens: 0 }, 0))
       : recordOnly(dependencies.usage);
-    return new Meter(dependencies, input.key, base, reservation, input.context, inFlight);
+    return new Meter(dependencies, input.key, base, reservation, input.context, inFlight, budget);
   }
 
   /**
@@ -166,6 +174,7 @@ export class Meter {
     const latencyMs = this.dependencies.now() - this.base.receivedAt;
     const event = usageEvent(this.base, model, outcome, cost, outcome.estimated, outcome.status, outcome.errorCode, latencyMs);
     const durable = this.inFlight.finish(event);
+    if (this.budget) this.dependencies.budgets?.settle(this.budget, cost).catch(() => undefined);
     // Reconciliation is off the response path: a failure here only skews the next window.
     this.dependencies.limiter.settle(this.reservation, outcome.promptTokens + outcome.completionTokens).catch(() => undefined);
     // Label objects written out: `{ ...labels, type }` costs V8 (Node 20) ~0.8 µs per object
@@ -192,6 +201,7 @@ export class Meter {
     this.finished = true;
     this.inFlight.cancel();
     this.dependencies.limiter.settle(this.reservation, 0).catch(() => undefined);
+    if (this.budget) this.dependencies.budgets?.settle(this.budget, 0n).catch(() => undefined);
     this.markRecorded();
   }
 
@@ -201,6 +211,35 @@ export class Meter {
 }
 
 const DURABLE: Promise<void> = Promise.resolve();
+
+/**
+ * docs/operator-controls.md, spend budgets: reserves the request's worst-case cost in the key's
+ * and the account's budgets (nothing for a request that reserves no tokens, e.g. count_tokens);
+ * a refusal gives back the rate-limit reservation. The remaining-budget header goes on every reply.
+ */
+async function reserveBudget(
+  dependencies: MeterDependencies,
+  input: Parameters<typeof Meter.open>[1],
+  reservation: Reservation,
+): Promise<BudgetReservation | null> {
+  if (!dependencies.budgets || input.reserveTokens <= 0) return null;
+  // The hot path of a key without budgets: nothing to price.
+  if (input.key.budget === null && input.key.accountBudget === null) return null;
+  const pricing = input.model.pricing;
+  const worst = worstCaseCostFemtoUsd(pricing, input.promptTokens, input.reserveTokens - input.promptTokens);
+  const promptWorst = worstCaseCostFemtoUsd(pricing, input.promptTokens, 0);
+  try {
+    const granted = await dependencies.budgets.reserve(input.key, input.receivedAt, worst, promptWorst, input.fields ?? DEFAULT_FIELDS);
+    input.context.addHeaders(granted.headers);
+    return granted.reservation;
+  } catch (error) {
+    dependencies.limiter.settle(reservation, 0).catch(() => undefined);
+    if (error instanceof GatewayError && error.status === 429) input.context.rateLimitExceeded = 'budget';
+    throw error;
+  }
+}
+
+const DEFAULT_FIELDS: ReservationFields = { prompt: 'messages', completion: 'max_tokens' };
 /** A stream's checkpoint is journaled at most this often (docs/usage-durability.md). */
 const CHECKPOINT_MS = 1_000;
 

@@ -24,17 +24,19 @@ type Order = 'asc' | 'desc';
  * the database's type is wider (a status, an actor or who blocked is any text, an allow-list
  * is JSON text, the rollup's sums are BIGINT); rows.ts converts them.
  */
-export type AccountRecord = Omit<AccountRow, 'models'> & { models: string | null };
-export type ApiKeyRecord = Omit<ApiKeyRow, 'status' | 'models' | 'blockedBy' | 'account'> & {
+export type AccountRecord = Omit<AccountRow, 'models' | 'budget'> & { models: string | null; budget: string | null };
+export type ApiKeyRecord = Omit<ApiKeyRow, 'status' | 'models' | 'blockedBy' | 'account' | 'budget'> & {
   status: string;
   /** JSON array text, or null. */
   models: string | null;
+  /** JSON text (rows.ts), or null. */
+  budget: string | null;
   blockedBy: string | null;
 };
 
 /** The account ceilings read with every key (the request path checks both). */
-export const ACCOUNT_CEILINGS = { select: { rpm: true, tpm: true, models: true } } as const;
-export type AccountCeilingsRecord = Pick<AccountRecord, 'rpm' | 'tpm' | 'models'>;
+export const ACCOUNT_CEILINGS = { select: { rpm: true, tpm: true, models: true, budget: true } } as const;
+export type AccountCeilingsRecord = Pick<AccountRecord, 'rpm' | 'tpm' | 'models' | 'budget'>;
 export type ApiKeyWithAccountRecord = ApiKeyRecord & { account: AccountCeilingsRecord };
 type WithCeilings = { include: { account: typeof ACCOUNT_CEILINGS } };
 
@@ -68,7 +70,7 @@ export type ApiKeyPatch = Partial<Pick<ApiKeyRecord, keyof ApiKeyRowPatch>> & {
   updatedAt: Date;
 };
 
-export type AccountPatch = Partial<Pick<AccountRecord, 'name' | 'rpm' | 'tpm' | 'models'>>;
+export type AccountPatch = Partial<Pick<AccountRecord, 'name' | 'rpm' | 'tpm' | 'models' | 'budget'>>;
 
 /** What an interactive transaction callback gets. */
 export interface GatewayDbTransaction {

@@ -1,5 +1,7 @@
+import { toBudgetColumn } from './budget-column';
 import { dailyUsageThroughPrisma, type DailyUsageQuery } from './daily-usage';
 import { modelUsageThroughPrisma } from './model-usage';
+import { spendOfDaysThroughPrisma } from './spend-of-days';
 import { ACCOUNT_CEILINGS, type GatewayDb } from './gateway-db';
 import { toAccountRow, toApiKeyRow, toAuditEntryRow, toModelsColumn } from './rows';
 import type { Store } from './types';
@@ -52,6 +54,7 @@ export function createPrismaStore(db: GatewayDb, options: PrismaStoreOptions): S
         rpm: input.rpm ?? null,
         tpm: input.tpm ?? null,
         models: toModelsColumn(input.models ?? null),
+        budget: toBudgetColumn(input.budget ?? null),
       };
       return toAccountRow(await db.account.create({ data }));
     },
@@ -60,8 +63,10 @@ export function createPrismaStore(db: GatewayDb, options: PrismaStoreOptions): S
       const data = {
         ...pick(patch, ['name', 'rpm', 'tpm']),
         ...(patch.models === undefined ? {} : { models: toModelsColumn(patch.models) }),
+        ...(patch.budget === undefined ? {} : { budget: toBudgetColumn(patch.budget) }),
       };
-      const ceilingsChanged = patch.rpm !== undefined || patch.tpm !== undefined || patch.models !== undefined;
+      const ceilingsChanged =
+        patch.rpm !== undefined || patch.tpm !== undefined || patch.models !== undefined || patch.budget !== undefined;
       try {
         const record = await db.$transaction(async (transaction) => {
           const updated = await transaction.account.update({ where: { id }, data });
@@ -102,6 +107,7 @@ export function createPrismaStore(db: GatewayDb, options: PrismaStoreOptions): S
           models: toModelsColumn(input.models ?? null),
           expiresAt: input.expiresAt ?? null,
           blockedBy: null,
+          budget: toBudgetColumn(input.budget ?? null),
         },
         ...WITH_CEILINGS,
       });
@@ -150,6 +156,7 @@ export function createPrismaStore(db: GatewayDb, options: PrismaStoreOptions): S
               'previousKeyExpiresAt',
             ]),
             ...(patch.models === undefined ? {} : { models: toModelsColumn(patch.models) }),
+            ...(patch.budget === undefined ? {} : { budget: toBudgetColumn(patch.budget) }),
             updatedAt: now(),
           },
           ...WITH_CEILINGS,
@@ -223,6 +230,8 @@ export function createPrismaStore(db: GatewayDb, options: PrismaStoreOptions): S
     },
 
     dailyUsage,
+
+    spendOfDays: (scope, startDay, endDay) => spendOfDaysThroughPrisma(db, scope, startDay, endDay),
 
     modelUsage: (accountId, startDay, endDay) => modelUsageThroughPrisma(db, accountId, startDay, endDay),
 

@@ -1,4 +1,5 @@
 import type { AccountCeilingsRecord, AccountRecord, ApiKeyWithAccountRecord, AuditEntryRecord } from './gateway-db';
+import { fromBudgetColumn } from './budget-column';
 import type { AccountCeilings, AccountRow, ApiKeyRow, AuditEntryRow, BlockedBy, KeyStatus, UsageDailyRow } from './types';
 
 /** Femto-dollars per nano-dollar: the rollup stores cost as nano-dollars plus a femto remainder. */
@@ -31,11 +32,11 @@ export function splitFemtoUsd(femto: bigint): Pick<UsageDailyRow, 'costNanoUsd' 
 }
 
 export function toAccountRow(record: AccountRecord): AccountRow {
-  return { ...record, models: fromModelsColumn(record.models) };
+  return { ...record, models: fromModelsColumn(record.models), budget: fromBudgetColumn(record.budget) };
 }
 
 function toCeilings(record: AccountCeilingsRecord): AccountCeilings {
-  return { rpm: record.rpm, tpm: record.tpm, models: fromModelsColumn(record.models) };
+  return { rpm: record.rpm, tpm: record.tpm, models: fromModelsColumn(record.models), budget: fromBudgetColumn(record.budget) };
 }
 
 /** A models column (JSON array of strings, or NULL) as a list; anything else is a corrupt row. */
@@ -74,6 +75,7 @@ export function toApiKeyRow(record: ApiKeyWithAccountRecord): ApiKeyRow {
     status: toKeyStatus(record.status),
     models: fromModelsColumn(record.models),
     blockedBy: toBlockedBy(record.blockedBy),
+    budget: fromBudgetColumn(record.budget),
     account: toCeilings(record.account),
   };
 }

@@ -5,12 +5,28 @@
 
 export type KeyStatus = 'ACTIVE' | 'REVOKED';
 
+/** docs/operator-controls.md, spend budgets: calendar periods in Asia/Shanghai. */
+export type BudgetPeriod = 'day' | 'week' | 'month' | 'total';
+
+/** A spend budget of a key or an account. */
+export interface Budget {
+  /** Exact femto-dollars (1e-15 USD). */
+  amountFemtoUsd: bigint;
+  period: BudgetPeriod;
+  /** Fractions in (0, 1), ascending: a warning when settled spend first reaches each. */
+  alertAt: number[];
+  /** Epoch ms when the budget was last set: its spend counters start again from the ledger. */
+  setAt: number;
+}
+
 /** What the operator caps an account's keys to (docs/operator-controls.md); null = no ceiling. */
 export interface AccountCeilings {
   rpm: number | null;
   tpm: number | null;
   /** Catalogue ids or "prefix*" patterns; null = every model. */
   models: string[] | null;
+  /** The account's spend budget; null = none. */
+  budget: Budget | null;
 }
 
 export interface AccountRow extends AccountCeilings {
@@ -47,6 +63,8 @@ export interface ApiKeyRow {
   /** The secret replaced by the last rotation, accepted until `previousKeyExpiresAt`. */
   previousKeyHash: string | null;
   previousKeyExpiresAt: Date | null;
+  /** The key's own spend budget; null = none (the account's still applies). */
+  budget: Budget | null;
   /** The account's ceilings, read with the key. */
   account: AccountCeilings;
 }
@@ -82,6 +100,7 @@ export type ApiKeyPatch = Partial<
     | 'hint'
     | 'previousKeyHash'
     | 'previousKeyExpiresAt'
+    | 'budget'
   >
 >;
 
@@ -99,8 +118,9 @@ export type NewApiKey = Omit<
   | 'account'
   | 'models'
   | 'expiresAt'
+  | 'budget'
 > &
-  Partial<Pick<ApiKeyRow, 'models' | 'expiresAt'>>;
+  Partial<Pick<ApiKeyRow, 'models' | 'expiresAt' | 'budget'>>;
 
 export interface UsageKeyRow {
   id: string;
@@ -252,6 +272,12 @@ export interface Store {
   listAudit(query: { accountId?: string; limit: number; before?: { at: Date; id: string } }): Promise<AuditEntryRow[]>;
   /** Rollup rows of an account with `startDay <= day <= endDay`, in no particular order. */
   dailyUsage(accountId: string, startDay: string, endDay: string): Promise<UsageDailyRow[]>;
+  /**
+   * docs/operator-controls.md, spend budgets: the exact cost (femto-USD) of a key's or an
+   * account's usage on the days `startDay <= day < endDay` (no end: every later day), from the
+   * daily rollup, which is kept for good.
+   */
+  spendOfDays(scope: { keyId: string } | { accountId: string }, startDay: string, endDay: string | null): Promise<bigint>;
   /** Per key and model, from the usage events (kept `usage.retention_days`): the admin report's split. */
   modelUsage(accountId: string, startDay: string, endDay: string): Promise<ModelUsageRow[]>;
   countUsageEvents(filter?: { accountId?: string }): Promise<number>;

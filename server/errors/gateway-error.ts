@@ -4,7 +4,13 @@
  * code that turns it into the JSON envelope of docs/errors.md.
  */
 export type ErrorType =
-  'invalid_request_error' | 'authentication_error' | 'permission_error' | 'rate_limit_error' | 'upstream_error' | 'server_error';
+  | 'invalid_request_error'
+  | 'authentication_error'
+  | 'permission_error'
+  | 'rate_limit_error'
+  | 'insufficient_quota'
+  | 'upstream_error'
+  | 'server_error';
 
 export interface GatewayErrorOptions {
   param?: string | null;

@@ -1,4 +1,4 @@
-import type { ApiKeyRow, Store, UsageKeyRow } from '../db/types';
+import type { ApiKeyRow, Budget, Store, UsageKeyRow } from '../db/types';
 import type { KeyChangeEvent } from './key-events';
 import { hashKey } from './key-text';
 
@@ -17,6 +17,9 @@ export interface CachedApiKey {
   /** The account's ceilings; null = none. */
   accountRpm: number | null;
   accountTpm: number | null;
+  /** The key's and its account's spend budgets (docs/operator-controls.md); null = none. */
+  budget: Budget | null;
+  accountBudget: Budget | null;
   /** Epoch ms after which the key is refused (401 key_expired); null = never. */
   expiresAt: number | null;
   /** Set on the entry of a rotated-out secret: epoch ms when it stops working. */
@@ -141,6 +144,8 @@ export class KeyCache {
       accountModels: row.account.models,
       accountRpm: row.account.rpm,
       accountTpm: row.account.tpm,
+      budget: row.budget,
+      accountBudget: row.account.budget,
       expiresAt: row.expiresAt === null ? null : row.expiresAt.getTime(),
       graceEndsAt: null,
     };

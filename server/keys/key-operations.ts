@@ -1,4 +1,5 @@
-import type { ApiKey, CreatedApiKey } from '../../contract';
+import type { ApiKey, Budget as BudgetView, CreatedApiKey } from '../../contract';
+import { toBudget, toBudgetView } from '../budgets/budget-view';
 import { OPERATOR, recordAudit, type Actor } from '../audit/audit-log';
 import type { AccountCeilings, ApiKeyPatch, ApiKeyRow, Store } from '../db/types';
 import { invalidRequest, notFound, permissionError, type GatewayError } from '../errors/gateway-error';
@@ -43,6 +44,7 @@ export function toApiKeyView(row: ApiKeyRow): ApiKey {
     expires_at: row.expiresAt ? row.expiresAt.toISOString() : null,
     last_used_at: row.lastUsedAt ? row.lastUsedAt.toISOString() : null,
     previous_secret_expires_at: row.previousKeyHash !== null && row.previousKeyExpiresAt ? row.previousKeyExpiresAt.toISOString() : null,
+    budget: toBudgetView(row.budget),
   };
 }
 
@@ -57,12 +59,13 @@ export interface KeySettings {
   tpm?: number | null;
   models?: string[] | null;
   expiresAt?: Date | null;
+  budget?: BudgetView | null;
 }
 
 /**
- * docs/operator-controls.md: a key's own limits cannot exceed its account's ceilings (400
- * `invalid_value` naming the field), its allow-list lies within the account's, and an expiry
- * is in the future.
+ * docs/operator-controls.md: a key's own limits and budget amount cannot exceed its account's
+ * ceilings (400 `invalid_value` naming the field), its allow-list lies within the account's,
+ * and an expiry is in the future.
  */
 function checkKeySettings(dependencies: KeyOperationsDependencies, account: AccountCeilings, settings: KeySettings): void {
   for (const field of ['rpm', 'tpm'] as const) {
@@ -75,6 +78,13 @@ function checkKeySettings(dependencies: KeyOperationsDependencies, account: Acco
   if (settings.models) {
     const refusal = checkModelList(settings.models, { catalogue: dependencies.catalogue, within: account.models, param: 'models' });
     if (refusal) throw refusal;
+  }
+  if (settings.budget && account.budget && toBudget(settings.budget, 0).amountFemtoUsd > account.budget.amountFemtoUsd) {
+    throw invalidRequest(
+      'invalid_value',
+      `budget ${settings.budget.amount_usd} USD exceeds the account's budget of ${toBudgetView(account.budget)?.amount_usd} USD set by the operator.`,
+      'budget',
+    );
   }
   if (settings.expiresAt && settings.expiresAt.getTime() <= dependencies.now()) {
     throw invalidRequest('invalid_value', 'expires_at is in the past; to stop a key now, block or revoke it.', 'expires_at');
@@ -99,6 +109,7 @@ export async function createApiKey(
     tpm: input.tpm ?? null,
     models: input.models ?? null,
     expiresAt: input.expiresAt ?? null,
+    budget: input.budget ? toBudget(input.budget, dependencies.now()) : null,
     createdAt: new Date(dependencies.now()),
   });
   dependencies.cache?.putApiKey(row);
@@ -153,6 +164,7 @@ export async function changeApiKey(dependencies: KeyOperationsDependencies, keyI
       if (settings.tpm !== undefined) patch.tpm = settings.tpm;
       if (settings.models !== undefined) patch.models = settings.models;
       if (settings.expiresAt !== undefined) patch.expiresAt = settings.expiresAt;
+      if (settings.budget !== undefined) patch.budget = settings.budget === null ? null : toBudget(settings.budget, dependencies.now());
       break;
     }
   }

@@ -64,6 +64,7 @@ export async function createMessage(dependencies: MessagesDependencies, call: Me
     context: call.context,
     model,
     promptTokens: promptEstimate,
+    fields: MESSAGES_FIELDS,
   });
   if (stream) holdStreamSlot(dependencies.streams, meter, { key: call.key, context: call.context, client: call.reply });
   // Anthropic-type first choice: pass-through, over the Anthropic-type models of its fallbacks.

@@ -17,6 +17,8 @@ export interface GatewayMetrics {
   upstreamDuration: FastHistogram<'provider' | 'model' | 'stream' | 'outcome'>;
   tokens: FastCounter<'model' | 'provider' | 'type'>;
   rateLimitRejections: FastCounter<'route' | 'limit'>;
+  /** docs/operator-controls.md, spend budgets: thresholds crossed, once per window. */
+  budgetAlerts: FastCounter<'scope' | 'threshold'>;
   /** The Prometheus text of this instance (or, in a cluster worker, of the whole cluster). */
   render(): Promise<string>;
   contentType: string;
@@ -117,8 +119,15 @@ export function createGatewayMetrics(sources: MetricsSources = {}, options: Gate
   );
   const rateLimitRejections = new FastCounter(
     'gateway_rate_limit_rejections_total',
-    'Requests refused with 429, by route and limit (requests, tokens, streams, usage_key, usage_ip).',
+    'Requests refused with 429, by route and limit (requests, tokens, budget, streams, usage_key, usage_ip).',
     ['route', 'limit'] as const,
+    registers,
+  );
+
+  const budgetAlerts = new FastCounter(
+    'gateway_budget_alerts_total',
+    'Spend budgets whose settled spend reached an alert threshold in a period, by scope (key, account) and threshold.',
+    ['scope', 'threshold'] as const,
     registers,
   );
 
@@ -239,6 +248,7 @@ export function createGatewayMetrics(sources: MetricsSources = {}, options: Gate
     upstreamDuration,
     tokens,
     rateLimitRejections,
+    budgetAlerts,
     render: () => render(registry),
     contentType: registry.contentType,
   };

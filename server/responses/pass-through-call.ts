@@ -55,6 +55,7 @@ export async function runPassThrough(dependencies: ChatDependencies, call: PassT
     context,
     model,
     promptTokens: quickPromptTokens(estimate),
+    fields: RESPONSES_FIELDS,
   });
   if (stream) holdStreamSlot(dependencies.streams, meter, { key: call.key, context, client: reply });
 

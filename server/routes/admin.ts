@@ -2,6 +2,7 @@ import { initServer } from '@ts-rest/express';
 import type { Response } from 'express';
 import { contract } from '../../contract';
 import { createAccount, listAccounts, toAccountView, updateAccount } from '../accounts/account-operations';
+import { budgetStatus } from '../budgets/budget-status';
 import { listAudit, type Actor } from '../audit/audit-log';
 import type { Store } from '../db/types';
 import { invalidRequest } from '../errors/gateway-error';
@@ -75,6 +76,10 @@ export function adminRouter(dependencies: AdminRouterDependencies) {
       body: await updateAccount(operationsFor(res), params.accountId, body),
     }),
     getAccount: async ({ params }) => ({ status: 200, body: toAccountView(await requireAccount(params.accountId)) }),
+    getAccountBudget: async ({ params }) => {
+      const account = await requireAccount(params.accountId);
+      return { status: 200, body: await budgetStatus(dependencies.store, account.budget, { accountId: account.id }, dependencies.now()) };
+    },
     listKeys: async ({ params, res }) => ({
       status: 200,
       body: { object: 'list' as const, data: await listApiKeys(operationsFor(res), params.accountId) },
@@ -84,6 +89,10 @@ export function adminRouter(dependencies: AdminRouterDependencies) {
       body: await createApiKey(operationsFor(res), { accountId: params.accountId, ...body, expiresAt: toDate(body.expires_at) }),
     }),
     getKey: async ({ params, res }) => ({ status: 200, body: toApiKeyView(await getApiKey(operationsFor(res), params.keyId)) }),
+    getKeyBudget: async ({ params, res }) => {
+      const key = await getApiKey(operationsFor(res), params.keyId);
+      return { status: 200, body: await budgetStatus(dependencies.store, key.budget, { keyId: key.id }, dependencies.now()) };
+    },
     updateKey: async ({ params, body, res }) => {
       const { expires_at: expiresAt, ...rest } = body;
       return {

@@ -58,7 +58,18 @@ describe('model-gateway CLI', { timeout: 90_000 }, () => {
     expect(accounts.some((entry) => entry.id === account.id)).toBe(true);
 
     const key = await json<Record<string, unknown>>('keys', 'create', '--account', account.id, '--name', 'cli key', '--rpm', '50');
-    expect(Object.keys(key).sort()).toEqual(['blocked', 'created_at', 'expires_at', 'hint', 'id', 'key', 'models', 'name', 'status']);
+    expect(Object.keys(key).sort()).toEqual([
+      'blocked',
+      'budget',
+      'created_at',
+      'expires_at',
+      'hint',
+      'id',
+      'key',
+      'models',
+      'name',
+      'status',
+    ]);
     expect(key).toMatchObject({ name: 'cli key', status: 'ACTIVE', blocked: false });
     const text = String(key.key);
     // Created by another process: works on the running server at once (cache miss -> database).

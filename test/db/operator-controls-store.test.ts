@@ -62,7 +62,7 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
     });
 
     it('keys carry their account’s ceilings; changing them stamps the keys for the other instances', async () => {
-      expect((await store.getApiKey('key_oc'))?.account).toEqual({ rpm: null, tpm: null, models: null });
+      expect((await store.getApiKey('key_oc'))?.account).toEqual({ rpm: null, tpm: null, models: null, budget: null });
       clock = T0.getTime() + 60_000;
       const account = await store.updateAccount('acct_oc', { rpm: 10, models: ['gpt-4o', 'claude-*'] });
       expect(account).toMatchObject({ rpm: 10, tpm: null, models: ['gpt-4o', 'claude-*'] });
@@ -74,6 +74,26 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
       await store.updateAccount('acct_oc', { name: 'Renamed' });
       expect(await store.apiKeysChangedSince(new Date(clock))).toEqual([]);
       expect(await store.updateAccount('acct_missing', { rpm: 1 })).toBeNull();
+    });
+
+    it('stores spend budgets exactly on keys and accounts; a budget change stamps the keys', async () => {
+      const budget = {
+        amountFemtoUsd: 123_456_789_000_000_000_000n,
+        period: 'week' as const,
+        alertAt: [0.5, 0.8],
+        setAt: 1_767_323_045_678,
+      };
+      clock += 60_000;
+      await store.updateAccount('acct_oc', { budget });
+      const changed = await store.apiKeysChangedSince(new Date(clock));
+      expect(changed.map((key) => key.id)).toEqual(['key_oc']);
+      expect(changed[0]?.account.budget).toEqual(budget);
+      const keyBudget = { ...budget, amountFemtoUsd: 1n, period: 'total' as const, alertAt: [] };
+      expect((await store.updateApiKey('key_oc', { budget: keyBudget }))?.budget).toEqual(keyBudget);
+      expect((await store.getApiKey('key_oc'))?.budget).toEqual(keyBudget);
+      await store.updateApiKey('key_oc', { budget: null });
+      await store.updateAccount('acct_oc', { budget: null });
+      expect(await store.getApiKey('key_oc')).toMatchObject({ budget: null, account: { budget: null } });
     });
 
     it('finds a key by its previous secret while it is stored, and by the new one', async () => {

@@ -40,6 +40,7 @@ const account = {
   rpm: 600,
   tpm: 90_000,
   models: '["gpt-4o","claude-*"]',
+  budget: '{"amount_femto_usd":"100000000000000000","period":"month","alert_at":[0.8],"set_at":1767323045678}',
 };
 const apiKey = {
   id: 'key_schema',
@@ -60,6 +61,7 @@ const apiKey = {
   lastUsedAt: new Date('2026-01-02T23:59:59.999Z'),
   previousKeyHash: 'a'.repeat(64),
   previousKeyExpiresAt: new Date('2026-01-02T04:00:00.000Z'),
+  budget: '{"amount_femto_usd":"5000000000000000","period":"day","alert_at":[],"set_at":1767323045678}',
 };
 const auditEntry = {
   id: 'aud_schema',

@@ -88,6 +88,7 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
         rpm: null,
         tpm: null,
         models: null,
+        budget: null,
       });
       expect(await store.getAccount('acc_b')).toEqual(second);
       expect(await store.getAccount('acc_missing')).toBeNull();
@@ -127,7 +128,8 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
         lastUsedAt: null,
         previousKeyHash: null,
         previousKeyExpiresAt: null,
-        account: { rpm: null, tpm: null, models: null },
+        budget: null,
+        account: { rpm: null, tpm: null, models: null, budget: null },
       });
       expect(await store.getApiKey('key_1')).toEqual(key);
       expect(await store.findApiKeyByHash('a'.repeat(64))).toEqual(key);

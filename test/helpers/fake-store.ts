@@ -152,6 +152,15 @@ export class FakeStore implements Store {
       .map(({ costFemtoUsd, ...row }) => ({ ...row, ...splitFemtoUsd(costFemtoUsd) }));
   }
 
+  async spendOfDays(scope: { keyId: string } | { accountId: string }, startDay: string, endDay: string | null): Promise<bigint> {
+    let spend = 0n;
+    for (const row of this.daily.values()) {
+      const owner = 'keyId' in scope ? row.keyId === scope.keyId : row.accountId === scope.accountId;
+      if (owner && row.day >= startDay && (endDay === null || row.day < endDay)) spend += row.costFemtoUsd;
+    }
+    return spend;
+  }
+
   async modelUsage(accountId: string, startDay: string, endDay: string): Promise<ModelUsageRow[]> {
     const rows = new Map<string, ModelUsageRow>();
     for (const event of this.events) {
@@ -189,7 +198,7 @@ export class FakeStore implements Store {
   }
 
   async createAccount(input: { id: string; name: string; createdAt: Date } & Partial<AccountCeilings>): Promise<AccountRow> {
-    const account: AccountRow = { rpm: null, tpm: null, models: null, ...input };
+    const account: AccountRow = { rpm: null, tpm: null, models: null, ...input, budget: input.budget ?? null };
     this.accounts.set(account.id, account);
     return { ...account };
   }
@@ -199,7 +208,7 @@ export class FakeStore implements Store {
     if (account === undefined) return null;
     const updated = { ...account, ...definedOnly(patch) };
     this.accounts.set(id, updated);
-    if (patch.rpm !== undefined || patch.tpm !== undefined || patch.models !== undefined) {
+    if (patch.rpm !== undefined || patch.tpm !== undefined || patch.models !== undefined || patch.budget !== undefined) {
       for (const key of this.apiKeys.values()) if (key.accountId === id) key.updatedAt = this.now();
     }
     return { ...updated };
@@ -208,7 +217,10 @@ export class FakeStore implements Store {
   /** A stored key with its account's current ceilings, as the real store reads it. */
   private withCeilings(key: ApiKeyRow): ApiKeyRow {
     const account = this.accounts.get(key.accountId);
-    return { ...key, account: { rpm: account?.rpm ?? null, tpm: account?.tpm ?? null, models: account?.models ?? null } };
+    return {
+      ...key,
+      account: { rpm: account?.rpm ?? null, tpm: account?.tpm ?? null, models: account?.models ?? null, budget: account?.budget ?? null },
+    };
   }
 
   async markKeysUsed(lastUsed: Map<string, Date>): Promise<void> {
@@ -245,6 +257,7 @@ export class FakeStore implements Store {
     const key: ApiKeyRow = {
       models: null,
       expiresAt: null,
+      budget: null,
       ...input,
       status: 'ACTIVE',
       blocked: false,
@@ -254,7 +267,7 @@ export class FakeStore implements Store {
       lastUsedAt: null,
       previousKeyHash: null,
       previousKeyExpiresAt: null,
-      account: { rpm: null, tpm: null, models: null },
+      account: { rpm: null, tpm: null, models: null, budget: null },
     };
     this.apiKeys.set(key.id, key);
     return this.withCeilings(key);

@@ -44,6 +44,7 @@ describe('admin routes', () => {
       rpm: null,
       tpm: null,
       models: null,
+      budget: null,
     });
 
     const created = await client.admin.createKey({ params: { accountId: account.body.id }, body: { name: 'prod', rpm: 100, tpm: 5000 } });

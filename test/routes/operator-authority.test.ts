@@ -173,3 +173,40 @@ describe('the audit log', () => {
     for (const entry of page.body.data) expect(entry.account_id).toBe(accountId);
   });
 });
+
+// Last: its owner's sign-in replaces the shared agent's session cookie.
+describe('spend budgets', () => {
+  it('the account’s is the operator’s; an owner sets its keys’ within it, and the key’s is enforced', async () => {
+    const account = await gw.createAccount('Budgeted account');
+    const link = await gw.http.post(`/v1/admin/accounts/${account}/login-link`).set(gw.admin());
+    const budgetOwner = await signIn(gw, String(link.body.url).split('#token=')[1] ?? '');
+    const asBudgetOwner = (method: Method, path: string, body?: object) => {
+      const request = gw.http[method](path).set('cookie', budgetOwner.cookie).set('x-csrf-token', budgetOwner.csrf);
+      return body === undefined ? request : request.send(body);
+    };
+    const refused = await asBudgetOwner('patch', `/v1/admin/accounts/${account}`, { budget: { amount_usd: 100, period: 'day' } });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toMatchObject({ type: 'permission_error', code: 'operator_only' });
+    await asOperator('patch', `/v1/admin/accounts/${account}`, { budget: { amount_usd: 1, period: 'month' } }).expect(200);
+
+    const over = await asBudgetOwner('post', `/v1/admin/accounts/${account}/keys`, {
+      name: 'greedy',
+      budget: { amount_usd: 1.5, period: 'day' },
+    });
+    expect(over.status).toBe(400);
+    expect(over.body.error).toMatchObject({ code: 'invalid_value', param: 'budget' });
+    const key = await asBudgetOwner('post', `/v1/admin/accounts/${account}/keys`, {
+      name: 'tiny',
+      budget: { amount_usd: 0.000001, period: 'day' },
+    });
+    expect(key.status).toBe(201);
+    expect(key.body.budget).toEqual({ amount_usd: 0.000001, period: 'day', alert_at: [] });
+    // A chat's worst case is more than the key's whole budget.
+    expect((await chat(key.body.key)).status).toBe(400);
+    const raised = await asBudgetOwner('patch', `/v1/admin/keys/${key.body.id}`, { budget: { amount_usd: 1, period: 'day' } });
+    expect(raised.status).toBe(200);
+    expect((await chat(key.body.key)).status).toBe(200);
+    const audit = await asOperator('get', `/v1/admin/audit?account_id=${account}`);
+    expect(audit.body.data[0]).toMatchObject({ actor: 'owner', action: 'key.update', after: { budget: { amount_usd: 1, period: 'day' } } });
+  });
+});

@@ -9,6 +9,7 @@ import { announce, clearFormError, emptyState, errorBox, showFormError } from '.
 import { secretPanel } from '../ui/secret';
 import { formDialog } from '../ui/dialog';
 import { auditSection } from './audit-log';
+import { budgetInputs, budgetSummary, budgetText, readBudget } from './budget-settings';
 import { modelsInput, modelsText, readModels } from './key-settings';
 
 /** The operator's list of accounts: create one, open its keys and usage, hand its owner a login link. */
@@ -98,6 +99,7 @@ function editCeilings(account: Account, onSaved: (account: Account) => void, ret
   const rpm = ceilingInput('rpm', account.rpm);
   const tpm = ceilingInput('tpm', account.tpm);
   const models = modelsInput(account.models);
+  const budget = budgetInputs(account.budget);
   formDialog({
     title: `Ceilings of “${account.name}”`,
     description: 'Every key of the account stays within them; its owner cannot raise them. Empty = no ceiling.',
@@ -105,14 +107,17 @@ function editCeilings(account: Account, onSaved: (account: Account) => void, ret
       field('Requests per minute (RPM)', rpm),
       field('Tokens per minute (TPM)', tpm),
       field('Models', models, 'Model ids or prefix* patterns, comma-separated; empty = every model.'),
+      field('Budget (USD)', budget.amount, 'Spend budget over all the account’s keys; empty = none.'),
+      field('Budget period', budget.period, 'Calendar periods in Asia/Shanghai.'),
+      field('Budget alerts', budget.alerts, 'Optional fractions, comma-separated, e.g. 0.8.'),
     ],
     submitLabel: 'Save ceilings',
     returnFocus,
     onSubmit: async () => {
-      const body = { rpm: readCeiling(rpm), tpm: readCeiling(tpm), models: readModels(models) };
+      const body = { rpm: readCeiling(rpm), tpm: readCeiling(tpm), models: readModels(models), budget: readBudget(budget) };
       const updated = await expectStatus(api().admin.updateAccount({ params: { accountId: account.id }, body }), 200);
       onSaved(updated);
-      announce(`Ceilings of “${updated.name}”: ${ceilingsText(updated)}.`);
+      announce(`Ceilings of “${updated.name}”: ${ceilingsText(updated)} · ${budgetText(updated.budget)}.`);
     },
   });
 }
@@ -163,7 +168,12 @@ function accountsTable(accounts: Account[], slot: HTMLElement, onSaved: (account
       {},
       h('th', { scope: 'row', 'data-label': 'Name' }, h('a', { href: paths.keys(account.id) }, account.name)),
       h('td', { 'data-label': 'ID' }, h('code', {}, account.id)),
-      h('td', { 'data-label': 'Ceilings' }, ceilingsText(account)),
+      h(
+        'td',
+        { 'data-label': 'Ceilings' },
+        ceilingsText(account),
+        account.budget === null ? null : [h('br'), budgetSummary(account.budget, { accountId: account.id })],
+      ),
       h(
         'td',
         { 'data-label': 'Created' },

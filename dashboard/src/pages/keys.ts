@@ -9,6 +9,7 @@ import { announce, clearFormError, emptyState, errorBox, showFormError } from '.
 import { secretPanel } from '../ui/secret';
 import { isOperator } from '../state';
 import { auditSection } from './audit-log';
+import { budgetInputs, budgetSummary, readBudget } from './budget-settings';
 import { expiresInput, graceInput, keyTimesText, modelsInput, modelsText, readExpires, readGrace, readModels } from './key-settings';
 
 function limitInput(name: 'rpm' | 'tpm', value: number | null = null): HTMLInputElement {
@@ -109,6 +110,7 @@ export async function keysPage({ main, params, isCurrent }: PageContext): Promis
       const tpm = limitInput('tpm', key.tpm);
       const models = modelsInput(key.models);
       const expires = expiresInput(key.expires_at);
+      const budget = budgetInputs(key.budget);
       formDialog({
         title: `Limits of “${key.name}”`,
         description: 'Per minute, shared by chat and embeddings, within the account’s ceilings. Leave a field empty for the default.',
@@ -117,11 +119,20 @@ export async function keysPage({ main, params, isCurrent }: PageContext): Promis
           field('Tokens per minute (TPM)', tpm),
           field('Models', models, 'Model ids or prefix* patterns, comma-separated; empty = every model the account may use.'),
           field('Expires', expires, 'Empty = never.'),
+          field('Budget (USD)', budget.amount, 'Spend budget, within the account’s; empty = none.'),
+          field('Budget period', budget.period, 'Calendar periods in Asia/Shanghai.'),
+          field('Budget alerts', budget.alerts, 'Optional fractions, comma-separated, e.g. 0.8.'),
         ],
         submitLabel: 'Save limits',
         returnFocus: () => rowHeader(key.id),
         onSubmit: async () => {
-          const body = { rpm: readLimit(rpm), tpm: readLimit(tpm), models: readModels(models), expires_at: readExpires(expires) };
+          const body = {
+            rpm: readLimit(rpm),
+            tpm: readLimit(tpm),
+            models: readModels(models),
+            expires_at: readExpires(expires),
+            budget: readBudget(budget),
+          };
           const updated = await expectStatus(api().admin.updateKey({ params: { keyId: key.id }, body }), 200);
           replace(updated);
           announce(`Limits of “${updated.name}”: ${limitsText(updated)}.`);
@@ -216,7 +227,15 @@ export async function keysPage({ main, params, isCurrent }: PageContext): Promis
         h('th', { scope: 'row', 'data-label': 'Name', tabindex: '-1' }, key.name),
         h('td', { 'data-label': 'Key' }, h('code', {}, key.hint)),
         h('td', { 'data-label': 'Status' }, statusBadge(key)),
-        h('td', { 'data-label': 'Limits' }, limitsText(key), h('br'), h('small', { class: 'muted' }, modelsText(key.models))),
+        h(
+          'td',
+          { 'data-label': 'Limits' },
+          limitsText(key),
+          h('br'),
+          h('small', { class: 'muted' }, modelsText(key.models)),
+          h('br'),
+          budgetSummary(key.budget, { keyId: key.id }),
+        ),
         h('td', { 'data-label': 'Use' }, keyTimesText(key)),
         h(
           'td',
@@ -268,6 +287,7 @@ export async function keysPage({ main, params, isCurrent }: PageContext): Promis
   const tpm = limitInput('tpm');
   const models = modelsInput();
   const expires = expiresInput();
+  const budget = budgetInputs();
   const submit = h('button', { type: 'submit', class: 'button primary' }, 'Create key');
   const form = h(
     'form',
@@ -285,6 +305,12 @@ export async function keysPage({ main, params, isCurrent }: PageContext): Promis
       { class: 'form-row' },
       field('Models', models, 'Optional: ids or prefix* patterns, comma-separated'),
       field('Expires', expires, 'Optional'),
+    ),
+    h(
+      'div',
+      { class: 'form-row' },
+      field('Budget (USD)', budget.amount, 'Optional spend budget'),
+      field('Budget period', budget.period, 'Asia/Shanghai calendar'),
       submit,
     ),
   );
@@ -300,6 +326,7 @@ export async function keysPage({ main, params, isCurrent }: PageContext): Promis
           tpm: readLimit(tpm) ?? undefined,
           models: readModels(models) ?? undefined,
           expires_at: readExpires(expires) ?? undefined,
+          budget: readBudget(budget) ?? undefined,
         };
         return expectStatus(api().admin.createKey({ params: { accountId }, body }), 201);
       })
