@@ -26,8 +26,11 @@ const CREATED = 1_767_225_600;
 const WORDS = ['Load', 'tests', 'show', 'where', 'time', 'goes', 'when', 'nothing', 'else', 'waits'];
 
 interface Replies {
-  /** The Anthropic Messages API's stream and Message (https://platform.claude.com/docs/en/build-with-claude/streaming). */
-  messageEvents: Buffer;
+  /**
+   * The Anthropic Messages API's stream (https://platform.claude.com/docs/en/build-with-claude/streaming),
+   * an event a write like the chat stream's, and its Message.
+   */
+  messageEvents: Buffer[];
   message: Buffer;
   completion: Buffer;
   streamEvents: Buffer[];
@@ -80,9 +83,9 @@ function buildReplies(options: MockUpstreamOptions): Replies {
     event({ type: 'content_block_stop', index: 0 }),
     event({ type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: options.chunks } }),
     event({ type: 'message_stop' }),
-  ].join('');
+  ];
   return {
-    messageEvents: Buffer.from(messageEvents),
+    messageEvents: messageEvents.map((text) => Buffer.from(text)),
     message: Buffer.from(JSON.stringify({ ...message, content: [{ type: 'text', text: words.join('') }], stop_reason: 'end_turn' })),
     completion: Buffer.from(JSON.stringify(completion)),
     streamEvents,
@@ -118,7 +121,8 @@ function answer(request: IncomingMessage, response: ServerResponse, text: string
   if (match[2] === '/v1/messages') {
     if (body.stream !== true) return json(response, 200, replies.message);
     response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    response.end(replies.messageEvents);
+    for (const event of replies.messageEvents) response.write(event);
+    response.end();
     return;
   }
   if (body.stream !== true) return json(response, 200, replies.completion);

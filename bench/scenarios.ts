@@ -104,6 +104,7 @@ export function scenarios(chunks: number, dimensions: number): Scenario[] {
       path: '/v1/messages',
       body: MESSAGES_TRANSLATED_STREAM_BODY,
       connections: 64,
+      baseline: { path: '/v1/chat/completions', body: STREAM_BODY },
     },
     embeddings('float'),
     embeddings('base64'),
