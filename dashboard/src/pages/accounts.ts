@@ -9,7 +9,7 @@ import { announce, clearFormError, emptyState, errorBox, showFormError } from '.
 import { secretPanel } from '../ui/secret';
 import { formDialog } from '../ui/dialog';
 import { auditSection } from './audit-log';
-import { budgetInputs, budgetSummary, budgetText, readBudget } from './budget-settings';
+import { budgetInputs, budgetSummary, budgetText, changedBudget } from './budget-settings';
 import { modelsInput, modelsText, readModels } from './key-settings';
 
 /** The operator's list of accounts: create one, open its keys and usage, hand its owner a login link. */
@@ -114,7 +114,12 @@ function editCeilings(account: Account, onSaved: (account: Account) => void, ret
     submitLabel: 'Save ceilings',
     returnFocus,
     onSubmit: async () => {
-      const body = { rpm: readCeiling(rpm), tpm: readCeiling(tpm), models: readModels(models), budget: readBudget(budget) };
+      const body = {
+        rpm: readCeiling(rpm),
+        tpm: readCeiling(tpm),
+        models: readModels(models),
+        budget: changedBudget(budget, account.budget),
+      };
       const updated = await expectStatus(api().admin.updateAccount({ params: { accountId: account.id }, body }), 200);
       onSaved(updated);
       announce(`Ceilings of “${updated.name}”: ${ceilingsText(updated)} · ${budgetText(updated.budget)}.`);

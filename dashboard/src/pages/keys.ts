@@ -9,7 +9,7 @@ import { announce, clearFormError, emptyState, errorBox, showFormError } from '.
 import { secretPanel } from '../ui/secret';
 import { isOperator } from '../state';
 import { auditSection } from './audit-log';
-import { budgetInputs, budgetSummary, readBudget } from './budget-settings';
+import { accountBudgetNote, budgetInputs, budgetSummary, budgetText, changedBudget, readBudget } from './budget-settings';
 import { expiresInput, graceInput, keyTimesText, modelsInput, modelsText, readExpires, readGrace, readModels } from './key-settings';
 
 function limitInput(name: 'rpm' | 'tpm', value: number | null = null): HTMLInputElement {
@@ -131,11 +131,11 @@ export async function keysPage({ main, params, isCurrent }: PageContext): Promis
             tpm: readLimit(tpm),
             models: readModels(models),
             expires_at: readExpires(expires),
-            budget: readBudget(budget),
+            budget: changedBudget(budget, key.budget),
           };
           const updated = await expectStatus(api().admin.updateKey({ params: { keyId: key.id }, body }), 200);
           replace(updated);
-          announce(`Limits of “${updated.name}”: ${limitsText(updated)}.`);
+          announce(`Limits of “${updated.name}”: ${limitsText(updated)} · ${budgetText(updated.budget)}.`);
         },
       });
     });
@@ -293,6 +293,7 @@ export async function keysPage({ main, params, isCurrent }: PageContext): Promis
     'form',
     { class: 'card inline-form', novalidate: true, 'aria-labelledby': 'create-key' },
     h('h2', { id: 'create-key' }, 'New API key'),
+    accountBudgetNote(accountId, isOperator()),
     h(
       'div',
       { class: 'form-row' },
