@@ -5,14 +5,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { IDLE_GC_QUIET_MS } from '../server/http-server';
-import { formatTable, type BenchRow } from './bench-table';
+import { formatTable } from './bench-table';
 import { startGateway, type GatewayUnderTest } from './gateway-process';
 import { errorCount, runLoad, runSequential, wrkMissing } from './load';
 import { cpuMicros, rssMiB, startScript, type BenchProcess } from './processes';
-import { addRound, alignedTable, cpuPerRequest, emptyStats, formatScenario, percentile, type TargetStats } from './report';
+import { addRound, alignedTable, emptyStats, formatScenario, percentile, type TargetStats } from './report';
 import { HOLD_STREAM_BODY, scenarios, SLOW_STREAM_BODY, STREAM_BODY, type Scenario } from './scenarios';
 import { openStreams, streamSpread, timeToFirstByte, type StreamTarget } from './stream-probes';
+import { durabilityTarget, RSS_SETTLE_MS, SLOW_DELAY_MS, verdicts, type Probes, type UsageCount } from './verdicts';
 
 /**
  * `npm run bench`: the mock upstream, the bare pass-through proxy (the floor) and the gateway,
@@ -72,17 +72,6 @@ interface Options {
   usage: boolean;
 }
 
-/** The targets of docs/performance.md (the verdict column). */
-const CPU_RATIO_TARGET = 2;
-const TRANSLATED_CPU_RATIO_TARGET = 2.5;
-const PASS_THROUGH_CPU_RATIO_TARGET = 1.5;
-const ADDED_P50_TARGET_MS = 0.6;
-const ADDED_P99_TARGET_MS = 2;
-const FIRST_BYTE_TARGET_MS = 1;
-const RSS_TARGET_MIB = 150;
-/** Quiet time before RSS is read: the idle collection (after IDLE_GC_QUIET_MS, checked every second) and the release of its pages. */
-const RSS_SETTLE_MS = IDLE_GC_QUIET_MS + 7_000;
-const SLOW_DELAY_MS = 50;
 /** Streams of the open-streams probe last ~3.5 s: long enough for all of them to be opened first. */
 const HOLD_DELAY_MS = 150;
 const FIRST_BYTE_SAMPLES = 300;
@@ -203,20 +192,6 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-/**
- * Requests sent to the gateway, for the usage check. wrk stops mid-flight: the requests it cut
- * off may or may not have reached the point where the gateway bills them (a request whose
- * client left before it was read is not a request), so for its scenarios usage must lie
- * between what was answered and what was sent; everything else is counted exactly.
- */
-interface UsageCount {
-  loadSent: number;
-  loadAnswered: number;
-  /** Usage events stored once wrk's scenarios were over. */
-  loadRecorded: number;
-  exactSent: number;
-}
-
 /** Usage events stored, once the recorder has flushed what it buffered (flush interval: 1 s). */
 async function settledUsage(gateway: GatewayUnderTest): Promise<number> {
   await new Promise((resolve) => setTimeout(resolve, 2_500));
@@ -290,13 +265,6 @@ async function runScenario(
   return stats;
 }
 
-interface Probes {
-  /** p50 and p99 of the time to the first body bytes of a stream, per target, ms. */
-  firstByte: Record<string, { p50: number; p99: number; failures: number }>;
-  spread: { firstByteMs: number; endMs: number; ok: boolean };
-  open: { count: number; maxOpen: number; failures: number; seconds: number; rssMiB: number };
-}
-
 async function streamProbes(targets: Targets, options: Options, usage: UsageCount): Promise<Probes> {
   const at = (process: BenchProcess, body: string, authorization?: string): StreamTarget => ({
     url: `http://127.0.0.1:${process.port}/v1/chat/completions`,
@@ -350,147 +318,6 @@ function formatProbes(probes: Probes): string {
   ]);
   return `time to the first event of a stream (1 connection, ${FIRST_BYTE_SAMPLES} streams each)\n${alignedTable([header, ...lines])}`;
 }
-
-function verdicts(
-  results: Record<string, TargetStats[]>,
-  probes: Probes,
-  rss: { settled: number; atEnd: number },
-  finished: { exitCode: number | null; usageEvents: number },
-  usage: UsageCount,
-  options: Options,
-): BenchRow[] {
-  const rows: BenchRow[] = [];
-  const find = (id: string, target: string) => results[id]?.find((entry) => entry.target === target);
-  for (const [id, label, judged, ratioTarget] of [
-    ['chat', 'non-streaming chat', true, CPU_RATIO_TARGET],
-    ['stream', 'streaming chat', true, CPU_RATIO_TARGET],
-    // docs/performance.md: a translated route may cost up to 2.5x the bare proxy's chat stream,
-    ['responses-stream', 'responses -> chat stream', true, TRANSLATED_CPU_RATIO_TARGET],
-    // the Messages pass-through stream 1.5x the bare proxy's relay of the same stream.
-    ['messages-stream', 'messages pass-through stream', true, PASS_THROUGH_CPU_RATIO_TARGET],
-    ['messages-translated', 'messages -> chat stream', true, TRANSLATED_CPU_RATIO_TARGET],
-    ['embed-float', 'embeddings float', false, CPU_RATIO_TARGET],
-    ['embed-base64', 'embeddings base64', false, CPU_RATIO_TARGET],
-  ] as const) {
-    const gateway = find(id, 'gateway');
-    const proxy = find(id, 'bare proxy');
-    if (!gateway || !proxy) continue;
-    const ratio = cpuPerRequest(gateway) / cpuPerRequest(proxy);
-    rows.push({
-      metric: `CPU per request, ${label} (64 conn.)`,
-      value: `${Math.round(cpuPerRequest(gateway))} µs = ${ratio.toFixed(2)}x bare proxy (${Math.round(cpuPerRequest(proxy))} µs)`,
-      target: judged ? `<= ${ratioTarget}x` : '',
-      verdict: judged ? (ratio <= ratioTarget ? 'PASS' : 'FAIL') : 'info',
-    });
-    const other = options.durability ? find(id, durabilityTarget(options.durability)) : undefined;
-    if (other) {
-      const cost = cpuPerRequest(gateway) - cpuPerRequest(other);
-      rows.push({
-        metric: `  usage.durability default over ${options.durability}, ${label}: its cost`,
-        value: `${Math.round(cost)} µs/req = ${((100 * cost) / cpuPerRequest(gateway)).toFixed(0)}% of the gateway's`,
-        target: '~10%',
-        verdict: 'info',
-      });
-    }
-    const json = find(id, 'json proxy');
-    if (json) {
-      rows.push({
-        metric: `  json proxy, ${label}: the gateway's features cost`,
-        value: `${Math.round(cpuPerRequest(gateway) - cpuPerRequest(json))} µs (json proxy ${Math.round(cpuPerRequest(json))} µs = ${(cpuPerRequest(json) / cpuPerRequest(proxy)).toFixed(2)}x)`,
-        target: '',
-        verdict: 'info',
-      });
-    }
-  }
-  const single = find('chat-1', 'gateway');
-  const singleMock = find('chat-1', 'mock');
-  if (single && singleMock) {
-    const p50 = single.p50Ms - singleMock.p50Ms;
-    const p99 = single.p99Ms - singleMock.p99Ms;
-    rows.push({
-      metric: 'added latency p50, 1 connection',
-      value: `${p50.toFixed(2)} ms`,
-      target: `<= ${ADDED_P50_TARGET_MS} ms`,
-      verdict: p50 <= ADDED_P50_TARGET_MS ? 'PASS' : 'FAIL',
-    });
-    rows.push({
-      metric: 'added latency p99, 1 connection',
-      value: `${p99.toFixed(2)} ms`,
-      target: `<= ${ADDED_P99_TARGET_MS} ms`,
-      verdict: p99 <= ADDED_P99_TARGET_MS ? 'PASS' : 'FAIL',
-    });
-    // Of the added time, the part spent in the gateway itself (its header: until the reply's
-    // headers, minus the wait for the upstream); the rest is the second network hop and the
-    // wait for the mock's answer, with whatever the machine's scheduling adds to them.
-    if (single.overheadP50Ms !== undefined && single.overheadP99Ms !== undefined) {
-      rows.push({
-        metric: "gateway's own time (x-gateway-overhead-ms), 1 connection",
-        value: `p50 ${single.overheadP50Ms.toFixed(2)} ms, p99 ${single.overheadP99Ms.toFixed(2)} ms`,
-        target: '',
-        verdict: 'info',
-      });
-    }
-  }
-  const firstByte = probes.firstByte.gateway;
-  const firstByteMock = probes.firstByte.mock;
-  if (firstByte && firstByteMock) {
-    const added = firstByte.p50 - firstByteMock.p50;
-    rows.push({
-      metric: "stream first byte after the upstream's, p50",
-      value: `${added.toFixed(2)} ms (p99 ${(firstByte.p99 - firstByteMock.p99).toFixed(2)} ms)`,
-      target: `<= ${FIRST_BYTE_TARGET_MS} ms`,
-      verdict: added <= FIRST_BYTE_TARGET_MS && firstByte.failures === 0 ? 'PASS' : 'FAIL',
-    });
-  }
-  // Events SLOW_DELAY_MS apart upstream: the first must reach the client long before the last.
-  const { spread } = probes;
-  const incremental =
-    spread.ok && spread.firstByteMs < 2 * SLOW_DELAY_MS + 20 && spread.endMs - spread.firstByteMs >= options.chunks * SLOW_DELAY_MS * 0.8;
-  rows.push({
-    metric: `no whole-body buffering (events ${SLOW_DELAY_MS} ms apart upstream)`,
-    value: `first event at ${spread.firstByteMs.toFixed(0)} ms, end at ${spread.endMs.toFixed(0)} ms`,
-    target: 'events as they come',
-    verdict: incremental ? 'PASS' : 'FAIL',
-  });
-  const { open } = probes;
-  rows.push({
-    metric: `concurrent open streams (${open.count.toLocaleString('en-US')} at once)`,
-    value: `${open.maxOpen.toLocaleString('en-US')} open, ${open.failures} failed, peak RSS ${open.rssMiB.toFixed(0)} MiB`,
-    target: `${open.count.toLocaleString('en-US')}, 0 failed`,
-    verdict: open.maxOpen === open.count && open.failures === 0 ? 'PASS' : 'FAIL',
-  });
-  rows.push({
-    metric: `gateway RSS after the runs (${RSS_SETTLE_MS / 1000} s quiet)`,
-    value: `${rss.settled.toFixed(0)} MiB (${rss.atEnd.toFixed(0)} MiB as the load stopped)`,
-    target: `<= ${RSS_TARGET_MIB} MiB`,
-    verdict: rss.settled <= RSS_TARGET_MIB ? 'PASS' : 'FAIL',
-  });
-  const errors = Object.values(results).reduce((sum, stats) => sum + (stats.find((entry) => entry.target === 'gateway')?.errors ?? 0), 0);
-  rows.push({
-    metric: 'gateway errors (socket errors, non-2xx)',
-    value: String(errors),
-    target: '0',
-    verdict: errors === 0 ? 'PASS' : 'FAIL',
-  });
-  const exactRecorded = finished.usageEvents - usage.loadRecorded;
-  const drained = finished.exitCode === 0 ? '' : ` (exit ${finished.exitCode}: usage lost at drain)`;
-  rows.push({
-    metric: 'usage events = requests sent (1-connection client, probes)',
-    value: `${exactRecorded.toLocaleString('en-US')} / ${usage.exactSent.toLocaleString('en-US')}${drained}`,
-    target: 'equal, none lost',
-    verdict: exactRecorded === usage.exactSent && finished.exitCode === 0 ? 'PASS' : 'FAIL',
-  });
-  const inRange = usage.loadAnswered <= usage.loadRecorded && usage.loadRecorded <= usage.loadSent;
-  rows.push({
-    metric: 'usage events, wrk scenarios (wrk cuts requests off when it stops)',
-    value: `${usage.loadRecorded.toLocaleString('en-US')}: ${usage.loadAnswered.toLocaleString('en-US')} answered, ${(usage.loadSent - usage.loadAnswered).toLocaleString('en-US')} cut off`,
-    target: 'answered <= events <= sent',
-    verdict: inRange ? 'PASS' : 'FAIL',
-  });
-  return rows;
-}
-
-const durabilityTarget = (mode: string | null): string => `gateway (${mode ?? ''} durability)`;
 
 function parseOptions(argv: string[]): Options {
   const { values } = parseArgs({
