@@ -1,0 +1,49 @@
+// Shared by the Store tests: test/db/store.test.ts (accounts, keys) and test/db/store-usage.test.ts (usage).
+import type { UsageDailyRow, UsageEventRow } from '../../server/db/types';
+
+export const T0 = new Date('2026-03-01T10:00:00.000Z');
+
+/** A clock the test moves by hand; the store stamps `updatedAt` with it. */
+export function manualClock() {
+  let current = T0.getTime();
+  return {
+    now: () => new Date(current),
+    set: (date: Date) => {
+      current = date.getTime();
+    },
+    advance: (milliseconds: number) => {
+      current += milliseconds;
+      return new Date(current);
+    },
+  };
+}
+
+let eventCounter = 0;
+export function usageEvent(overrides: Partial<UsageEventRow> & Pick<UsageEventRow, 'accountId' | 'keyId' | 'day'>): UsageEventRow {
+  eventCounter += 1;
+  return {
+    eventId: `evt_${eventCounter}`,
+    requestId: `req_${eventCounter}`,
+    model: 'gpt-4o-mini',
+    provider: 'openai',
+    receivedAt: new Date(`${overrides.day}T04:00:00.000Z`),
+    promptTokens: 100,
+    completionTokens: 20,
+    cachedTokens: 0,
+    cacheWriteTokens: 0,
+    cacheWrite1hTokens: 0,
+    reasoningTokens: 0,
+    costFemtoUsd: 27_000_000_000n,
+    estimated: false,
+    stream: false,
+    status: 200,
+    errorCode: null,
+    latencyMs: 321,
+    ...overrides,
+  };
+}
+
+/** dailyUsage promises no order; the tests compare by key, then day. */
+export function byKeyAndDay(rows: UsageDailyRow[]): UsageDailyRow[] {
+  return [...rows].sort((a, b) => (a.keyId === b.keyId ? (a.day < b.day ? -1 : 1) : a.keyId < b.keyId ? -1 : 1));
+}
