@@ -9,7 +9,7 @@ import type { Store } from '../../server/db/types';
 import { UsageRecorder } from '../../server/usage/recorder';
 import { shanghaiDay } from '../../server/usage/shanghai-day';
 import type { UsageEvent } from '../../server/usage/types';
-import { fakeUsageEvent } from '../helpers/fake-store';
+import { fakeUsageEvent } from '../helpers/fake-usage-event';
 
 const EVENT_COUNT = 10_000;
 /** Ten seconds either side of midnight in Asia/Shanghai, so the events fall on two days. */

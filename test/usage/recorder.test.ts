@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { vi } from 'vitest';
 import { dailyCostFemtoUsd } from '../../server/db/rows';
 import { UsageRecorder, type UsageRecorderOptions } from '../../server/usage/recorder';
-import { FakeStore, fakeUsageEvent } from '../helpers/fake-store';
+import { FakeStore } from '../helpers/fake-store';
+import { fakeUsageEvent } from '../helpers/fake-usage-event';
 
 interface LogCall {
   level: 'warn' | 'error' | 'info';

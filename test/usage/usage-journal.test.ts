@@ -6,7 +6,8 @@ import { replayJournal } from '../../server/usage/journal-replay';
 import { decodeJournalLine, encodeJournalLine } from '../../server/usage/journal-line';
 import { MemoryUsageSink, type UsageEvent } from '../../server/usage/types';
 import { UsageJournal } from '../../server/usage/usage-journal';
-import { FakeStore, fakeUsageEvent } from '../helpers/fake-store';
+import { FakeStore } from '../helpers/fake-store';
+import { fakeUsageEvent } from '../helpers/fake-usage-event';
 
 const silentLogger = { warn: () => {}, error: () => {}, info: () => {} };
 
