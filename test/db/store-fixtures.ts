@@ -1,4 +1,5 @@
-// Shared by the Store tests: test/db/store.test.ts (accounts, keys) and test/db/store-usage.test.ts (usage).
+// Shared by the Store tests: test/db/store.test.ts (accounts, keys), test/db/store-usage.test.ts (usage, rollups)
+// and test/db/store-usage-writes.test.ts (concurrent and failing usage writes).
 import type { UsageDailyRow, UsageEventRow } from '../../server/db/types';
 
 export const T0 = new Date('2026-03-01T10:00:00.000Z');
