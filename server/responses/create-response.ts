@@ -4,13 +4,12 @@ import { attemptsFor, resolveModel, type Attempt } from '../completions/resolve-
 import { GatewayError, invalidRequest } from '../errors/gateway-error';
 import type { ModelCall } from '../pipeline/model-pipeline';
 import type { RequestContext } from '../pipeline/request-context';
-import { encodeSseEvent } from '../streaming/encode-sse';
 import { sendSse } from '../streaming/send-sse';
 import { reasoningFromEffort } from '../providers/reasoning';
 import { fromChatUsage } from '../providers/token-usage';
 import { chatToResponse, responseSkeleton, showsReasoning, toResponsesUsage } from './chat-to-response';
 import { RESPONSES_FIELDS, runPassThrough } from './pass-through-call';
-import { ResponseStreamTranslator, type StreamEvent } from './response-stream';
+import { ResponseStreamTranslator } from './response-stream';
 import { responsesToChat, type ChatTranslation } from './responses-to-chat';
 
 export interface ResponsesDependencies extends ChatDependencies {
@@ -112,28 +111,22 @@ function announceDroppedTools(context: RequestContext, translation: ChatTranslat
 async function* translatedEvents(translator: ResponseStreamTranslator, chunks: ChatChunkStream): AsyncGenerator<string> {
   // The opening events go with the first read: every yield is inside the loop, so a client
   // that goes away at any of them closes the metered chunks too (their `finally` records usage).
-  let opening = encodeEvents(translator.start());
+  let opening = translator.start();
   try {
     for await (const batch of chunks.batches) {
       let text = opening;
       opening = '';
-      for (const chunk of batch) text += encodeEvents(translator.push(chunk));
+      for (const chunk of batch) text += translator.push(chunk);
       if (text !== '') yield text;
     }
     // docs/usage-durability.md: response.completed goes out once the usage would survive a crash.
     await chunks.recorded();
   } catch (error) {
     if (!(error instanceof GatewayError)) throw error;
-    yield opening + encodeEvents(translator.fail(error.code ?? 'server_error', error.message));
+    yield opening + translator.fail(error.code ?? 'server_error', error.message);
     return;
   }
   if (opening !== '') yield opening;
   // The provider's usage, or the gateway's count (the one billed) when it reported none.
-  yield encodeEvents(translator.finish(toResponsesUsage(chunks.usage())));
-}
-
-export function encodeEvents(events: StreamEvent[]): string {
-  let text = '';
-  for (const event of events) text += encodeSseEvent(event.type, event);
-  return text;
+  yield translator.finish(toResponsesUsage(chunks.usage()));
 }

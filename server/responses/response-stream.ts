@@ -1,5 +1,6 @@
 import type { ChatCompletionChunk, FinishReason, OutputItem, ResponseObject, ResponsesUsage } from '../../contract';
 import { customToolInput, reasoningItem, statusFor } from './chat-to-response';
+import { ResponseEventEncoder } from './response-event-encoder';
 
 /**
  * Chat chunks -> Responses stream events, as OpenAI documents them (docs/openai-responses.md):
@@ -17,16 +18,18 @@ import { customToolInput, reasoningItem, statusFor } from './chat-to-response';
  *   response.completed | response.incomplete (with usage) | response.failed
  *
  * Every event carries `type` and an increasing `sequence_number`. Items stay open until the
- * upstream's reply ends, since a chat stream may interleave text and tool calls.
+ * upstream's reply ends, since a chat stream may interleave text and tool calls. The methods
+ * return the events as SSE text (`event: <type>` + `data: <json>`), the deltas written from a
+ * per-item prefix serialized once (response-event-encoder.ts).
  */
-
-export type StreamEvent = { type: string; sequence_number: number } & Record<string, unknown>;
 
 interface OpenText {
   kind: 'text';
   outputIndex: number;
   id: string;
   text: string;
+  /** The JSON members of its delta events before `"delta":`, made once. */
+  deltaMembers: string;
 }
 
 interface OpenReasoning {
@@ -34,6 +37,7 @@ interface OpenReasoning {
   outputIndex: number;
   id: string;
   text: string;
+  deltaMembers: string;
 }
 
 interface OpenCall {
@@ -44,10 +48,11 @@ interface OpenCall {
   name: string;
   arguments: string;
   custom: boolean;
+  deltaMembers: string;
 }
 
 export class ResponseStreamTranslator {
-  private sequence = 0;
+  private readonly events = new ResponseEventEncoder();
   private readonly items: (OpenText | OpenCall | OpenReasoning)[] = [];
   private text: OpenText | null = null;
   private reasoning: OpenReasoning | null = null;
@@ -58,6 +63,7 @@ export class ResponseStreamTranslator {
   /** Reasoning text not shown (no `reasoning.summary`), still output the gateway counts. */
   private hiddenReasoning = '';
 
+  /** `response` is the translator's own: finish and fail fill in its final fields. */
   constructor(
     private readonly response: ResponseObject,
     private readonly customTools: ReadonlySet<string>,
@@ -66,10 +72,10 @@ export class ResponseStreamTranslator {
     private readonly showReasoning = false,
   ) {}
 
-  /** The two opening events; the response object is a snapshot (later changes do not show). */
-  start(): StreamEvent[] {
-    const snapshot = { ...this.response, output: [] };
-    return [this.event('response.created', { response: snapshot }), this.event('response.in_progress', { response: snapshot })];
+  /** The two opening events, both with the response as it is now (no output yet), serialized once. */
+  start(): string {
+    const snapshot = this.events.members({ response: this.response });
+    return this.events.encode('response.created', snapshot) + this.events.encode('response.in_progress', snapshot);
   }
 
   /** All text and arguments so far (the gateway's own count when the upstream reports no usage). */
@@ -79,26 +85,23 @@ export class ResponseStreamTranslator {
     return all + this.hiddenReasoning;
   }
 
-  push(chunk: ChatCompletionChunk): StreamEvent[] {
-    const events: StreamEvent[] = [];
+  /** The events of one chunk ('' when it only carries state: a finish reason, the usage chunk). */
+  push(chunk: ChatCompletionChunk): string {
+    let events = '';
     const choice = chunk.choices[0];
     if (!choice) return events;
     const { content, refusal, tool_calls: toolCalls, reasoning_content: reasoning } = choice.delta;
-    if (reasoning) this.pushReasoning(reasoning, events);
+    if (reasoning) events += this.pushReasoning(reasoning);
     const text = content || refusal;
     if (text) {
       this.reasoning = null;
-      const open = this.text ?? this.openText(events);
+      let open = this.text;
+      if (!open) {
+        open = this.openText();
+        events += this.openTextEvents(open);
+      }
       open.text += text;
-      events.push(
-        this.event('response.output_text.delta', {
-          item_id: open.id,
-          output_index: open.outputIndex,
-          content_index: 0,
-          delta: text,
-          logprobs: [],
-        }),
-      );
+      events += this.events.delta('response.output_text.delta', open.deltaMembers, text, ',"logprobs":[]');
     }
     for (const delta of toolCalls ?? []) {
       let call = this.calls.get(delta.index);
@@ -107,27 +110,27 @@ export class ResponseStreamTranslator {
         this.text = null;
         this.reasoning = null;
         const name = delta.function?.name ?? '';
+        const outputIndex = this.items.length;
+        const id = `fc_${this.generateId()}`;
         call = {
           kind: 'call',
-          outputIndex: this.items.length,
-          id: `fc_${this.generateId()}`,
+          outputIndex,
+          id,
           callId: delta.id ?? `call_${this.generateId()}`,
           name,
           arguments: '',
           custom: this.customTools.has(name),
+          deltaMembers: this.events.members({ item_id: id, output_index: outputIndex }),
         };
         this.calls.set(delta.index, call);
         this.items.push(call);
-        events.push(this.event('response.output_item.added', { output_index: call.outputIndex, item: this.callItem(call, 'in_progress') }));
+        events += this.encode('response.output_item.added', { output_index: outputIndex, item: this.callItem(call, 'in_progress') });
       }
       const piece = delta.function?.arguments;
       if (piece) {
         call.arguments += piece;
         // A custom tool's input is the string inside the arguments: sent whole at the end.
-        if (!call.custom)
-          events.push(
-            this.event('response.function_call_arguments.delta', { item_id: call.id, output_index: call.outputIndex, delta: piece }),
-          );
+        if (!call.custom) events += this.events.delta('response.function_call_arguments.delta', call.deltaMembers, piece, '');
       }
     }
     if (choice.finish_reason) this.finishReason = choice.finish_reason;
@@ -135,104 +138,133 @@ export class ResponseStreamTranslator {
   }
 
   /** Closes every item and ends with response.completed (or .incomplete). */
-  finish(usage: ResponsesUsage): StreamEvent[] {
-    const events: StreamEvent[] = [];
+  finish(usage: ResponsesUsage): string {
+    let events = '';
     const output: OutputItem[] = [];
     for (const item of this.items) {
-      const base = { item_id: item.id, output_index: item.outputIndex };
+      const { id, outputIndex } = item;
+      let done: OutputItem;
       if (item.kind === 'reasoning') {
         const part = { type: 'summary_text', text: item.text };
-        events.push(this.event('response.reasoning_summary_text.done', { ...base, summary_index: 0, text: item.text }));
-        events.push(this.event('response.reasoning_summary_part.done', { ...base, summary_index: 0, part }));
-        const done = reasoningItem(item.id, item.text);
-        events.push(this.event('response.output_item.done', { output_index: item.outputIndex, item: done }));
-        output.push(done);
+        events += this.encode('response.reasoning_summary_text.done', {
+          item_id: id,
+          output_index: outputIndex,
+          summary_index: 0,
+          text: item.text,
+        });
+        events += this.encode('response.reasoning_summary_part.done', { item_id: id, output_index: outputIndex, summary_index: 0, part });
+        done = reasoningItem(id, item.text);
       } else if (item.kind === 'text') {
         const part = { type: 'output_text', text: item.text, annotations: [], logprobs: [] };
-        events.push(this.event('response.output_text.done', { ...base, content_index: 0, text: item.text, logprobs: [] }));
-        events.push(this.event('response.content_part.done', { ...base, content_index: 0, part }));
-        const done: OutputItem = { type: 'message', id: item.id, status: 'completed', role: 'assistant', content: [part] };
-        events.push(this.event('response.output_item.done', { output_index: item.outputIndex, item: done }));
-        output.push(done);
+        events += this.encode('response.output_text.done', {
+          item_id: id,
+          output_index: outputIndex,
+          content_index: 0,
+          text: item.text,
+          logprobs: [],
+        });
+        events += this.encode('response.content_part.done', { item_id: id, output_index: outputIndex, content_index: 0, part });
+        done = { type: 'message', id, status: 'completed', role: 'assistant', content: [part] };
       } else {
         if (item.custom) {
           const input = customToolInput(item.arguments);
-          events.push(this.event('response.custom_tool_call_input.delta', { ...base, delta: input }));
-          events.push(this.event('response.custom_tool_call_input.done', { ...base, input }));
+          events += this.encode('response.custom_tool_call_input.delta', { item_id: id, output_index: outputIndex, delta: input });
+          events += this.encode('response.custom_tool_call_input.done', { item_id: id, output_index: outputIndex, input });
         } else {
-          events.push(this.event('response.function_call_arguments.done', { ...base, name: item.name, arguments: item.arguments }));
+          events += this.encode('response.function_call_arguments.done', {
+            item_id: id,
+            output_index: outputIndex,
+            name: item.name,
+            arguments: item.arguments,
+          });
         }
-        const done = this.callItem(item, 'completed');
-        events.push(this.event('response.output_item.done', { output_index: item.outputIndex, item: done }));
-        output.push(done);
+        done = this.callItem(item, 'completed');
       }
+      events += this.encode('response.output_item.done', { output_index: outputIndex, item: done });
+      output.push(done);
     }
-    const status = statusFor(this.finishReason);
-    const final = { ...this.response, ...status, output, usage };
-    events.push(this.event(status.status === 'completed' ? 'response.completed' : 'response.incomplete', { response: final }));
+    // The response is the translator's own: its final fields are set in place (the keys keep their order).
+    const { status, incomplete_details: incompleteDetails } = statusFor(this.finishReason);
+    const response = this.response;
+    response.status = status;
+    response.incomplete_details = incompleteDetails;
+    response.output = output;
+    response.usage = usage;
+    events += this.encode(status === 'completed' ? 'response.completed' : 'response.incomplete', { response });
     this.ended = true;
     return events;
   }
 
   /** A failure after the start: response.failed, with what was produced so far left out. */
-  fail(code: string, message: string): StreamEvent[] {
-    if (this.ended) return [];
+  fail(code: string, message: string): string {
+    if (this.ended) return '';
     this.ended = true;
-    return [this.event('response.failed', { response: { ...this.response, status: 'failed', error: { code, message }, output: [] } })];
+    const response = this.response;
+    response.status = 'failed';
+    response.error = { code, message };
+    response.output = [];
+    return this.encode('response.failed', { response });
   }
 
-  private pushReasoning(text: string, events: StreamEvent[]): void {
+  private pushReasoning(text: string): string {
     if (!this.showReasoning) {
       this.hiddenReasoning += text;
-      return;
+      return '';
     }
+    let events = '';
     let open = this.reasoning;
     if (!open) {
-      open = { kind: 'reasoning', outputIndex: this.items.length, id: `rs_${this.generateId()}`, text: '' };
+      const outputIndex = this.items.length;
+      const id = `rs_${this.generateId()}`;
+      open = {
+        kind: 'reasoning',
+        outputIndex,
+        id,
+        text: '',
+        deltaMembers: this.events.members({ item_id: id, output_index: outputIndex, summary_index: 0 }),
+      };
       this.items.push(open);
       this.reasoning = open;
-      const base = { output_index: open.outputIndex };
-      events.push(this.event('response.output_item.added', { ...base, item: { type: 'reasoning', id: open.id, summary: [] } }));
-      events.push(
-        this.event('response.reasoning_summary_part.added', {
-          ...base,
-          item_id: open.id,
-          summary_index: 0,
-          part: { type: 'summary_text', text: '' },
-        }),
-      );
+      events += this.encode('response.output_item.added', { output_index: outputIndex, item: { type: 'reasoning', id, summary: [] } });
+      events += this.encode('response.reasoning_summary_part.added', {
+        output_index: outputIndex,
+        item_id: id,
+        summary_index: 0,
+        part: { type: 'summary_text', text: '' },
+      });
     }
     open.text += text;
-    events.push(
-      this.event('response.reasoning_summary_text.delta', {
-        item_id: open.id,
-        output_index: open.outputIndex,
-        summary_index: 0,
-        delta: text,
-      }),
-    );
+    return events + this.events.delta('response.reasoning_summary_text.delta', open.deltaMembers, text, '');
   }
 
-  private openText(events: StreamEvent[]): OpenText {
-    const open: OpenText = { kind: 'text', outputIndex: this.items.length, id: `msg_${this.generateId()}`, text: '' };
+  private openText(): OpenText {
+    const outputIndex = this.items.length;
+    const id = `msg_${this.generateId()}`;
+    const open: OpenText = {
+      kind: 'text',
+      outputIndex,
+      id,
+      text: '',
+      deltaMembers: this.events.members({ item_id: id, output_index: outputIndex, content_index: 0 }),
+    };
     this.items.push(open);
     this.text = open;
-    const base = { output_index: open.outputIndex };
-    events.push(
-      this.event('response.output_item.added', {
-        ...base,
+    return open;
+  }
+
+  private openTextEvents(open: OpenText): string {
+    return (
+      this.encode('response.output_item.added', {
+        output_index: open.outputIndex,
         item: { type: 'message', id: open.id, status: 'in_progress', role: 'assistant', content: [] },
-      }),
-    );
-    events.push(
-      this.event('response.content_part.added', {
-        ...base,
+      }) +
+      this.encode('response.content_part.added', {
+        output_index: open.outputIndex,
         item_id: open.id,
         content_index: 0,
         part: { type: 'output_text', text: '', annotations: [], logprobs: [] },
-      }),
+      })
     );
-    return open;
   }
 
   private callItem(call: OpenCall, status: 'in_progress' | 'completed'): OutputItem {
@@ -256,7 +288,7 @@ export class ResponseStreamTranslator {
     };
   }
 
-  private event(type: string, fields: Record<string, unknown>): StreamEvent {
-    return { type, sequence_number: this.sequence++, ...fields };
+  private encode(type: string, fields: Record<string, unknown>): string {
+    return this.events.encode(type, this.events.members(fields));
   }
 }

@@ -18,8 +18,8 @@ import {
   FunctionCallOutputItemSchema,
   MessageItemSchema,
 } from '../../contract/responses';
-import type { z } from 'zod';
 import { invalidRequest } from '../errors/gateway-error';
+import { compileBodySchema, type BodyValidator } from '../pipeline/compiled-schema';
 
 /**
  * /v1/responses -> the gateway's chat request, for every upstream that does not serve the
@@ -146,17 +146,17 @@ function addItem(messages: Message[], item: InputItem, index: number): void {
   const type = 'type' in item && typeof item.type === 'string' ? item.type : 'message';
   switch (type) {
     case 'message': {
-      const message = itemOf(MessageItemSchema, item, param);
+      const message = itemOf(messageItem, item, param);
       messages.push(translateMessage(message, param));
       return;
     }
     case 'function_call': {
-      const call = itemOf(FunctionCallItemSchema, item, param);
+      const call = itemOf(functionCallItem, item, param);
       addToolCall(messages, { id: call.call_id, type: 'function', function: { name: call.name, arguments: call.arguments } });
       return;
     }
     case 'custom_tool_call': {
-      const call = itemOf(CustomToolCallItemSchema, item, param);
+      const call = itemOf(customToolCallItem, item, param);
       addToolCall(messages, {
         id: call.call_id,
         type: 'function',
@@ -167,9 +167,7 @@ function addItem(messages: Message[], item: InputItem, index: number): void {
     case 'function_call_output':
     case 'custom_tool_call_output': {
       const output =
-        type === 'function_call_output'
-          ? itemOf(FunctionCallOutputItemSchema, item, param)
-          : itemOf(CustomToolCallOutputItemSchema, item, param);
+        type === 'function_call_output' ? itemOf(functionCallOutputItem, item, param) : itemOf(customToolCallOutputItem, item, param);
       messages.push({ role: 'tool', tool_call_id: output.call_id, content: outputText(output.output, `${param}.output`) });
       return;
     }
@@ -186,9 +184,19 @@ function addItem(messages: Message[], item: InputItem, index: number): void {
   }
 }
 
-/** The contract lets any item with a `type` through (for pass-through); here each must have its own shape. */
-function itemOf<T>(schema: z.ZodType<T, z.ZodTypeDef, unknown>, item: InputItem, param: string): T {
-  const parsed = schema.safeParse(item);
+/**
+ * The contract lets any item with a `type` through (for pass-through); here each must have its
+ * own shape. Checked as request bodies are, compiled first (docs/performance.md), zod deciding
+ * and naming the failure.
+ */
+const messageItem = compileBodySchema(MessageItemSchema);
+const functionCallItem = compileBodySchema(FunctionCallItemSchema);
+const customToolCallItem = compileBodySchema(CustomToolCallItemSchema);
+const functionCallOutputItem = compileBodySchema(FunctionCallOutputItemSchema);
+const customToolCallOutputItem = compileBodySchema(CustomToolCallOutputItemSchema);
+
+function itemOf<T>(validate: BodyValidator<T>, item: InputItem, param: string): T {
+  const parsed = validate(item);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const where = issue && issue.path.length > 0 ? `${param}.${issue.path.join('.')}` : param;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatCompletionChunk } from '../../contract';
 import { responseSkeleton, toResponsesUsage } from '../../server/responses/chat-to-response';
-import { ResponseStreamTranslator, type StreamEvent } from '../../server/responses/response-stream';
+import { ResponseStreamTranslator } from '../../server/responses/response-stream';
 
 function translator(customTools: string[] = []) {
   let id = 0;
@@ -22,8 +22,27 @@ const chunk = (
 
 const usage = toResponsesUsage({ promptTokens: 5, completionTokens: 3, cachedTokens: 2 });
 
+type StreamEvent = { type: string; sequence_number: number } & Record<string, unknown>;
+
+/** The SSE text's events, each checked to name its own type and to be written as JSON.stringify writes it. */
+function parse(text: string): StreamEvent[] {
+  if (text === '') return [];
+  expect(text.endsWith('\n\n')).toBe(true);
+  return text
+    .slice(0, -2)
+    .split('\n\n')
+    .map((block) => {
+      const [name, data, ...rest] = block.split('\n');
+      expect(rest).toEqual([]);
+      const event = JSON.parse((data ?? '').replace(/^data: /, '')) as StreamEvent;
+      expect(name).toBe(`event: ${event.type}`);
+      expect(data).toBe(`data: ${JSON.stringify(event)}`);
+      return event;
+    });
+}
+
 function run(stream: ResponseStreamTranslator, chunks: ChatCompletionChunk[]): StreamEvent[] {
-  return [...stream.start(), ...chunks.flatMap((item) => stream.push(item)), ...stream.finish(usage)];
+  return parse(stream.start() + chunks.map((item) => stream.push(item)).join('') + stream.finish(usage));
 }
 
 describe('ResponseStreamTranslator', () => {
@@ -81,6 +100,43 @@ describe('ResponseStreamTranslator', () => {
     expect(done).toMatchObject({ item: { type: 'custom_tool_call', call_id: 'call_p', name: 'apply_patch', input: '*** Begin Patch' } });
   });
 
+  it('deltas with quotes, line breaks and non-ASCII text arrive intact; the done events and the response repeat the whole text', () => {
+    let id = 0;
+    const skeleton = responseSkeleton({ model: 'm', input: 'x', reasoning: { summary: 'auto' } }, 'resp_1', 'm', 1_767_225_600);
+    const stream = new ResponseStreamTranslator(skeleton, new Set(), () => String(++id), true);
+    const pieces = ['Say "hi"', '\n\tthen \\ ', 'é 😀 \u2028', '</script>'];
+    const events = run(stream, [
+      chunk({ reasoning_content: 'Think "first".' }),
+      ...pieces.map((content) => chunk({ content })),
+      chunk({}, 'stop'),
+    ]);
+    const deltas = events.filter((event) => event.type === 'response.output_text.delta');
+    expect(deltas.map((event) => event.delta)).toEqual(pieces);
+    expect(deltas[0]).toEqual({
+      type: 'response.output_text.delta',
+      sequence_number: 7,
+      item_id: 'msg_2',
+      output_index: 1,
+      content_index: 0,
+      delta: 'Say "hi"',
+      logprobs: [],
+    });
+    expect(events.find((event) => event.type === 'response.reasoning_summary_text.delta')).toEqual({
+      type: 'response.reasoning_summary_text.delta',
+      sequence_number: 4,
+      item_id: 'rs_1',
+      output_index: 0,
+      summary_index: 0,
+      delta: 'Think "first".',
+    });
+    expect(events.find((event) => event.type === 'response.output_text.done')).toMatchObject({ text: pieces.join('') });
+    expect(events.at(-1)).toMatchObject({
+      type: 'response.completed',
+      response: { output: [{ summary: [{ text: 'Think "first".' }] }, { content: [{ text: pieces.join('') }] }] },
+    });
+    expect(events.map((event) => event.sequence_number)).toEqual(events.map((_, index) => index));
+  });
+
   it('finish_reason length ends with response.incomplete (max_output_tokens)', () => {
     const events = run(translator(), [chunk({ content: 'cut' }), chunk({}, 'length')]);
     expect(events.at(-1)).toMatchObject({
@@ -93,7 +149,7 @@ describe('ResponseStreamTranslator', () => {
     const stream = translator();
     stream.start();
     stream.push(chunk({ content: 'part' }));
-    const failed = stream.fail('upstream_unavailable', 'The provider dropped the connection.');
+    const failed = parse(stream.fail('upstream_unavailable', 'The provider dropped the connection.'));
     expect(failed).toEqual([
       expect.objectContaining({
         type: 'response.failed',
@@ -103,7 +159,7 @@ describe('ResponseStreamTranslator', () => {
         }),
       }),
     ]);
-    expect(stream.fail('again', 'again')).toEqual([]);
+    expect(stream.fail('again', 'again')).toBe('');
     expect(stream.outputText()).toBe('part');
   });
 });

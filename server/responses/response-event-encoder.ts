@@ -1,0 +1,38 @@
+/**
+ * Responses stream events as SSE text (`event: <type>` + `data: <json>`, docs/openai-responses.md),
+ * numbered in the order they are written. Each event's JSON is `{"type":…,"sequence_number":…`
+ * followed by its other members, byte for byte what JSON.stringify would write for the event
+ * object with those keys in that order. The members an item's delta events share are
+ * serialized once per item (`members`), so a delta costs one JSON.stringify of its text.
+ */
+export class ResponseEventEncoder {
+  private sequence = 0;
+
+  /** The JSON members of `fields` after a first one: `,"a":1,"b":2` ('' when none). */
+  members(fields: Record<string, unknown>): string {
+    const json = JSON.stringify(fields);
+    return json.length > 2 ? `,${json.slice(1, -1)}` : '';
+  }
+
+  /** One event: its type and sequence number, then `members` (from `members()`). */
+  encode(type: string, members: string): string {
+    return `${eventHead(type)}${this.sequence++}${members}}\n\n`;
+  }
+
+  /** A delta event: its type and sequence number, `before`, `"delta":<text>`, then `after`. */
+  delta(type: string, before: string, text: string, after: string): string {
+    return `${eventHead(type)}${this.sequence++}${before},"delta":${JSON.stringify(text)}${after}}\n\n`;
+  }
+}
+
+/** `event: <type>` and the data line up to the sequence number's value, made once per type. */
+function eventHead(type: string): string {
+  let head = EVENT_HEADS.get(type);
+  if (head === undefined) {
+    head = `event: ${type}\ndata: {"type":${JSON.stringify(type)},"sequence_number":`;
+    if (EVENT_HEADS.size < 64) EVENT_HEADS.set(type, head);
+  }
+  return head;
+}
+
+const EVENT_HEADS = new Map<string, string>();
