@@ -1,6 +1,10 @@
 // Shared by the Store tests: test/db/store.test.ts (accounts, keys), test/db/store-usage.test.ts (usage, rollups)
 // and test/db/store-usage-writes.test.ts (concurrent and failing usage writes).
-import type { UsageDailyRow, UsageEventRow } from '../../server/db/types';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { createStore } from '../../server/db/create-store';
+import { migrate } from '../../server/db/migrate';
+import type { Store, UsageDailyRow, UsageEventRow } from '../../server/db/types';
+import type { TestDatabase } from './databases';
 
 export const T0 = new Date('2026-03-01T10:00:00.000Z');
 
@@ -47,4 +51,24 @@ export function usageEvent(overrides: Partial<UsageEventRow> & Pick<UsageEventRo
 /** dailyUsage promises no order; the tests compare by key, then day. */
 export function byKeyAndDay(rows: UsageDailyRow[]): UsageDailyRow[] {
   return [...rows].sort((a, b) => (a.keyId === b.keyId ? (a.day < b.day ? -1 : 1) : a.keyId < b.keyId ? -1 : 1));
+}
+
+/**
+ * A migrated store on a fresh database for the enclosing describe, dropped after it, its clock set
+ * back to T0 before each test. Read `store` and `database` inside tests (they exist from beforeAll on).
+ */
+export function useMigratedStore(create: () => Promise<TestDatabase>) {
+  const clock = manualClock();
+  const fixture = { clock, store: undefined as unknown as Store, database: undefined as unknown as TestDatabase };
+  beforeAll(async () => {
+    fixture.database = await create();
+    await migrate(fixture.database.url);
+    fixture.store = await createStore(fixture.database.url, { now: clock.now });
+  });
+  afterAll(async () => {
+    await fixture.store?.close();
+    await fixture.database?.drop();
+  });
+  beforeEach(() => clock.set(T0));
+  return fixture;
 }

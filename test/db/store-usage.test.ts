@@ -1,38 +1,21 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createStore } from '../../server/db/create-store';
-import { migrate } from '../../server/db/migrate';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { dailyCostFemtoUsd } from '../../server/db/rows';
-import type { Store, UsageEventRow } from '../../server/db/types';
-import { dialectsUnderTest, type TestDatabase } from './databases';
-import { byKeyAndDay, manualClock, T0, usageEvent } from './store-fixtures';
+import type { UsageEventRow } from '../../server/db/types';
+import { dialectsUnderTest } from './databases';
+import { byKeyAndDay, T0, usageEvent, useMigratedStore } from './store-fixtures';
 
 for (const { dialect, available, create } of await dialectsUnderTest()) {
   describe.skipIf(!available)(`Store (${dialect})`, () => {
-    let database: TestDatabase;
-    let store: Store;
-    const clock = manualClock();
-
-    beforeAll(async () => {
-      database = await create();
-      await migrate(database.url);
-      store = await createStore(database.url, { now: clock.now });
-    });
-
-    afterAll(async () => {
-      await store?.close();
-      await database?.drop();
-    });
-
-    beforeEach(() => clock.set(T0));
+    const fixture = useMigratedStore(create);
 
     describe('usage', () => {
       beforeAll(async () => {
-        await store.createAccount({ id: 'acc_u1', name: 'U1', createdAt: T0 });
-        await store.createAccount({ id: 'acc_u2', name: 'U2', createdAt: T0 });
+        await fixture.store.createAccount({ id: 'acc_u1', name: 'U1', createdAt: T0 });
+        await fixture.store.createAccount({ id: 'acc_u2', name: 'U2', createdAt: T0 });
       });
 
       it('records events and sums them per key and day, across batches', async () => {
-        await store.recordUsage([
+        await fixture.store.recordUsage([
           usageEvent({
             accountId: 'acc_u1',
             keyId: 'k_a',
@@ -67,7 +50,7 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
           }),
           usageEvent({ accountId: 'acc_u2', keyId: 'k_c', day: '2026-03-01', promptTokens: 5, completionTokens: 5, costFemtoUsd: 5n }),
         ]);
-        await store.recordUsage([
+        await fixture.store.recordUsage([
           usageEvent({
             accountId: 'acc_u1',
             keyId: 'k_a',
@@ -80,9 +63,9 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
             estimated: true,
           }),
         ]);
-        await store.recordUsage([]);
+        await fixture.store.recordUsage([]);
 
-        expect(byKeyAndDay(await store.dailyUsage('acc_u1', '2026-03-01', '2026-03-02'))).toEqual([
+        expect(byKeyAndDay(await fixture.store.dailyUsage('acc_u1', '2026-03-01', '2026-03-02'))).toEqual([
           {
             keyId: 'k_a',
             accountId: 'acc_u1',
@@ -126,7 +109,7 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
             costFemtoRemainder: 0,
           },
         ]);
-        expect(await store.dailyUsage('acc_u2', '2026-03-01', '2026-03-01')).toEqual([
+        expect(await fixture.store.dailyUsage('acc_u2', '2026-03-01', '2026-03-01')).toEqual([
           {
             keyId: 'k_c',
             accountId: 'acc_u2',
@@ -142,9 +125,9 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
             costFemtoRemainder: 5,
           },
         ]);
-        expect(await store.countUsageEvents({ accountId: 'acc_u1' })).toBe(5);
+        expect(await fixture.store.countUsageEvents({ accountId: 'acc_u1' })).toBe(5);
         // The admin report's per-model split, summed from the events.
-        expect(await store.modelUsage('acc_u1', '2026-03-01', '2026-03-01')).toEqual(
+        expect(await fixture.store.modelUsage('acc_u1', '2026-03-01', '2026-03-01')).toEqual(
           expect.arrayContaining([
             {
               keyId: 'k_a',
@@ -172,19 +155,19 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
             },
           ]),
         );
-        expect(await store.modelUsage('acc_u1', '2026-03-01', '2026-03-01')).toHaveLength(2);
-        expect(await store.countUsageEvents({ accountId: 'acc_u2' })).toBe(1);
+        expect(await fixture.store.modelUsage('acc_u1', '2026-03-01', '2026-03-01')).toHaveLength(2);
+        expect(await fixture.store.countUsageEvents({ accountId: 'acc_u2' })).toBe(1);
       });
 
       it('filters the rollup by account and an inclusive day range', async () => {
-        await store.recordUsage(
+        await fixture.store.recordUsage(
           ['2026-04-01', '2026-04-15', '2026-04-30', '2026-05-01'].flatMap((day) => [
             usageEvent({ accountId: 'acc_u2', keyId: 'k_r2', day }),
             usageEvent({ accountId: 'acc_u2', keyId: 'k_r1', day }),
             usageEvent({ accountId: 'acc_u1', keyId: 'k_r3', day }),
           ]),
         );
-        const rows = byKeyAndDay(await store.dailyUsage('acc_u2', '2026-04-01', '2026-04-30'));
+        const rows = byKeyAndDay(await fixture.store.dailyUsage('acc_u2', '2026-04-01', '2026-04-30'));
         expect(rows.map((row) => `${row.keyId} ${row.day}`)).toEqual([
           'k_r1 2026-04-01',
           'k_r1 2026-04-15',
@@ -193,21 +176,23 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
           'k_r2 2026-04-15',
           'k_r2 2026-04-30',
         ]);
-        expect(await store.dailyUsage('acc_u2', '2026-04-16', '2026-04-29')).toEqual([]);
-        expect(await store.dailyUsage('acc_nobody', '2026-01-01', '2026-12-31')).toEqual([]);
+        expect(await fixture.store.dailyUsage('acc_u2', '2026-04-16', '2026-04-29')).toEqual([]);
+        expect(await fixture.store.dailyUsage('acc_nobody', '2026-01-01', '2026-12-31')).toEqual([]);
       });
 
       it('keeps exact cost sums beyond 2^63 femto-dollars in the rollup', async () => {
         // One event may cost up to int64 femto-dollars (9,223 USD); a day's sum may not fit.
         const big = 9_000_000_000_000_000_123n;
-        await store.recordUsage([
+        await fixture.store.recordUsage([
           usageEvent({ accountId: 'acc_u1', keyId: 'k_big', day: '2026-06-01', costFemtoUsd: big }),
           usageEvent({ accountId: 'acc_u1', keyId: 'k_big', day: '2026-06-01', costFemtoUsd: big }),
         ]);
         for (let batch = 0; batch < 3; batch++) {
-          await store.recordUsage([usageEvent({ accountId: 'acc_u1', keyId: 'k_big', day: '2026-06-01', costFemtoUsd: big + 999_999n })]);
+          await fixture.store.recordUsage([
+            usageEvent({ accountId: 'acc_u1', keyId: 'k_big', day: '2026-06-01', costFemtoUsd: big + 999_999n }),
+          ]);
         }
-        const [row] = await store.dailyUsage('acc_u1', '2026-06-01', '2026-06-01');
+        const [row] = await fixture.store.dailyUsage('acc_u1', '2026-06-01', '2026-06-01');
         const expected = 5n * big + 3n * 999_999n;
         expect(expected > 2n ** 63n * 4n).toBe(true);
         expect(row).toEqual({
@@ -233,8 +218,8 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
         const events = Array.from({ length: 1_000 }, () =>
           usageEvent({ accountId: 'acc_u1', keyId: 'k_huge', day: '2026-06-02', costFemtoUsd: max }),
         );
-        await store.recordUsage(events);
-        const [row] = await store.dailyUsage('acc_u1', '2026-06-02', '2026-06-02');
+        await fixture.store.recordUsage(events);
+        const [row] = await fixture.store.dailyUsage('acc_u1', '2026-06-02', '2026-06-02');
         expect(row?.costNanoUsd).toBe((1_000n * max) / 1_000_000n);
         expect(typeof row?.costNanoUsd).toBe('bigint');
         expect(row?.costFemtoRemainder).toBe(Number((1_000n * max) % 1_000_000n));
@@ -260,17 +245,17 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
           }),
           usageEvent({ accountId: 'acc_u2', keyId: 'k_retry', day: '2026-06-11', promptTokens: 13, completionTokens: 0, costFemtoUsd: 9n }),
         ];
-        const eventsBefore = await store.countUsageEvents({ accountId: 'acc_u2' });
-        await store.recordUsage(batch);
-        const once = byKeyAndDay(await store.dailyUsage('acc_u2', '2026-06-10', '2026-06-11'));
+        const eventsBefore = await fixture.store.countUsageEvents({ accountId: 'acc_u2' });
+        await fixture.store.recordUsage(batch);
+        const once = byKeyAndDay(await fixture.store.dailyUsage('acc_u2', '2026-06-10', '2026-06-11'));
         expect(once.map((row) => [row.day, row.requests, row.promptTokens, row.completionTokens, dailyCostFemtoUsd(row)])).toEqual([
           ['2026-06-10', 2, 18, 8, 1_100_001n],
           ['2026-06-11', 1, 13, 0, 9n],
         ]);
 
-        await store.recordUsage(batch.map((event) => ({ ...event })));
-        expect(await store.countUsageEvents({ accountId: 'acc_u2' })).toBe(eventsBefore + 3);
-        expect(byKeyAndDay(await store.dailyUsage('acc_u2', '2026-06-10', '2026-06-11'))).toEqual(once);
+        await fixture.store.recordUsage(batch.map((event) => ({ ...event })));
+        expect(await fixture.store.countUsageEvents({ accountId: 'acc_u2' })).toBe(eventsBefore + 3);
+        expect(byKeyAndDay(await fixture.store.dailyUsage('acc_u2', '2026-06-10', '2026-06-11'))).toEqual(once);
 
         // A retried batch that also carries new events: only the new ones count.
         const fresh = usageEvent({
@@ -281,9 +266,9 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
           completionTokens: 1,
           costFemtoUsd: 1n,
         });
-        await store.recordUsage([batch[2] as UsageEventRow, fresh, batch[0] as UsageEventRow]);
-        expect(await store.countUsageEvents({ accountId: 'acc_u2' })).toBe(eventsBefore + 4);
-        const after = byKeyAndDay(await store.dailyUsage('acc_u2', '2026-06-10', '2026-06-11'));
+        await fixture.store.recordUsage([batch[2] as UsageEventRow, fresh, batch[0] as UsageEventRow]);
+        expect(await fixture.store.countUsageEvents({ accountId: 'acc_u2' })).toBe(eventsBefore + 4);
+        const after = byKeyAndDay(await fixture.store.dailyUsage('acc_u2', '2026-06-10', '2026-06-11'));
         expect(after.map((row) => [row.day, row.requests, row.promptTokens, row.completionTokens, dailyCostFemtoUsd(row)])).toEqual([
           ['2026-06-10', 2, 18, 8, 1_100_001n],
           ['2026-06-11', 2, 14, 1, 10n],
@@ -292,8 +277,8 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
 
       it('counts an event id repeated inside one batch once', async () => {
         const event = usageEvent({ accountId: 'acc_u2', keyId: 'k_twice', day: '2026-06-12', costFemtoUsd: 5n });
-        await store.recordUsage([event, { ...event }]);
-        const rows = await store.dailyUsage('acc_u2', '2026-06-12', '2026-06-12');
+        await fixture.store.recordUsage([event, { ...event }]);
+        const rows = await fixture.store.dailyUsage('acc_u2', '2026-06-12', '2026-06-12');
         expect(rows.map((row) => [row.requests, dailyCostFemtoUsd(row)])).toEqual([[1, 5n]]);
       });
 
@@ -302,13 +287,13 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
         const batch = Array.from({ length: 1_203 }, (_, index) =>
           usageEvent({ accountId: 'acc_u2', keyId: `k_many_${index % 7}`, day: days[index % 3] as string, costFemtoUsd: BigInt(index) }),
         );
-        const before = await store.countUsageEvents({ accountId: 'acc_u2' });
+        const before = await fixture.store.countUsageEvents({ accountId: 'acc_u2' });
         // Part of it was stored before, across the first statement's last rows and the second's first.
-        await store.recordUsage(batch.slice(450, 620));
-        await store.recordUsage(batch);
-        await store.recordUsage(batch.slice(1_000));
-        expect(await store.countUsageEvents({ accountId: 'acc_u2' })).toBe(before + 1_203);
-        const rows = await store.dailyUsage('acc_u2', days[0] as string, days[2] as string);
+        await fixture.store.recordUsage(batch.slice(450, 620));
+        await fixture.store.recordUsage(batch);
+        await fixture.store.recordUsage(batch.slice(1_000));
+        expect(await fixture.store.countUsageEvents({ accountId: 'acc_u2' })).toBe(before + 1_203);
+        const rows = await fixture.store.dailyUsage('acc_u2', days[0] as string, days[2] as string);
         const many = rows.filter((row) => row.keyId.startsWith('k_many_'));
         expect(many).toHaveLength(21);
         expect(many.reduce((sum, row) => sum + row.requests, 0)).toBe(1_203);
@@ -316,19 +301,19 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
       });
 
       it('prunes raw events received before a time and keeps the rollup', async () => {
-        await store.recordUsage([
+        await fixture.store.recordUsage([
           usageEvent({ accountId: 'acc_u2', keyId: 'k_p', day: '2026-08-01', receivedAt: new Date('2026-07-31T16:00:00.000Z') }),
           usageEvent({ accountId: 'acc_u2', keyId: 'k_p', day: '2026-08-01', receivedAt: new Date('2026-08-01T15:59:59.999Z') }),
           usageEvent({ accountId: 'acc_u2', keyId: 'k_p', day: '2026-08-02', receivedAt: new Date('2026-08-01T16:00:00.000Z') }),
         ]);
-        const total = await store.countUsageEvents();
-        const rollupBefore = await store.dailyUsage('acc_u2', '2026-08-01', '2026-08-02');
+        const total = await fixture.store.countUsageEvents();
+        const rollupBefore = await fixture.store.dailyUsage('acc_u2', '2026-08-01', '2026-08-02');
         // Everything recorded by earlier tests was received before 2026-08-01 as well.
         const olderThanAugust = total - 2;
-        expect(await store.pruneUsageEvents(new Date('2026-08-01T15:59:59.999Z'))).toBe(olderThanAugust);
-        expect(await store.countUsageEvents()).toBe(2);
-        expect(await store.pruneUsageEvents(new Date('2026-08-01T15:59:59.999Z'))).toBe(0);
-        expect(byKeyAndDay(await store.dailyUsage('acc_u2', '2026-08-01', '2026-08-02'))).toEqual(byKeyAndDay(rollupBefore));
+        expect(await fixture.store.pruneUsageEvents(new Date('2026-08-01T15:59:59.999Z'))).toBe(olderThanAugust);
+        expect(await fixture.store.countUsageEvents()).toBe(2);
+        expect(await fixture.store.pruneUsageEvents(new Date('2026-08-01T15:59:59.999Z'))).toBe(0);
+        expect(byKeyAndDay(await fixture.store.dailyUsage('acc_u2', '2026-08-01', '2026-08-02'))).toEqual(byKeyAndDay(rollupBefore));
         expect(byKeyAndDay(rollupBefore).map((row) => row.requests)).toEqual([2, 1]);
       });
     });

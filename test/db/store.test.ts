@@ -1,37 +1,19 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createStore } from '../../server/db/create-store';
-import { migrate } from '../../server/db/migrate';
-import type { Store } from '../../server/db/types';
-import { dialectsUnderTest, type TestDatabase } from './databases';
-import { manualClock, T0 } from './store-fixtures';
+import { describe, expect, it } from 'vitest';
+import { dialectsUnderTest } from './databases';
+import { T0, useMigratedStore } from './store-fixtures';
 
 for (const { dialect, available, create } of await dialectsUnderTest()) {
   describe.skipIf(!available)(`Store (${dialect})`, () => {
-    let database: TestDatabase;
-    let store: Store;
-    const clock = manualClock();
-
-    beforeAll(async () => {
-      database = await create();
-      await migrate(database.url);
-      store = await createStore(database.url, { now: clock.now });
-    });
-
-    afterAll(async () => {
-      await store?.close();
-      await database?.drop();
-    });
-
-    beforeEach(() => clock.set(T0));
+    const fixture = useMigratedStore(create);
 
     it('reports its kind and answers ping', async () => {
-      expect(store.kind).toBe(dialect);
-      await expect(store.ping()).resolves.toBeUndefined();
+      expect(fixture.store.kind).toBe(dialect);
+      await expect(fixture.store.ping()).resolves.toBeUndefined();
     });
 
     it('creates, lists and gets accounts', async () => {
-      const second = await store.createAccount({ id: 'acc_b', name: 'Beta', createdAt: new Date('2026-01-02T00:00:00.001Z') });
-      const first = await store.createAccount({ id: 'acc_a', name: 'Alpha', createdAt: new Date('2026-01-01T00:00:00.999Z') });
+      const second = await fixture.store.createAccount({ id: 'acc_b', name: 'Beta', createdAt: new Date('2026-01-02T00:00:00.001Z') });
+      const first = await fixture.store.createAccount({ id: 'acc_a', name: 'Alpha', createdAt: new Date('2026-01-01T00:00:00.999Z') });
       expect(first).toEqual({
         id: 'acc_a',
         name: 'Alpha',
@@ -41,16 +23,16 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
         models: null,
         budget: null,
       });
-      expect(await store.getAccount('acc_b')).toEqual(second);
-      expect(await store.getAccount('acc_missing')).toBeNull();
-      const listed = await store.listAccounts();
+      expect(await fixture.store.getAccount('acc_b')).toEqual(second);
+      expect(await fixture.store.getAccount('acc_missing')).toBeNull();
+      const listed = await fixture.store.listAccounts();
       expect(listed.map((account) => account.id)).toEqual(['acc_a', 'acc_b']);
-      await expect(store.createAccount({ id: 'acc_a', name: 'Again', createdAt: T0 })).rejects.toThrow();
+      await expect(fixture.store.createAccount({ id: 'acc_a', name: 'Again', createdAt: T0 })).rejects.toThrow();
     });
 
     it('creates API keys and finds them by id and by hash', async () => {
-      await store.createAccount({ id: 'acc_keys', name: 'Keys', createdAt: T0 });
-      const key = await store.createApiKey({
+      await fixture.store.createAccount({ id: 'acc_keys', name: 'Keys', createdAt: T0 });
+      const key = await fixture.store.createApiKey({
         id: 'key_1',
         accountId: 'acc_keys',
         name: 'prod',
@@ -82,25 +64,27 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
         budget: null,
         account: { rpm: null, tpm: null, models: null, budget: null },
       });
-      expect(await store.getApiKey('key_1')).toEqual(key);
-      expect(await store.findApiKeyByHash('a'.repeat(64))).toEqual(key);
-      expect(await store.findApiKeyByHash('b'.repeat(64))).toBeNull();
-      expect(await store.getApiKey('key_missing')).toBeNull();
+      expect(await fixture.store.getApiKey('key_1')).toEqual(key);
+      expect(await fixture.store.findApiKeyByHash('a'.repeat(64))).toEqual(key);
+      expect(await fixture.store.findApiKeyByHash('b'.repeat(64))).toBeNull();
+      expect(await fixture.store.getApiKey('key_missing')).toBeNull();
     });
 
     it('refuses a duplicate key hash and a key of an unknown account', async () => {
-      await store.createAccount({ id: 'acc_dup', name: 'Dup', createdAt: T0 });
+      await fixture.store.createAccount({ id: 'acc_dup', name: 'Dup', createdAt: T0 });
       const base = { accountId: 'acc_dup', name: 'k', hint: 'sk-...0000', rpm: null, tpm: null, createdAt: T0 };
-      await store.createApiKey({ ...base, id: 'key_dup_1', keyHash: 'c'.repeat(64) });
-      await expect(store.createApiKey({ ...base, id: 'key_dup_2', keyHash: 'c'.repeat(64) })).rejects.toThrow();
-      await expect(store.createApiKey({ ...base, id: 'key_orphan', accountId: 'acc_nobody', keyHash: 'd'.repeat(64) })).rejects.toThrow();
+      await fixture.store.createApiKey({ ...base, id: 'key_dup_1', keyHash: 'c'.repeat(64) });
+      await expect(fixture.store.createApiKey({ ...base, id: 'key_dup_2', keyHash: 'c'.repeat(64) })).rejects.toThrow();
+      await expect(
+        fixture.store.createApiKey({ ...base, id: 'key_orphan', accountId: 'acc_nobody', keyHash: 'd'.repeat(64) }),
+      ).rejects.toThrow();
     });
 
     it('lists an account’s keys by createdAt, then name', async () => {
-      await store.createAccount({ id: 'acc_order', name: 'Order', createdAt: T0 });
-      await store.createAccount({ id: 'acc_other', name: 'Other', createdAt: T0 });
+      await fixture.store.createAccount({ id: 'acc_order', name: 'Order', createdAt: T0 });
+      await fixture.store.createAccount({ id: 'acc_other', name: 'Other', createdAt: T0 });
       const make = (id: string, name: string, createdAt: string, accountId = 'acc_order') =>
-        store.createApiKey({
+        fixture.store.createApiKey({
           id,
           accountId,
           name,
@@ -115,14 +99,14 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
       await make('key_o3', 'alpha', '2026-02-01T00:00:00.500Z');
       await make('key_o4', 'first', '2026-01-31T23:59:59.999Z');
       await make('key_o5', 'elsewhere', '2026-01-01T00:00:00.000Z', 'acc_other');
-      const listed = await store.listApiKeys('acc_order');
+      const listed = await fixture.store.listApiKeys('acc_order');
       expect(listed.map((key) => key.id)).toEqual(['key_o4', 'key_o3', 'key_o2', 'key_o1']);
-      expect(await store.listApiKeys('acc_nobody')).toEqual([]);
+      expect(await fixture.store.listApiKeys('acc_nobody')).toEqual([]);
     });
 
     it('updates keys, stamps updatedAt, and returns null for an unknown id', async () => {
-      await store.createAccount({ id: 'acc_upd', name: 'Upd', createdAt: T0 });
-      await store.createApiKey({
+      await fixture.store.createAccount({ id: 'acc_upd', name: 'Upd', createdAt: T0 });
+      await fixture.store.createApiKey({
         id: 'key_u',
         accountId: 'acc_upd',
         name: 'old',
@@ -133,30 +117,30 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
         createdAt: T0,
       });
 
-      const t1 = clock.advance(1_000);
-      const blocked = await store.updateApiKey('key_u', { blocked: true, name: 'new', rpm: 10, tpm: 5_000 });
+      const t1 = fixture.clock.advance(1_000);
+      const blocked = await fixture.store.updateApiKey('key_u', { blocked: true, name: 'new', rpm: 10, tpm: 5_000 });
       expect(blocked).toMatchObject({ blocked: true, name: 'new', rpm: 10, tpm: 5_000, status: 'ACTIVE', updatedAt: t1 });
 
-      const t2 = clock.advance(1_000);
-      const unlimited = await store.updateApiKey('key_u', { rpm: null, blocked: false });
+      const t2 = fixture.clock.advance(1_000);
+      const unlimited = await fixture.store.updateApiKey('key_u', { rpm: null, blocked: false });
       expect(unlimited).toMatchObject({ rpm: null, tpm: 5_000, blocked: false, name: 'new', updatedAt: t2 });
 
-      const t3 = clock.advance(1_000);
-      const revoked = await store.updateApiKey('key_u', { status: 'REVOKED', revokedAt: t3 });
+      const t3 = fixture.clock.advance(1_000);
+      const revoked = await fixture.store.updateApiKey('key_u', { status: 'REVOKED', revokedAt: t3 });
       expect(revoked).toMatchObject({ status: 'REVOKED', revokedAt: t3, updatedAt: t3, createdAt: T0 });
-      expect(await store.getApiKey('key_u')).toEqual(revoked);
+      expect(await fixture.store.getApiKey('key_u')).toEqual(revoked);
 
-      expect(await store.updateApiKey('key_missing', { blocked: true })).toBeNull();
+      expect(await fixture.store.updateApiKey('key_missing', { blocked: true })).toBeNull();
     });
 
     it('finds keys changed at or after a time, to the millisecond', async () => {
-      await store.createAccount({ id: 'acc_chg', name: 'Chg', createdAt: T0 });
+      await fixture.store.createAccount({ id: 'acc_chg', name: 'Chg', createdAt: T0 });
       const t1 = new Date('2030-01-01T00:00:00.000Z');
       const t2 = new Date('2030-01-01T00:00:00.001Z');
       const t3 = new Date('2030-01-01T00:00:09.999Z');
       const t4 = new Date('2030-01-01T00:00:10.000Z');
-      clock.set(t1);
-      await store.createApiKey({
+      fixture.clock.set(t1);
+      await fixture.store.createApiKey({
         id: 'key_c1',
         accountId: 'acc_chg',
         name: 'c1',
@@ -166,8 +150,8 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
         tpm: null,
         createdAt: t1,
       });
-      clock.set(t2);
-      await store.createApiKey({
+      fixture.clock.set(t2);
+      await fixture.store.createApiKey({
         id: 'key_c2',
         accountId: 'acc_chg',
         name: 'c2',
@@ -177,39 +161,57 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
         tpm: null,
         createdAt: t2,
       });
-      clock.set(t4);
-      await store.updateApiKey('key_c1', { blocked: true });
+      fixture.clock.set(t4);
+      await fixture.store.updateApiKey('key_c1', { blocked: true });
 
-      const ids = async (since: Date) => (await store.apiKeysChangedSince(since)).map((key) => key.id);
+      const ids = async (since: Date) => (await fixture.store.apiKeysChangedSince(since)).map((key) => key.id);
       expect(await ids(t1)).toEqual(['key_c2', 'key_c1']);
       expect(await ids(t2)).toEqual(['key_c2', 'key_c1']);
       expect(await ids(t3)).toEqual(['key_c1']);
       expect(await ids(t4)).toEqual(['key_c1']);
       expect(await ids(new Date(t4.getTime() + 1))).toEqual([]);
-      expect((await store.apiKeysChangedSince(t4))[0]).toMatchObject({ blocked: true, updatedAt: t4 });
+      expect((await fixture.store.apiKeysChangedSince(t4))[0]).toMatchObject({ blocked: true, updatedAt: t4 });
     });
 
     it('replaces an account’s usage key: the old hash is gone, the change is visible', async () => {
-      await store.createAccount({ id: 'acc_uk', name: 'Uk', createdAt: T0 });
-      expect(await store.getUsageKeyByAccount('acc_uk')).toBeNull();
+      await fixture.store.createAccount({ id: 'acc_uk', name: 'Uk', createdAt: T0 });
+      expect(await fixture.store.getUsageKeyByAccount('acc_uk')).toBeNull();
 
-      const first = await store.setUsageKey({ id: 'uk_1', accountId: 'acc_uk', keyHash: 'uhash_1', hint: 'uk-...1111', createdAt: T0 });
+      const first = await fixture.store.setUsageKey({
+        id: 'uk_1',
+        accountId: 'acc_uk',
+        keyHash: 'uhash_1',
+        hint: 'uk-...1111',
+        createdAt: T0,
+      });
       expect(first).toEqual({ id: 'uk_1', accountId: 'acc_uk', keyHash: 'uhash_1', hint: 'uk-...1111', createdAt: T0, updatedAt: T0 });
-      expect(await store.findUsageKeyByHash('uhash_1')).toEqual(first);
+      expect(await fixture.store.findUsageKeyByHash('uhash_1')).toEqual(first);
 
-      const t1 = clock.advance(60_000);
-      const second = await store.setUsageKey({ id: 'uk_2', accountId: 'acc_uk', keyHash: 'uhash_2', hint: 'uk-...2222', createdAt: t1 });
+      const t1 = fixture.clock.advance(60_000);
+      const second = await fixture.store.setUsageKey({
+        id: 'uk_2',
+        accountId: 'acc_uk',
+        keyHash: 'uhash_2',
+        hint: 'uk-...2222',
+        createdAt: t1,
+      });
       expect(second).toEqual({ id: 'uk_2', accountId: 'acc_uk', keyHash: 'uhash_2', hint: 'uk-...2222', createdAt: t1, updatedAt: t1 });
-      expect(await store.findUsageKeyByHash('uhash_1')).toBeNull();
-      expect(await store.findUsageKeyByHash('uhash_2')).toEqual(second);
-      expect(await store.getUsageKeyByAccount('acc_uk')).toEqual(second);
-      expect((await store.usageKeysChangedSince(t1)).map((key) => key.id)).toEqual(['uk_2']);
-      expect(await store.usageKeysChangedSince(new Date(t1.getTime() + 1))).toEqual([]);
+      expect(await fixture.store.findUsageKeyByHash('uhash_1')).toBeNull();
+      expect(await fixture.store.findUsageKeyByHash('uhash_2')).toEqual(second);
+      expect(await fixture.store.getUsageKeyByAccount('acc_uk')).toEqual(second);
+      expect((await fixture.store.usageKeysChangedSince(t1)).map((key) => key.id)).toEqual(['uk_2']);
+      expect(await fixture.store.usageKeysChangedSince(new Date(t1.getTime() + 1))).toEqual([]);
 
       // Replacing again with the same id also works (the id is the caller's choice).
-      const third = await store.setUsageKey({ id: 'uk_2', accountId: 'acc_uk', keyHash: 'uhash_3', hint: 'uk-...3333', createdAt: t1 });
+      const third = await fixture.store.setUsageKey({
+        id: 'uk_2',
+        accountId: 'acc_uk',
+        keyHash: 'uhash_3',
+        hint: 'uk-...3333',
+        createdAt: t1,
+      });
       expect(third.keyHash).toBe('uhash_3');
-      expect(await store.findUsageKeyByHash('uhash_2')).toBeNull();
+      expect(await fixture.store.findUsageKeyByHash('uhash_2')).toBeNull();
     });
   });
 }
