@@ -1,5 +1,5 @@
-// Shared by the POST /v1/responses end-to-end tests (docs/openai-responses.md): responses-path.test.ts
-// and responses-pass-through.test.ts.
+// Shared by the POST /v1/responses end-to-end tests (docs/openai-responses.md): responses-path.test.ts,
+// responses-pass-through.test.ts and responses-failures.test.ts.
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { startMockOpenAiUpstream, type MockOpenAiUpstream } from '../helpers/mock-openai-upstream';
 import type { TestGatewayOptions } from '../helpers/test-gateway';
