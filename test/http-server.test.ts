@@ -1,22 +1,13 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BASE_TEST_CONFIG, startTestGateway, type TestGateway } from './helpers/test-gateway';
+import { slowChatConfig, startTestGateway, type TestGateway } from './helpers/test-gateway';
 
 /**
  * The HTTP server answers what Node refuses (here malformed bytes) in the envelope, except on
  * a socket whose response is already under way: a second status line there would corrupt the
  * reply, so that socket is closed instead (server/http-server.ts tracks each socket's response).
  */
-const CONFIG = BASE_TEST_CONFIG.replace(
-  'mock: { type: mock }',
-  'mock: { type: mock }\n  slow: { type: mock, options: { chunk_delay_ms: 80, chunks: 10 } }',
-).concat(`
-  - id: slow-chat
-    provider: slow
-    capabilities: [chat]
-    context_window: 8000
-    pricing: { input_per_million: 1, output_per_million: 2 }
-`);
+const CONFIG = slowChatConfig('{ chunk_delay_ms: 80, chunks: 10 }');
 
 let gw: TestGateway;
 let key: string;

@@ -1,37 +1,9 @@
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../helpers/test-gateway';
+import { describe, expect, it } from 'vitest';
+import { useCliGateway } from './cli-harness';
 
 /** docs/cli.md and docs/operator-controls.md: spend budgets from the CLI, enforced by a running gateway. */
-const run = promisify(execFile);
-const bin = fileURLToPath(new URL('../../bin/model-gateway.js', import.meta.url));
-
-let gw: TestGateway;
-beforeAll(async () => {
-  gw = await startTestGateway({ keyRefreshIntervalMs: 100 });
-});
-afterAll(() => gw.close());
-
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [bin, ...args], {
-      env: { ...process.env, DATABASE_URL: gw.databaseUrl, GATEWAY_CONFIG: '', LOG_LEVEL: 'silent' },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
-
-async function json<T>(...args: string[]): Promise<T> {
-  const result = await cli(...args);
-  expect(result.stderr).toBe('');
-  expect(result.code).toBe(0);
-  return JSON.parse(result.stdout) as T;
-}
+const harness = useCliGateway({ keyRefreshIntervalMs: 100 });
+const { cli, json } = harness;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -75,7 +47,7 @@ describe('model-gateway CLI, spend budgets', { timeout: 120_000 }, () => {
     expect(key.budget).toEqual({ amount_usd: 0.000001, period: 'total', alert_at: [] });
     // The running gateway enforces it: a chat's worst case is more than a micro-dollar.
     await sleep(300);
-    const refused = await gw.http
+    const refused = await harness.gw.http
       .post('/v1/chat/completions')
       .set('authorization', `Bearer ${key.key}`)
       .send({ model: 'mock-chat', messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 });

@@ -1,37 +1,9 @@
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../helpers/test-gateway';
+import { describe, expect, it } from 'vitest';
+import { useCliGateway } from './cli-harness';
 
 /** docs/cli.md and docs/operator-controls.md: ceilings, allow-lists, expiry, rotation and the audit log from the CLI. */
-const run = promisify(execFile);
-const bin = fileURLToPath(new URL('../../bin/model-gateway.js', import.meta.url));
-
-let gw: TestGateway;
-beforeAll(async () => {
-  gw = await startTestGateway({ keyRefreshIntervalMs: 100 });
-});
-afterAll(() => gw.close());
-
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [bin, ...args], {
-      env: { ...process.env, DATABASE_URL: gw.databaseUrl, GATEWAY_CONFIG: '', LOG_LEVEL: 'silent' },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
-
-async function json<T>(...args: string[]): Promise<T> {
-  const result = await cli(...args);
-  expect(result.stderr).toBe('');
-  expect(result.code).toBe(0);
-  return JSON.parse(result.stdout) as T;
-}
+const harness = useCliGateway({ keyRefreshIntervalMs: 100 });
+const { cli, json } = harness;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -61,7 +33,7 @@ describe('model-gateway CLI, operator controls', { timeout: 120_000 }, () => {
     );
     expect(key).toMatchObject({ models: ['mock-chat'], expires_at: '2099-01-01T00:00:00.000Z' });
     const chat = (text: string, model = 'mock-chat') =>
-      gw.http
+      harness.gw.http
         .post('/v1/chat/completions')
         .set('authorization', `Bearer ${text}`)
         .send({ model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 });
@@ -78,7 +50,7 @@ describe('model-gateway CLI, operator controls', { timeout: 120_000 }, () => {
     expect((await chat(key.key)).status).toBe(401);
     expect((await chat(rotated.key)).status).toBe(200);
 
-    await gw.gateway.recorder?.flush();
+    await harness.gw.gateway.recorder?.flush();
     const listed = await json<Array<{ id: string; last_used_at: string | null }>>('keys', 'list', '--account', account.id);
     expect(listed.find((entry) => entry.id === key.id)?.last_used_at).toEqual(expect.any(String));
 

@@ -1,17 +1,12 @@
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnServe } from '../helpers/serve-process';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway';
+import { runCli, type CliResult } from './cli-harness';
 
 /**
  * The CLI checks its input with the admin API's schemas (contract/admin.ts), so it stores
  * the same values on either database, and every refusal is one line (docs/cli.md).
  */
-const run = promisify(execFile);
-const bin = fileURLToPath(new URL('../../bin/model-gateway.js', import.meta.url));
-
 let gw: TestGateway;
 let accountId: string;
 beforeAll(async () => {
@@ -20,24 +15,8 @@ beforeAll(async () => {
 });
 afterAll(() => gw.close());
 
-async function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [bin, ...args], {
-      env: {
-        ...process.env,
-        DATABASE_URL: gw.databaseUrl,
-        GATEWAY_CONFIG: '',
-        LOG_LEVEL: 'silent',
-        PORT: '9123',
-        GATEWAY_PUBLIC_URL: '',
-        ...env,
-      },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
+function cli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return runCli(gw.databaseUrl, args, { PORT: '9123', GATEWAY_PUBLIC_URL: '', ...env });
 }
 
 describe('CLI input', { timeout: 120_000 }, () => {

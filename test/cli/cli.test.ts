@@ -1,40 +1,12 @@
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../helpers/test-gateway';
+import { describe, expect, it } from 'vitest';
+import { useCliGateway } from './cli-harness';
 
 /** docs/cli.md: the model-gateway command, against the database a running gateway uses. */
-const run = promisify(execFile);
-const bin = fileURLToPath(new URL('../../bin/model-gateway.js', import.meta.url));
-
-let gw: TestGateway;
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(() => gw.close());
-
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [bin, ...args], {
-      env: { ...process.env, DATABASE_URL: gw.databaseUrl, GATEWAY_CONFIG: '', LOG_LEVEL: 'silent' },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
-
-async function json<T>(...args: string[]): Promise<T> {
-  const result = await cli(...args);
-  expect(result.stderr).toBe('');
-  expect(result.code).toBe(0);
-  return JSON.parse(result.stdout) as T;
-}
+const harness = useCliGateway();
+const { cli, json } = harness;
 
 const chat = (key: string) =>
-  gw.http
+  harness.gw.http
     .post('/v1/chat/completions')
     .set('authorization', `Bearer ${key}`)
     .send({ model: 'mock-chat', messages: [{ role: 'user', content: 'hi' }] });
@@ -97,7 +69,7 @@ describe('model-gateway CLI', { timeout: 90_000 }, () => {
     const usageKey = await json<{ key: string }>('usage-key', 'create', '--account', account.id);
     expect(Object.keys(usageKey)).toEqual(['key']);
     expect(usageKey.key).toMatch(/^uk-/);
-    const report = await gw.http.get('/v1/usage/keys').set('authorization', `Bearer ${usageKey.key}`);
+    const report = await harness.gw.http.get('/v1/usage/keys').set('authorization', `Bearer ${usageKey.key}`);
     expect(report.status).toBe(200);
   });
 

@@ -1,7 +1,7 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from '../helpers/test-gateway';
-import { chromiumAvailable, collectPageErrors, DESKTOP, ensureDashboardBuilt, launchChromium, screenshot } from './browser';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { chromiumAvailable, screenshot } from './browser';
+import { openDesktopPage, useOperatorDashboard } from './operator-dashboard';
 
 /*
  * docs/operator-controls.md, spend budgets, in the dashboard in headless Chromium: the operator
@@ -18,18 +18,14 @@ interface BudgetStatusBody {
 }
 
 describe.skipIf(!chromiumAvailable)('spend budgets in the dashboard', () => {
-  let gw: TestGateway;
-  let browser: Browser;
-  let page: Page;
-  let pageErrors: string[];
-  let accountId = '';
+  const dashboard = useOperatorDashboard(ACCOUNT, STEP_TIMEOUT);
   let keyId = '';
   let secret = '';
 
-  const accountRow = () => page.locator('tbody tr', { has: page.getByRole('link', { name: ACCOUNT, exact: true }) });
+  const accountRow = () => dashboard.page.locator('tbody tr', { has: dashboard.page.getByRole('link', { name: ACCOUNT, exact: true }) });
   const keyRow = (on: Page, name: string) => on.locator('tbody tr', { has: on.getByRole('rowheader', { name, exact: true }) });
   const chat = (key: string) =>
-    gw.http
+    dashboard.gw.http
       .post('/v1/chat/completions')
       .set('authorization', `Bearer ${key}`)
       .send({ model: 'mock-chat', messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 });
@@ -37,29 +33,10 @@ describe.skipIf(!chromiumAvailable)('spend budgets in the dashboard', () => {
   const smallUsd = (usd: number) =>
     new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', maximumSignificantDigits: 3 }).format(usd);
 
-  beforeAll(async () => {
-    await ensureDashboardBuilt();
-    gw = await startTestGateway();
-    accountId = await gw.createAccount(ACCOUNT);
-    browser = await launchChromium();
-    const context = await browser.newContext({ viewport: DESKTOP });
-    context.setDefaultTimeout(10_000);
-    page = await context.newPage();
-    pageErrors = collectPageErrors(page);
-    await page.goto(`${gw.baseUrl}/dashboard/`);
-    await page.getByLabel('Admin token').fill(TEST_ADMIN_TOKEN);
-    await page.keyboard.press('Enter');
-    await page.getByRole('heading', { name: 'Accounts', level: 1 }).waitFor();
-  }, STEP_TIMEOUT);
-
-  afterAll(async () => {
-    await browser?.close();
-    await gw?.close();
-  });
-
   it(
     'sets the account’s budget, shown with its period, spend and what is left',
     async () => {
+      const { gw, page, accountId } = dashboard;
       expect(await accountRow().textContent()).not.toContain('Budget');
       await page.getByRole('button', { name: `Change the ceilings of ${ACCOUNT}` }).click();
       const dialog = page.getByRole('dialog', { name: `Ceilings of “${ACCOUNT}”` });
@@ -80,6 +57,7 @@ describe.skipIf(!chromiumAvailable)('spend budgets in the dashboard', () => {
   it(
     'sets a key’s budget within the account’s, refusing one over it with the API’s message',
     async () => {
+      const { gw, page, accountId } = dashboard;
       await page.getByRole('link', { name: ACCOUNT, exact: true }).click();
       await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
       await page.getByText('Account budget $25.00 per month (alerts at 80%) · $0.00 spent, $25.00 left.').waitFor();
@@ -118,6 +96,7 @@ describe.skipIf(!chromiumAvailable)('spend budgets in the dashboard', () => {
   it(
     'shows the spend of both budgets once the usage is written',
     async () => {
+      const { gw, page } = dashboard;
       expect((await chat(secret)).status).toBe(200);
       await gw.gateway.recorder?.flush();
       const status = await gw.http.get(`/v1/admin/keys/${keyId}/budget`).set(gw.admin());
@@ -136,13 +115,11 @@ describe.skipIf(!chromiumAvailable)('spend budgets in the dashboard', () => {
   it(
     'shows the account’s owner the account’s budget with no way to change it',
     async () => {
+      const { gw, browser, accountId } = dashboard;
       const link = await gw.http.post(`/v1/admin/accounts/${accountId}/login-link`).set(gw.admin());
       expect(link.status).toBe(201);
       const token = new URL((link.body as { url: string }).url).hash;
-      const ownerContext = await browser.newContext({ viewport: DESKTOP });
-      ownerContext.setDefaultTimeout(10_000);
-      const owner = await ownerContext.newPage();
-      const ownerErrors = collectPageErrors(owner);
+      const { page: owner, pageErrors: ownerErrors, close: closeOwner } = await openDesktopPage(browser);
       await owner.goto(`${gw.baseUrl}/dashboard/login${token}`);
       await owner.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
       const note = owner.getByText(/^Account budget \$25\.00 per month/);
@@ -171,7 +148,7 @@ describe.skipIf(!chromiumAvailable)('spend budgets in the dashboard', () => {
       expect(await owner.getByRole('rowheader', { name: 'big', exact: true }).count()).toBe(0);
       await screenshot(owner, 'desktop-owner-budget-refused');
       expect(ownerErrors).toEqual([]);
-      await ownerContext.close();
+      await closeOwner();
     },
     STEP_TIMEOUT,
   );
@@ -179,6 +156,7 @@ describe.skipIf(!chromiumAvailable)('spend budgets in the dashboard', () => {
   it(
     'keeps a key’s budget above a lowered account budget while its other limits change',
     async () => {
+      const { gw, page, pageErrors } = dashboard;
       await page.goto(`${gw.baseUrl}/dashboard/accounts`);
       await page.getByRole('button', { name: `Change the ceilings of ${ACCOUNT}` }).click();
       const ceilings = page.getByRole('dialog', { name: `Ceilings of “${ACCOUNT}”` });

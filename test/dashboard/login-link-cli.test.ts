@@ -1,37 +1,17 @@
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../helpers/test-gateway';
+import { expect, it } from 'vitest';
+import { useCliGateway } from '../cli/cli-harness';
 import { signIn } from './session-helpers';
 
 /** `model-gateway accounts login-link ID`: a one-time dashboard sign-in for the account's owner. */
-const run = promisify(execFile);
+const harness = useCliGateway({}, { PORT: '9123' });
+const { cli } = harness;
 /** Each command starts a process that compiles TypeScript on the fly: seconds, not milliseconds. */
 const CLI_TIMEOUT = 60_000;
-const bin = fileURLToPath(new URL('../../bin/model-gateway.js', import.meta.url));
-
-let gw: TestGateway;
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(() => gw.close());
-
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [bin, ...args], {
-      env: { ...process.env, DATABASE_URL: gw.databaseUrl, GATEWAY_CONFIG: '', LOG_LEVEL: 'silent', PORT: '9123' },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
 
 it(
   'prints a login link that signs the owner in to that account, once',
   async () => {
+    const { gw } = harness;
     const accountId = await gw.createAccount('CLI owner');
     const result = await cli('accounts', 'login-link', accountId, '--base-url', `${gw.baseUrl}/`);
     expect(result.stderr).toBe('');
@@ -52,6 +32,7 @@ it(
 it(
   'defaults the address to localhost and the configured port',
   async () => {
+    const { gw } = harness;
     const accountId = await gw.createAccount();
     const result = await cli('accounts', 'login-link', accountId);
     expect(JSON.parse(result.stdout).url).toMatch(/^http:\/\/localhost:9123\/dashboard\/login#token=lt-/);

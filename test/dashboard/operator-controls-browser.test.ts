@@ -1,7 +1,6 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from '../helpers/test-gateway';
-import { chromiumAvailable, collectPageErrors, DESKTOP, ensureDashboardBuilt, launchChromium, screenshot } from './browser';
+import { describe, expect, it } from 'vitest';
+import { chromiumAvailable, screenshot } from './browser';
+import { useOperatorDashboard } from './operator-dashboard';
 
 /*
  * docs/operator-controls.md in the dashboard, in headless Chromium: the operator sets an
@@ -11,42 +10,20 @@ import { chromiumAvailable, collectPageErrors, DESKTOP, ensureDashboardBuilt, la
 const STEP_TIMEOUT = 60_000;
 
 describe.skipIf(!chromiumAvailable)('operator controls in the dashboard', () => {
-  let gw: TestGateway;
-  let browser: Browser;
-  let page: Page;
-  let pageErrors: string[];
-  let accountId = '';
+  const dashboard = useOperatorDashboard('Initech', STEP_TIMEOUT);
 
   const chat = (key: string, model = 'mock-chat') =>
-    gw.http
+    dashboard.gw.http
       .post('/v1/chat/completions')
       .set('authorization', `Bearer ${key}`)
       .send({ model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 });
-  const keyRow = (name: string) => page.locator('tbody tr', { has: page.getByRole('rowheader', { name, exact: true }) });
-
-  beforeAll(async () => {
-    await ensureDashboardBuilt();
-    gw = await startTestGateway();
-    accountId = await gw.createAccount('Initech');
-    browser = await launchChromium();
-    const context = await browser.newContext({ viewport: DESKTOP });
-    context.setDefaultTimeout(10_000);
-    page = await context.newPage();
-    pageErrors = collectPageErrors(page);
-    await page.goto(`${gw.baseUrl}/dashboard/`);
-    await page.getByLabel('Admin token').fill(TEST_ADMIN_TOKEN);
-    await page.keyboard.press('Enter');
-    await page.getByRole('heading', { name: 'Accounts', level: 1 }).waitFor();
-  }, STEP_TIMEOUT);
-
-  afterAll(async () => {
-    await browser?.close();
-    await gw?.close();
-  });
+  const keyRow = (name: string) =>
+    dashboard.page.locator('tbody tr', { has: dashboard.page.getByRole('rowheader', { name, exact: true }) });
 
   it(
     'sets an account’s ceilings in a dialog',
     async () => {
+      const { gw, page, accountId } = dashboard;
       await page.getByRole('button', { name: 'Change the ceilings of Initech' }).click();
       const dialog = page.getByRole('dialog', { name: 'Ceilings of “Initech”' });
       await dialog.getByLabel('Requests per minute (RPM)').fill('300');
@@ -64,6 +41,7 @@ describe.skipIf(!chromiumAvailable)('operator controls in the dashboard', () => 
   it(
     'creates a key with an allow-list, rotates it, and shows the audit log',
     async () => {
+      const { page, pageErrors } = dashboard;
       await page.getByRole('link', { name: 'Initech', exact: true }).click();
       await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
       await page.getByLabel('Name', { exact: true }).fill('bot');

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   events,
   MOCK_MODEL,
@@ -7,17 +7,7 @@ import {
   textStream,
   type MockAnthropicUpstream,
 } from '../helpers/mock-anthropic-upstream';
-import {
-  apiErrorOf,
-  collect,
-  PIXEL_DATA_URL,
-  PIXEL_PNG_BASE64,
-  startE2e,
-  upstreamSection,
-  usageFor,
-  WEATHER_TOOL,
-  type E2e,
-} from './helpers';
+import { apiErrorOf, collect, PIXEL_DATA_URL, PIXEL_PNG_BASE64, upstreamSection, usageFor, WEATHER_TOOL, useUpstreamE2e } from './helpers';
 
 /**
  * The `anthropic` provider type end to end: the official OpenAI client -> the gateway -> a
@@ -39,23 +29,12 @@ models:
 `;
 
 describe('e2e: the anthropic provider path', () => {
-  let upstream: MockAnthropicUpstream;
-  let e2e: E2e;
-  beforeAll(async () => {
-    upstream = await startMockAnthropicUpstream();
-    e2e = await startE2e({ configYaml: CONFIG(upstream), env: { E2E_ANTHROPIC_KEY: PROVIDER_KEY } });
-  });
-  beforeEach(() => {
-    upstream.requests.length = 0;
-  });
-  afterAll(async () => {
-    await e2e?.close();
-    await upstream?.close();
-  });
+  const fixture = useUpstreamE2e(startMockAnthropicUpstream, CONFIG, { env: { E2E_ANTHROPIC_KEY: PROVIDER_KEY } });
 
-  const upstreamBodies = () => upstream.requests.map((request) => request.body);
+  const upstreamBodies = () => fixture.upstream.requests.map((request) => request.body);
 
   it('answers a chat completion under the catalogue id, with the upstream usage', async () => {
+    const { upstream, e2e } = fixture;
     upstream.reply({
       type: 'json',
       body: messageBody([{ type: 'text', text: 'Hi there.' }], 'end_turn', { input_tokens: 21, output_tokens: 6 }),
@@ -95,6 +74,7 @@ describe('e2e: the anthropic provider path', () => {
   });
 
   it('streams with include_usage: deltas, finish_reason, one final usage chunk', async () => {
+    const { upstream, e2e } = fixture;
     upstream.reply({
       type: 'sse',
       events: textStream(['Hel', 'lo', '!'], 'end_turn', { input_tokens: 25, output_tokens: 15 }),
@@ -122,6 +102,7 @@ describe('e2e: the anthropic provider path', () => {
   });
 
   it('streams without include_usage: no usage chunk, but the usage event has the upstream tokens', async () => {
+    const { upstream, e2e } = fixture;
     upstream.reply({ type: 'sse', events: textStream(['Hello', '!'], 'end_turn', { input_tokens: 25, output_tokens: 15 }) });
     const { data: stream, response } = await e2e.client.chat.completions
       .create({ model: 'haiku', messages: [{ role: 'user', content: 'Say hello' }], stream: true })
@@ -135,6 +116,7 @@ describe('e2e: the anthropic provider path', () => {
   });
 
   it('round-trips a tool call: tool_use out, tool_result back to the upstream', async () => {
+    const { upstream, e2e } = fixture;
     upstream.reply(
       {
         type: 'json',
@@ -189,6 +171,7 @@ describe('e2e: the anthropic provider path', () => {
   });
 
   it('streams a tool call as delta.tool_calls with an index', async () => {
+    const { upstream, e2e } = fixture;
     upstream.reply({
       type: 'sse',
       events: [
@@ -213,6 +196,7 @@ describe('e2e: the anthropic provider path', () => {
   });
 
   it('JSON mode: system instruction and "{" prefill out, the whole object back', async () => {
+    const { upstream, e2e } = fixture;
     upstream.reply({ type: 'json', body: messageBody([{ type: 'text', text: '"answer":42}' }], 'end_turn') });
     const completion = await e2e.client.chat.completions.create({
       model: 'haiku',
@@ -227,6 +211,7 @@ describe('e2e: the anthropic provider path', () => {
   });
 
   it('stop sequences become stop_sequences; stopping on one is finish_reason stop', async () => {
+    const { upstream, e2e } = fixture;
     upstream.reply({
       type: 'json',
       body: { ...messageBody([{ type: 'text', text: 'one, two, ' }], 'stop_sequence'), stop_sequence: 'three' },
@@ -242,6 +227,7 @@ describe('e2e: the anthropic provider path', () => {
   });
 
   it('a data URL image part becomes a base64 image block', async () => {
+    const { upstream, e2e } = fixture;
     upstream.reply({ type: 'json', body: messageBody([{ type: 'text', text: 'A pixel.' }], 'end_turn') });
     const completion = await e2e.client.chat.completions.create({
       model: 'haiku',
@@ -270,6 +256,7 @@ describe('e2e: the anthropic provider path', () => {
   });
 
   it('a length stop is finish_reason length', async () => {
+    const { upstream, e2e } = fixture;
     upstream.reply({ type: 'json', body: messageBody([{ type: 'text', text: 'Once upon' }], 'max_tokens') });
     const completion = await e2e.client.chat.completions.create({
       model: 'haiku',
@@ -281,6 +268,7 @@ describe('e2e: the anthropic provider path', () => {
   });
 
   it('refuses n > 1 with 400 param n, without calling the upstream', async () => {
+    const { upstream, e2e } = fixture;
     const error = await apiErrorOf(
       e2e.client.chat.completions.create({ model: 'haiku', messages: [{ role: 'user', content: 'Hi' }], n: 2 }),
     );
@@ -290,6 +278,7 @@ describe('e2e: the anthropic provider path', () => {
   });
 
   it('refuses embeddings on the chat model', async () => {
+    const { upstream, e2e } = fixture;
     const response = await fetch(`${e2e.gateway.baseUrl}/v1/embeddings`, {
       method: 'POST',
       headers: { authorization: `Bearer ${e2e.apiKey}`, 'content-type': 'application/json' },

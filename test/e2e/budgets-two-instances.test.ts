@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPostgresDatabase, isPostgresAvailable, type TestDatabase } from '../db/databases';
-import { startTestGateway, type TestGateway } from '../helpers/test-gateway';
-import { createTestRedis, isRedisReachable, redisUrl } from '../rate-limit/redis-test-client';
+import { describe, expect, it } from 'vitest';
+import { createTestRedis } from '../rate-limit/redis-test-client';
 import { decimalToNano, exactReport, femtoToNano, TestClock } from '../usage/usage-http-helpers';
+import { postgresAndRedisAvailable, useTwoGateways } from './two-gateways';
 
 /**
  * docs/operator-controls.md, spend budgets across instances: two gateways on one Postgres and
@@ -12,20 +11,8 @@ import { decimalToNano, exactReport, femtoToNano, TestClock } from '../usage/usa
  * costs the clients were told and the shared counter's settled spend are the same amount.
  * Needs Postgres and Redis; skipped with a message without them.
  */
-const available = (await isPostgresAvailable()) && (await isRedisReachable());
-if (!available) console.warn('[scale] Postgres or Redis unreachable: skipping the two-instance budget test (CI runs it).');
+const available = await postgresAndRedisAvailable('the two-instance budget test');
 
-const CONFIG = `
-providers:
-  mock: { type: mock }
-limits: { default_rpm: 100000, default_tpm: 100000000, usage_key_rpm: 1000, usage_ip_rpm: 1000 }
-models:
-  - id: mock-chat
-    provider: mock
-    capabilities: [chat]
-    context_window: 32000
-    pricing: { input_per_million: 1.5, output_per_million: 2.25 }
-`;
 const BUDGET_USD = '0.002';
 const FEMTO_PER_NANO = 1_000_000n;
 
@@ -38,23 +25,10 @@ function usdToFemto(text: string): bigint {
 describe.skipIf(!available)('a spend budget shared by two instances (Postgres + Redis)', () => {
   const clock = new TestClock('2026-11-20T04:00:00.000Z');
   const prefix = `mg:scale-budget:${randomBytes(6).toString('hex')}:`;
-  let database: TestDatabase;
-  let a: TestGateway;
-  let b: TestGateway;
-
-  beforeAll(async () => {
-    database = await createPostgresDatabase();
-    const shared = { configYaml: CONFIG, databaseUrl: database.url, env: { REDIS_URL: redisUrl }, rateLimitPrefix: prefix, now: clock.now };
-    a = await startTestGateway(shared);
-    b = await startTestGateway(shared);
-  });
-  afterAll(async () => {
-    await a?.close();
-    await b?.close();
-    await database?.drop();
-  });
+  const gateways = useTwoGateways({ rateLimitPrefix: prefix, now: clock.now });
 
   it('holds under 200 concurrent requests, and the report equals the counter', async () => {
+    const { a, b } = gateways;
     const accountId = await a.createAccount('budget-scale');
     const created = await a.http
       .post(`/v1/admin/accounts/${accountId}/keys`)

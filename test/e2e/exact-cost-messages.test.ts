@@ -1,28 +1,28 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { messageBody, startMockAnthropicUpstream, type MockAnthropicUpstream } from '../helpers/mock-anthropic-upstream';
-import { startMockGeminiUpstream, type MockGeminiUpstream } from '../helpers/mock-gemini-upstream';
-import { startMockOpenAiUpstream, type MockOpenAiUpstream } from '../helpers/mock-openai-upstream';
-import type { TestGateway } from '../helpers/test-gateway';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { messageBody } from '../helpers/mock-anthropic-upstream';
 import {
   ANTHROPIC_COST,
+  ANTHROPIC_ROW,
   ANTHROPIC_USAGE,
   anthropicStream,
-  configYaml,
+  COST_HEADER,
   FEMTO,
   GEMINI_COST,
+  GEMINI_ROW,
   GEMINI_USAGE,
   geminiBody,
   geminiStreamEvents,
   keyTotals,
   modelReport,
   OPENAI_COST,
+  OPENAI_ROW,
   OPENAI_USAGE,
   openAiChatBody,
   openAiChatStream,
   reportRow,
-  startRecordingGateway,
   usdText,
+  useRecordingGateway,
 } from './exact-cost-setup';
 
 /**
@@ -33,44 +33,17 @@ import {
  * the hand-computed values (exact-cost-setup.ts).
  */
 const REQUEST = { max_tokens: 256, messages: [{ role: 'user' as const, content: 'Hello' }] };
-const COST_HEADER = 'x-gateway-cost-usd';
-
-/** The report row of the Anthropic usage: 800 prompt tokens, 400 read, 100 + 200 written. */
-const ANTHROPIC_ROW = {
-  prompt_tokens: 800,
-  completion_tokens: 50,
-  cached_tokens: 400,
-  cache_write_tokens: 100,
-  cache_write_1h_tokens: 200,
-};
-const OPENAI_ROW = { prompt_tokens: 800, completion_tokens: 120, cached_tokens: 600, reasoning_tokens: 80 };
-const GEMINI_ROW = { prompt_tokens: 800, completion_tokens: 100, cached_tokens: 500, reasoning_tokens: 60 };
 
 /** The translated replies' usage: input_tokens without the cached tokens, no cache writes. */
 const OPENAI_MESSAGES_USAGE = { input_tokens: 200, output_tokens: 120, cache_read_input_tokens: 600, cache_creation_input_tokens: 0 };
 const GEMINI_MESSAGES_USAGE = { input_tokens: 300, output_tokens: 100, cache_read_input_tokens: 500, cache_creation_input_tokens: 0 };
 
 describe('exact cost on /v1/messages', () => {
-  let openai: MockOpenAiUpstream;
-  let anthropic: MockAnthropicUpstream;
-  let gemini: MockGeminiUpstream;
-  let gateway: TestGateway;
-  let accountId: string;
+  const fixture = useRecordingGateway();
   let client: Anthropic;
 
-  beforeAll(async () => {
-    [openai, anthropic, gemini] = await Promise.all([startMockOpenAiUpstream(), startMockAnthropicUpstream(), startMockGeminiUpstream()]);
-  });
-  beforeEach(async () => {
-    let key: string;
-    ({ gateway, accountId, key } = await startRecordingGateway(configYaml(openai, anthropic, gemini)));
-    client = new Anthropic({ apiKey: key, baseURL: gateway.baseUrl, maxRetries: 0 });
-  });
-  afterEach(async () => {
-    await gateway.close();
-  });
-  afterAll(async () => {
-    await Promise.all([openai.close(), anthropic.close(), gemini.close()]);
+  beforeEach(() => {
+    client = new Anthropic({ apiKey: fixture.key, baseURL: fixture.gateway.baseUrl, maxRetries: 0 });
   });
 
   async function create(model: string) {
@@ -92,21 +65,21 @@ describe('exact cost on /v1/messages', () => {
 
   describe('passed through to an anthropic-type model', () => {
     it('non-streamed: the upstream usage as sent; 5-minute and 1-hour writes priced apart in the header and the report', async () => {
-      anthropic.reply({ type: 'json', body: messageBody([{ type: 'text', text: 'Hi' }], 'end_turn', ANTHROPIC_USAGE) });
+      fixture.anthropic.reply({ type: 'json', body: messageBody([{ type: 'text', text: 'Hi' }], 'end_turn', ANTHROPIC_USAGE) });
       const { message, header } = await create('claude-chat');
       expect(message.usage).toEqual({ ...ANTHROPIC_USAGE, service_tier: 'standard' });
       expect(ANTHROPIC_COST).toBe(2_745_000_000_000n);
       expect(header).toBe('0.002745');
-      expect(await modelReport(gateway, accountId, 1)).toEqual([reportRow('claude-chat', ANTHROPIC_COST, ANTHROPIC_ROW)]);
+      expect(await modelReport(fixture.gateway, fixture.accountId, 1)).toEqual([reportRow('claude-chat', ANTHROPIC_COST, ANTHROPIC_ROW)]);
     });
 
     it('streamed: message_start and message_delta as sent, no cost header, the same report', async () => {
-      anthropic.reply({ type: 'sse', events: anthropicStream(ANTHROPIC_USAGE) });
+      fixture.anthropic.reply({ type: 'sse', events: anthropicStream(ANTHROPIC_USAGE) });
       const { startUsage, deltaUsage, header } = await stream('claude-chat');
       expect(startUsage).toMatchObject({ input_tokens: 100, cache_read_input_tokens: 400, cache_creation_input_tokens: 300 });
       expect(deltaUsage).toEqual({ output_tokens: 50 });
       expect(header).toBeNull();
-      expect(await modelReport(gateway, accountId, 1)).toEqual([reportRow('claude-chat', ANTHROPIC_COST, ANTHROPIC_ROW)]);
+      expect(await modelReport(fixture.gateway, fixture.accountId, 1)).toEqual([reportRow('claude-chat', ANTHROPIC_COST, ANTHROPIC_ROW)]);
     });
 
     it('a message_delta repeating the cumulative input and cache counts is not counted twice', async () => {
@@ -114,21 +87,21 @@ describe('exact cost on /v1/messages', () => {
       const events = anthropicStream(ANTHROPIC_USAGE).map((event) =>
         typeof event === 'object' && event.type === 'message_delta' ? { ...event, usage: cumulative } : event,
       );
-      anthropic.reply({ type: 'sse', events });
+      fixture.anthropic.reply({ type: 'sse', events });
       const { deltaUsage } = await stream('claude-chat');
       expect(deltaUsage).toEqual(cumulative);
-      expect(await modelReport(gateway, accountId, 1)).toEqual([reportRow('claude-chat', ANTHROPIC_COST, ANTHROPIC_ROW)]);
+      expect(await modelReport(fixture.gateway, fixture.accountId, 1)).toEqual([reportRow('claude-chat', ANTHROPIC_COST, ANTHROPIC_ROW)]);
     });
 
     it('a prompt over the long-context threshold prices every token of the request at the long-context rates', async () => {
       // 701 + 100 read + 200 written (5 min): 1,001 prompt tokens > 1,000.
       const usage = { input_tokens: 701, cache_read_input_tokens: 100, cache_creation_input_tokens: 200, output_tokens: 10 };
-      anthropic.reply({ type: 'json', body: messageBody([{ type: 'text', text: 'Hi' }], 'end_turn', usage) });
+      fixture.anthropic.reply({ type: 'json', body: messageBody([{ type: 'text', text: 'Hi' }], 'end_turn', usage) });
       const { header } = await create('claude-chat');
       const cost = 701n * 6n * FEMTO + (100n * 6n * FEMTO) / 10n + (200n * 75n * FEMTO) / 10n + (10n * 225n * FEMTO) / 10n;
       expect(cost).toBe(5_991_000_000_000n);
       expect(header).toBe('0.005991');
-      expect(await modelReport(gateway, accountId, 1)).toEqual([
+      expect(await modelReport(fixture.gateway, fixture.accountId, 1)).toEqual([
         reportRow('claude-chat', cost, { prompt_tokens: 1001, completion_tokens: 10, cached_tokens: 100, cache_write_tokens: 200 }),
       ]);
     });
@@ -136,24 +109,24 @@ describe('exact cost on /v1/messages', () => {
 
   describe('translated to an openai-type model', () => {
     it('non-streamed: input_tokens without the cached tokens, cache_read_input_tokens, cost in the header and the report', async () => {
-      openai.reply({ type: 'json', body: openAiChatBody(OPENAI_USAGE) });
+      fixture.openai.reply({ type: 'json', body: openAiChatBody(OPENAI_USAGE) });
       const { message, header } = await create('oai-chat');
       expect(message.usage).toEqual(OPENAI_MESSAGES_USAGE);
       expect(OPENAI_COST).toBe(2_580_000_000_000n);
       expect(header).toBe('0.00258');
-      expect(await modelReport(gateway, accountId, 1)).toEqual([reportRow('oai-chat', OPENAI_COST, OPENAI_ROW)]);
+      expect(await modelReport(fixture.gateway, fixture.accountId, 1)).toEqual([reportRow('oai-chat', OPENAI_COST, OPENAI_ROW)]);
     });
 
     it('streamed: message_delta carries the same usage, no cost header, the same report', async () => {
-      openai.reply(openAiChatStream(OPENAI_USAGE));
+      fixture.openai.reply(openAiChatStream(OPENAI_USAGE));
       const { deltaUsage, header } = await stream('oai-chat');
       expect(deltaUsage).toEqual(OPENAI_MESSAGES_USAGE);
       expect(header).toBeNull();
-      expect(await modelReport(gateway, accountId, 1)).toEqual([reportRow('oai-chat', OPENAI_COST, OPENAI_ROW)]);
+      expect(await modelReport(fixture.gateway, fixture.accountId, 1)).toEqual([reportRow('oai-chat', OPENAI_COST, OPENAI_ROW)]);
     });
 
     it('a prompt over the long-context threshold: the long-context rates, in the header and the report', async () => {
-      openai.reply({
+      fixture.openai.reply({
         type: 'json',
         body: openAiChatBody({
           prompt_tokens: 1001,
@@ -167,7 +140,7 @@ describe('exact cost on /v1/messages', () => {
       // 1,000 x 6 + 1 x 0.6 + 10 x 22.5 = 6,225.6 USD per million.
       const cost = 1000n * 6n * FEMTO + (1n * 6n * FEMTO) / 10n + (10n * 225n * FEMTO) / 10n;
       expect(header).toBe('0.0062256');
-      expect(await modelReport(gateway, accountId, 1)).toEqual([
+      expect(await modelReport(fixture.gateway, fixture.accountId, 1)).toEqual([
         reportRow('oai-chat', cost, { prompt_tokens: 1001, completion_tokens: 10, cached_tokens: 1 }),
       ]);
     });
@@ -175,33 +148,33 @@ describe('exact cost on /v1/messages', () => {
 
   describe('translated to a gemini-type model', () => {
     it('non-streamed: cached content as cache_read_input_tokens, thinking in output_tokens, cost in the header and the report', async () => {
-      gemini.reply({ type: 'json', body: geminiBody('Hi', GEMINI_USAGE) });
+      fixture.gemini.reply({ type: 'json', body: geminiBody('Hi', GEMINI_USAGE) });
       const { message, header } = await create('gemini-chat');
       expect(message.usage).toEqual(GEMINI_MESSAGES_USAGE);
       expect(GEMINI_COST).toBe(2_550_000_000_000n);
       expect(header).toBe('0.00255');
-      expect(await modelReport(gateway, accountId, 1)).toEqual([reportRow('gemini-chat', GEMINI_COST, GEMINI_ROW)]);
+      expect(await modelReport(fixture.gateway, fixture.accountId, 1)).toEqual([reportRow('gemini-chat', GEMINI_COST, GEMINI_ROW)]);
     });
 
     it('streamed: message_delta carries the same usage, no cost header, the same report', async () => {
-      gemini.reply({ type: 'sse', events: geminiStreamEvents(GEMINI_USAGE) });
+      fixture.gemini.reply({ type: 'sse', events: geminiStreamEvents(GEMINI_USAGE) });
       const { deltaUsage, header } = await stream('gemini-chat');
       expect(deltaUsage).toEqual(GEMINI_MESSAGES_USAGE);
       expect(header).toBeNull();
-      expect(await modelReport(gateway, accountId, 1)).toEqual([reportRow('gemini-chat', GEMINI_COST, GEMINI_ROW)]);
+      expect(await modelReport(fixture.gateway, fixture.accountId, 1)).toEqual([reportRow('gemini-chat', GEMINI_COST, GEMINI_ROW)]);
     });
   });
 
   it('the report sums the three paths: tokens, breakdown and spend of the key', async () => {
-    anthropic.reply({ type: 'json', body: messageBody([{ type: 'text', text: 'Hi' }], 'end_turn', ANTHROPIC_USAGE) });
-    openai.reply(openAiChatStream(OPENAI_USAGE));
-    gemini.reply({ type: 'json', body: geminiBody('Hi', GEMINI_USAGE) });
+    fixture.anthropic.reply({ type: 'json', body: messageBody([{ type: 'text', text: 'Hi' }], 'end_turn', ANTHROPIC_USAGE) });
+    fixture.openai.reply(openAiChatStream(OPENAI_USAGE));
+    fixture.gemini.reply({ type: 'json', body: geminiBody('Hi', GEMINI_USAGE) });
     await create('claude-chat');
     await stream('oai-chat');
     await create('gemini-chat');
-    await modelReport(gateway, accountId, 3);
+    await modelReport(fixture.gateway, fixture.accountId, 3);
     const spend = Number(usdText(ANTHROPIC_COST + OPENAI_COST + GEMINI_COST)); // 0.007875
-    expect(await keyTotals(gateway, accountId)).toEqual({
+    expect(await keyTotals(fixture.gateway, fixture.accountId)).toEqual({
       admin: {
         spend_usd: spend,
         requests: 3,

@@ -1,29 +1,29 @@
 import OpenAI from 'openai';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { messageBody, startMockAnthropicUpstream, type MockAnthropicUpstream } from '../helpers/mock-anthropic-upstream';
-import { startMockGeminiUpstream, type MockGeminiUpstream } from '../helpers/mock-gemini-upstream';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { messageBody } from '../helpers/mock-anthropic-upstream';
 import { responseUsage, textResponse, textResponseStream, type ResponseUsageCounts } from '../helpers/mock-openai-responses';
-import { startMockOpenAiUpstream, type MockOpenAiUpstream } from '../helpers/mock-openai-upstream';
-import type { TestGateway } from '../helpers/test-gateway';
 import {
   ANTHROPIC_COST,
+  ANTHROPIC_ROW,
   ANTHROPIC_USAGE,
   anthropicStream,
-  configYaml,
+  COST_HEADER,
   FEMTO,
   GEMINI_COST,
+  GEMINI_ROW,
   GEMINI_USAGE,
   geminiBody,
   geminiStreamEvents,
   keyTotals,
   modelReport,
   OPENAI_COST,
+  OPENAI_ROW,
   OPENAI_USAGE,
   openAiChatBody,
   openAiChatStream,
   reportRow,
-  startRecordingGateway,
   usdText,
+  useRecordingGateway,
 } from './exact-cost-setup';
 
 /**
@@ -34,7 +34,6 @@ import {
  * Responses stream carries no cost) and the usage report's tokens, breakdown and spend are the
  * hand-computed values (exact-cost-setup.ts).
  */
-const COST_HEADER = 'x-gateway-cost-usd';
 
 /** OpenAI's usage in Responses terms: 800 input of which 600 cached, 120 output of which 80 reasoning. */
 const OPENAI_COUNTS: ResponseUsageCounts = { input: 800, cached: 600, output: 120, reasoning: 80 };
@@ -43,38 +42,13 @@ const OPENAI_RESPONSES_USAGE = responseUsage(OPENAI_COUNTS);
 const ANTHROPIC_RESPONSES_USAGE = responseUsage({ input: 800, cached: 400, output: 50 });
 const GEMINI_RESPONSES_USAGE = responseUsage({ input: 800, cached: 500, output: 100, reasoning: 60 });
 
-const OPENAI_ROW = { prompt_tokens: 800, completion_tokens: 120, cached_tokens: 600, reasoning_tokens: 80 };
-const ANTHROPIC_ROW = {
-  prompt_tokens: 800,
-  completion_tokens: 50,
-  cached_tokens: 400,
-  cache_write_tokens: 100,
-  cache_write_1h_tokens: 200,
-};
-const GEMINI_ROW = { prompt_tokens: 800, completion_tokens: 100, cached_tokens: 500, reasoning_tokens: 60 };
-
 describe('exact cost on /v1/responses', () => {
-  let openai: MockOpenAiUpstream;
-  let anthropic: MockAnthropicUpstream;
-  let gemini: MockGeminiUpstream;
-  let gateway: TestGateway;
-  let accountId: string;
+  const fixture = useRecordingGateway();
   let client: OpenAI;
 
-  beforeAll(async () => {
-    [openai, anthropic, gemini] = await Promise.all([startMockOpenAiUpstream(), startMockAnthropicUpstream(), startMockGeminiUpstream()]);
-  });
-  beforeEach(async () => {
-    let key: string;
-    ({ gateway, accountId, key } = await startRecordingGateway(configYaml(openai, anthropic, gemini)));
-    client = new OpenAI({ apiKey: key, baseURL: `${gateway.baseUrl}/v1`, maxRetries: 0, timeout: 10_000 });
-    openai.requests.length = 0;
-  });
-  afterEach(async () => {
-    await gateway.close();
-  });
-  afterAll(async () => {
-    await Promise.all([openai.close(), anthropic.close(), gemini.close()]);
+  beforeEach(() => {
+    client = new OpenAI({ apiKey: fixture.key, baseURL: `${fixture.gateway.baseUrl}/v1`, maxRetries: 0, timeout: 10_000 });
+    fixture.openai.requests.length = 0;
   });
 
   async function create(model: string) {
@@ -92,30 +66,33 @@ describe('exact cost on /v1/responses', () => {
 
   describe('passed through to a Responses upstream (responses_api: true)', () => {
     it('non-streamed: the upstream usage as sent; cached and reasoning tokens priced in the header and the report', async () => {
-      openai.reply({ type: 'json', body: textResponse('gpt-upstream', 'Hi', OPENAI_COUNTS) });
+      fixture.openai.reply({ type: 'json', body: textResponse('gpt-upstream', 'Hi', OPENAI_COUNTS) });
       const { usage, header } = await create('native-chat');
-      expect(openai.requests[0]?.path).toBe('/v1/responses');
+      expect(fixture.openai.requests[0]?.path).toBe('/v1/responses');
       expect(usage).toEqual(OPENAI_RESPONSES_USAGE);
       expect(OPENAI_COST).toBe(2_580_000_000_000n);
       expect(header).toBe('0.00258');
-      expect(await modelReport(gateway, accountId, 1)).toEqual([reportRow('native-chat', OPENAI_COST, OPENAI_ROW)]);
+      expect(await modelReport(fixture.gateway, fixture.accountId, 1)).toEqual([reportRow('native-chat', OPENAI_COST, OPENAI_ROW)]);
     });
 
     it('streamed: response.completed as sent, no cost header, the same report', async () => {
-      openai.reply(textResponseStream('gpt-upstream', ['H', 'i'], OPENAI_COUNTS));
+      fixture.openai.reply(textResponseStream('gpt-upstream', ['H', 'i'], OPENAI_COUNTS));
       const { usage, header } = await stream('native-chat');
       expect(usage).toEqual(OPENAI_RESPONSES_USAGE);
       expect(header).toBeNull();
-      expect(await modelReport(gateway, accountId, 1)).toEqual([reportRow('native-chat', OPENAI_COST, OPENAI_ROW)]);
+      expect(await modelReport(fixture.gateway, fixture.accountId, 1)).toEqual([reportRow('native-chat', OPENAI_COST, OPENAI_ROW)]);
     });
 
     it('a prompt over the long-context threshold prices every token of the request at the long-context rates', async () => {
-      openai.reply({ type: 'json', body: textResponse('gpt-upstream', 'Hi', { input: 1001, cached: 1, output: 10, reasoning: 4 }) });
+      fixture.openai.reply({
+        type: 'json',
+        body: textResponse('gpt-upstream', 'Hi', { input: 1001, cached: 1, output: 10, reasoning: 4 }),
+      });
       const { header } = await create('native-chat');
       // 1,000 x 6 + 1 x 0.6 + 10 x 22.5 = 6,225.6 USD per million.
       const cost = 1000n * 6n * FEMTO + (1n * 6n * FEMTO) / 10n + (10n * 225n * FEMTO) / 10n;
       expect(header).toBe('0.0062256');
-      expect(await modelReport(gateway, accountId, 1)).toEqual([
+      expect(await modelReport(fixture.gateway, fixture.accountId, 1)).toEqual([
         reportRow('native-chat', cost, { prompt_tokens: 1001, completion_tokens: 10, cached_tokens: 1, reasoning_tokens: 4 }),
       ]);
     });
@@ -123,48 +100,48 @@ describe('exact cost on /v1/responses', () => {
 
   describe('translated to chat completions (openai-type)', () => {
     it('non-streamed: cached and reasoning tokens in the details, cost in the header and the report', async () => {
-      openai.reply({ type: 'json', body: openAiChatBody(OPENAI_USAGE) });
+      fixture.openai.reply({ type: 'json', body: openAiChatBody(OPENAI_USAGE) });
       const { usage, header } = await create('oai-chat');
-      expect(openai.requests[0]?.path).toBe('/v1/chat/completions');
+      expect(fixture.openai.requests[0]?.path).toBe('/v1/chat/completions');
       expect(usage).toEqual(OPENAI_RESPONSES_USAGE);
       expect(header).toBe('0.00258');
-      expect(await modelReport(gateway, accountId, 1)).toEqual([reportRow('oai-chat', OPENAI_COST, OPENAI_ROW)]);
+      expect(await modelReport(fixture.gateway, fixture.accountId, 1)).toEqual([reportRow('oai-chat', OPENAI_COST, OPENAI_ROW)]);
     });
 
     it('streamed: response.completed carries the same usage, no cost header, the same report', async () => {
-      openai.reply(openAiChatStream(OPENAI_USAGE));
+      fixture.openai.reply(openAiChatStream(OPENAI_USAGE));
       const { usage, header } = await stream('oai-chat');
       expect(usage).toEqual(OPENAI_RESPONSES_USAGE);
       expect(header).toBeNull();
-      expect(await modelReport(gateway, accountId, 1)).toEqual([reportRow('oai-chat', OPENAI_COST, OPENAI_ROW)]);
+      expect(await modelReport(fixture.gateway, fixture.accountId, 1)).toEqual([reportRow('oai-chat', OPENAI_COST, OPENAI_ROW)]);
     });
   });
 
   describe('translated to an anthropic-type model', () => {
     it('non-streamed: input_tokens counts reads and writes, cached_tokens the reads; writes priced by lifetime', async () => {
-      anthropic.reply({ type: 'json', body: messageBody([{ type: 'text', text: 'Hi' }], 'end_turn', ANTHROPIC_USAGE) });
+      fixture.anthropic.reply({ type: 'json', body: messageBody([{ type: 'text', text: 'Hi' }], 'end_turn', ANTHROPIC_USAGE) });
       const { usage, header } = await create('claude-chat');
       expect(usage).toEqual(ANTHROPIC_RESPONSES_USAGE);
       expect(header).toBe('0.002745');
-      expect(await modelReport(gateway, accountId, 1)).toEqual([reportRow('claude-chat', ANTHROPIC_COST, ANTHROPIC_ROW)]);
+      expect(await modelReport(fixture.gateway, fixture.accountId, 1)).toEqual([reportRow('claude-chat', ANTHROPIC_COST, ANTHROPIC_ROW)]);
     });
 
     it('streamed: response.completed carries the same usage, no cost header, the same report', async () => {
-      anthropic.reply({ type: 'sse', events: anthropicStream(ANTHROPIC_USAGE) });
+      fixture.anthropic.reply({ type: 'sse', events: anthropicStream(ANTHROPIC_USAGE) });
       const { usage, header } = await stream('claude-chat');
       expect(usage).toEqual(ANTHROPIC_RESPONSES_USAGE);
       expect(header).toBeNull();
-      expect(await modelReport(gateway, accountId, 1)).toEqual([reportRow('claude-chat', ANTHROPIC_COST, ANTHROPIC_ROW)]);
+      expect(await modelReport(fixture.gateway, fixture.accountId, 1)).toEqual([reportRow('claude-chat', ANTHROPIC_COST, ANTHROPIC_ROW)]);
     });
 
     it('a prompt over the long-context threshold: the long-context rates, in the header and the report', async () => {
       const longUsage = { input_tokens: 701, cache_read_input_tokens: 100, cache_creation_input_tokens: 200, output_tokens: 10 };
-      anthropic.reply({ type: 'json', body: messageBody([{ type: 'text', text: 'Hi' }], 'end_turn', longUsage) });
+      fixture.anthropic.reply({ type: 'json', body: messageBody([{ type: 'text', text: 'Hi' }], 'end_turn', longUsage) });
       const { usage, header } = await create('claude-chat');
       expect(usage).toEqual(responseUsage({ input: 1001, cached: 100, output: 10 }));
       const cost = 701n * 6n * FEMTO + (100n * 6n * FEMTO) / 10n + (200n * 75n * FEMTO) / 10n + (10n * 225n * FEMTO) / 10n;
       expect(header).toBe('0.005991');
-      expect(await modelReport(gateway, accountId, 1)).toEqual([
+      expect(await modelReport(fixture.gateway, fixture.accountId, 1)).toEqual([
         reportRow('claude-chat', cost, { prompt_tokens: 1001, completion_tokens: 10, cached_tokens: 100, cache_write_tokens: 200 }),
       ]);
     });
@@ -172,33 +149,33 @@ describe('exact cost on /v1/responses', () => {
 
   describe('translated to a gemini-type model', () => {
     it('non-streamed: cached content in cached_tokens, thinking in reasoning_tokens, cost in the header and the report', async () => {
-      gemini.reply({ type: 'json', body: geminiBody('Hi', GEMINI_USAGE) });
+      fixture.gemini.reply({ type: 'json', body: geminiBody('Hi', GEMINI_USAGE) });
       const { usage, header } = await create('gemini-chat');
       expect(usage).toEqual(GEMINI_RESPONSES_USAGE);
       expect(header).toBe('0.00255');
-      expect(await modelReport(gateway, accountId, 1)).toEqual([reportRow('gemini-chat', GEMINI_COST, GEMINI_ROW)]);
+      expect(await modelReport(fixture.gateway, fixture.accountId, 1)).toEqual([reportRow('gemini-chat', GEMINI_COST, GEMINI_ROW)]);
     });
 
     it('streamed: response.completed carries the same usage, no cost header, the same report', async () => {
-      gemini.reply({ type: 'sse', events: geminiStreamEvents(GEMINI_USAGE) });
+      fixture.gemini.reply({ type: 'sse', events: geminiStreamEvents(GEMINI_USAGE) });
       const { usage, header } = await stream('gemini-chat');
       expect(usage).toEqual(GEMINI_RESPONSES_USAGE);
       expect(header).toBeNull();
-      expect(await modelReport(gateway, accountId, 1)).toEqual([reportRow('gemini-chat', GEMINI_COST, GEMINI_ROW)]);
+      expect(await modelReport(fixture.gateway, fixture.accountId, 1)).toEqual([reportRow('gemini-chat', GEMINI_COST, GEMINI_ROW)]);
     });
   });
 
   it('the report sums the four paths: tokens, breakdown and spend of the key', async () => {
-    openai.reply(textResponseStream('gpt-upstream', ['Hi'], OPENAI_COUNTS), { type: 'json', body: openAiChatBody(OPENAI_USAGE) });
-    anthropic.reply({ type: 'sse', events: anthropicStream(ANTHROPIC_USAGE) });
-    gemini.reply({ type: 'json', body: geminiBody('Hi', GEMINI_USAGE) });
+    fixture.openai.reply(textResponseStream('gpt-upstream', ['Hi'], OPENAI_COUNTS), { type: 'json', body: openAiChatBody(OPENAI_USAGE) });
+    fixture.anthropic.reply({ type: 'sse', events: anthropicStream(ANTHROPIC_USAGE) });
+    fixture.gemini.reply({ type: 'json', body: geminiBody('Hi', GEMINI_USAGE) });
     await stream('native-chat');
     await create('oai-chat');
     await stream('claude-chat');
     await create('gemini-chat');
-    await modelReport(gateway, accountId, 4);
+    await modelReport(fixture.gateway, fixture.accountId, 4);
     const spend = Number(usdText(2n * OPENAI_COST + ANTHROPIC_COST + GEMINI_COST)); // 0.010455
-    expect(await keyTotals(gateway, accountId)).toEqual({
+    expect(await keyTotals(fixture.gateway, fixture.accountId)).toEqual({
       admin: {
         spend_usd: spend,
         requests: 4,

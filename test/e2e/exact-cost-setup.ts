@@ -1,15 +1,21 @@
-import { events as anthropicEvents, type MockUsage, type MockAnthropicUpstream } from '../helpers/mock-anthropic-upstream';
-import type { MockGeminiUpstream } from '../helpers/mock-gemini-upstream';
-import type { MockOpenAiUpstream, ScriptedReply } from '../helpers/mock-openai-upstream';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import {
+  events as anthropicEvents,
+  startMockAnthropicUpstream,
+  type MockUsage,
+  type MockAnthropicUpstream,
+} from '../helpers/mock-anthropic-upstream';
+import { startMockGeminiUpstream, type MockGeminiUpstream } from '../helpers/mock-gemini-upstream';
+import { startMockOpenAiUpstream, type MockOpenAiUpstream, type ScriptedReply } from '../helpers/mock-openai-upstream';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway';
 import { upstreamSection } from './helpers';
 
 /**
  * What the exact-cost tests (docs/pricing.md) share: the catalogue, each provider's usage in
- * its own wire format with its hand-computed cost, the upstream replies that carry it, and the
- * usage report of one key.
+ * its own wire format with its hand-computed cost and its report row, the upstream replies that
+ * carry it, the mock upstreams and gateway they run against, and the usage report of one key.
  *
- * Every chat model has the issue's example prices: input 3, output 15, cache read 0.3,
+ * Every chat model has docs/pricing.md's example prices: input 3, output 15, cache read 0.3,
  * 5-minute write 3.75, 1-hour write 6 USD per million tokens; over 1,000 prompt tokens the
  * long-context rates 6, 22.5, 0.6, 7.5 and 12. A token at p USD per million costs p x 1e9
  * femto-dollars.
@@ -58,6 +64,9 @@ export const COST_ENV = { COST_OPENAI_KEY: 'sk-proj-cost', COST_ANTHROPIC_KEY: '
 
 export const FEMTO = 1_000_000_000n; // femto-dollars per token at 1 USD per million tokens
 
+/** The header of a non-streamed reply's cost. */
+export const COST_HEADER = 'x-gateway-cost-usd';
+
 /** Anthropic: 100 uncached + 400 read + 100 written for 5 minutes + 200 for 1 hour; 50 out. */
 export const ANTHROPIC_USAGE: MockUsage = {
   input_tokens: 100,
@@ -69,6 +78,14 @@ export const ANTHROPIC_USAGE: MockUsage = {
 // 100 x 3 + 400 x 0.3 + 100 x 3.75 + 200 x 6 + 50 x 15 (x 1e9): 2,745,000,000,000 femto-dollars.
 export const ANTHROPIC_COST =
   100n * 3n * FEMTO + (400n * 3n * FEMTO) / 10n + (100n * 375n * FEMTO) / 100n + 200n * 6n * FEMTO + 50n * 15n * FEMTO;
+/** Its report row's tokens: 800 prompt tokens, 400 read, 100 + 200 written. */
+export const ANTHROPIC_ROW = {
+  prompt_tokens: 800,
+  completion_tokens: 50,
+  cached_tokens: 400,
+  cache_write_tokens: 100,
+  cache_write_1h_tokens: 200,
+};
 
 /** OpenAI: 800 prompt tokens of which 600 cached; 120 completion tokens of which 80 reasoning. */
 export const OPENAI_USAGE = {
@@ -79,6 +96,7 @@ export const OPENAI_USAGE = {
   completion_tokens_details: { reasoning_tokens: 80, audio_tokens: 0 },
 };
 export const OPENAI_COST = 200n * 3n * FEMTO + (600n * 3n * FEMTO) / 10n + 120n * 15n * FEMTO;
+export const OPENAI_ROW = { prompt_tokens: 800, completion_tokens: 120, cached_tokens: 600, reasoning_tokens: 80 };
 
 /** Gemini: 800 prompt tokens of which 500 cached; 40 candidate tokens plus 60 thinking tokens. */
 export const GEMINI_USAGE = {
@@ -89,6 +107,7 @@ export const GEMINI_USAGE = {
   totalTokenCount: 900,
 };
 export const GEMINI_COST = 300n * 3n * FEMTO + (500n * 3n * FEMTO) / 10n + 100n * 15n * FEMTO;
+export const GEMINI_ROW = { prompt_tokens: 800, completion_tokens: 100, cached_tokens: 500, reasoning_tokens: 60 };
 
 /** The header's text: femto-dollars as a decimal without trailing zeros. */
 export function usdText(femto: bigint): string {
@@ -155,15 +174,49 @@ export function geminiStreamEvents(usageMetadata: unknown): unknown[] {
   return [{ candidates: [{ content: { role: 'model', parts: [{ text: 'H' }] }, index: 0 }] }, geminiBody('i', usageMetadata)];
 }
 
-// ---- The usage report -------------------------------------------------------------------
+// ---- The upstreams and the gateway ------------------------------------------------------
 
-/** A gateway recording to its database, with one account and one key. */
-export async function startRecordingGateway(yaml: string): Promise<{ gateway: TestGateway; accountId: string; key: string }> {
-  const gateway = await startTestGateway({ configYaml: yaml, env: COST_ENV });
-  const accountId = await gateway.createAccount();
-  const { key } = await gateway.createKey(accountId);
-  return { gateway, accountId, key };
+/**
+ * The three mock upstreams of `configYaml`, started for the enclosing describe and closed after
+ * it. Read the fields inside tests (they exist from beforeAll on).
+ */
+export function useCostUpstreams() {
+  const upstreams = {
+    openai: undefined as unknown as MockOpenAiUpstream,
+    anthropic: undefined as unknown as MockAnthropicUpstream,
+    gemini: undefined as unknown as MockGeminiUpstream,
+  };
+  beforeAll(async () => {
+    [upstreams.openai, upstreams.anthropic, upstreams.gemini] = await Promise.all([
+      startMockOpenAiUpstream(),
+      startMockAnthropicUpstream(),
+      startMockGeminiUpstream(),
+    ]);
+  });
+  afterAll(async () => {
+    await Promise.all([upstreams.openai?.close(), upstreams.anthropic?.close(), upstreams.gemini?.close()]);
+  });
+  return upstreams;
 }
+
+/**
+ * `useCostUpstreams`, and before each test a fresh gateway on them recording to its database,
+ * with one account and one key, closed after the test. Read the fields inside tests.
+ */
+export function useRecordingGateway() {
+  const fixture = Object.assign(useCostUpstreams(), { gateway: undefined as unknown as TestGateway, accountId: '', key: '' });
+  beforeEach(async () => {
+    fixture.gateway = await startTestGateway({ configYaml: configYaml(fixture.openai, fixture.anthropic, fixture.gemini), env: COST_ENV });
+    fixture.accountId = await fixture.gateway.createAccount();
+    ({ key: fixture.key } = await fixture.gateway.createKey(fixture.accountId));
+  });
+  afterEach(async () => {
+    await fixture.gateway?.close();
+  });
+  return fixture;
+}
+
+// ---- The usage report -------------------------------------------------------------------
 
 export interface ModelUsageRow {
   model: string;

@@ -1,7 +1,5 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { messageBody, startMockAnthropicUpstream, type MockAnthropicUpstream } from '../helpers/mock-anthropic-upstream';
-import { startMockGeminiUpstream, type MockGeminiUpstream } from '../helpers/mock-gemini-upstream';
-import { startMockOpenAiUpstream, type MockOpenAiUpstream } from '../helpers/mock-openai-upstream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { messageBody } from '../helpers/mock-anthropic-upstream';
 import { startTestGateway } from '../helpers/test-gateway';
 import {
   ANTHROPIC_COST,
@@ -19,6 +17,7 @@ import {
   openAiChatBody,
   openAiChatStream,
   usdText,
+  useCostUpstreams,
 } from './exact-cost-setup';
 import { collect, startE2e, type E2e } from './helpers';
 
@@ -33,25 +32,17 @@ import { collect, startE2e, type E2e } from './helpers';
 const messages = [{ role: 'user' as const, content: 'Hello' }];
 
 describe('exact cost of cached, cache-written, reasoning and long-context tokens', () => {
-  let openai: MockOpenAiUpstream;
-  let anthropic: MockAnthropicUpstream;
-  let gemini: MockGeminiUpstream;
+  const upstreams = useCostUpstreams();
   let e2e: E2e;
 
-  beforeAll(async () => {
-    [openai, anthropic, gemini] = await Promise.all([startMockOpenAiUpstream(), startMockAnthropicUpstream(), startMockGeminiUpstream()]);
-  });
   beforeEach(async () => {
     e2e = await startE2e({
-      configYaml: configYaml(openai, anthropic, gemini),
+      configYaml: configYaml(upstreams.openai, upstreams.anthropic, upstreams.gemini),
       env: COST_ENV,
     });
   });
   afterEach(async () => {
     await e2e.close();
-  });
-  afterAll(async () => {
-    await Promise.all([openai.close(), anthropic.close(), gemini.close()]);
   });
 
   function lastEvent() {
@@ -77,7 +68,7 @@ describe('exact cost of cached, cache-written, reasoning and long-context tokens
 
   describe('anthropic', () => {
     it('non-streamed: 5-minute and 1-hour writes and reads priced apart, cost in the header', async () => {
-      anthropic.reply({ type: 'json', body: messageBody([{ type: 'text', text: 'Hi' }], 'end_turn', ANTHROPIC_USAGE) });
+      upstreams.anthropic.reply({ type: 'json', body: messageBody([{ type: 'text', text: 'Hi' }], 'end_turn', ANTHROPIC_USAGE) });
       const { completion, header } = await chat('claude-chat');
       expect(completion.usage).toEqual({
         prompt_tokens: 800,
@@ -99,7 +90,7 @@ describe('exact cost of cached, cache-written, reasoning and long-context tokens
     });
 
     it('streamed: the same usage and cost, cost_usd in the usage chunk', async () => {
-      anthropic.reply({ type: 'sse', events: anthropicStream(ANTHROPIC_USAGE) });
+      upstreams.anthropic.reply({ type: 'sse', events: anthropicStream(ANTHROPIC_USAGE) });
       const collected = await streamedUsage('claude-chat');
       expect(collected.usageChunks).toHaveLength(1);
       expect(collected.usageChunks[0]?.usage).toEqual({
@@ -120,7 +111,7 @@ describe('exact cost of cached, cache-written, reasoning and long-context tokens
 
     it('cache writes without the lifetime breakdown are 5-minute writes', async () => {
       const { cache_creation: _, ...withoutBreakdown } = ANTHROPIC_USAGE;
-      anthropic.reply({ type: 'json', body: messageBody([{ type: 'text', text: 'Hi' }], 'end_turn', withoutBreakdown) });
+      upstreams.anthropic.reply({ type: 'json', body: messageBody([{ type: 'text', text: 'Hi' }], 'end_turn', withoutBreakdown) });
       const { header } = await chat('claude-chat');
       const cost = 100n * 3n * FEMTO + (400n * 3n * FEMTO) / 10n + (300n * 375n * FEMTO) / 100n + 50n * 15n * FEMTO;
       expect(header).toBe(usdText(cost));
@@ -129,7 +120,7 @@ describe('exact cost of cached, cache-written, reasoning and long-context tokens
 
     it('a prompt over the long-context threshold prices every token of the request at the long-context rates', async () => {
       // 701 + 100 read + 200 written (5 min): 1,001 prompt tokens > 1,000.
-      anthropic.reply({
+      upstreams.anthropic.reply({
         type: 'json',
         body: messageBody([{ type: 'text', text: 'Hi' }], 'end_turn', {
           input_tokens: 701,
@@ -149,7 +140,7 @@ describe('exact cost of cached, cache-written, reasoning and long-context tokens
 
   describe('openai', () => {
     it('non-streamed: cached tokens at the cache price, reasoning tokens as output, details passed on', async () => {
-      openai.reply({ type: 'json', body: openAiChatBody(OPENAI_USAGE) });
+      upstreams.openai.reply({ type: 'json', body: openAiChatBody(OPENAI_USAGE) });
       const { completion, header } = await chat('oai-chat');
       expect(completion.usage).toEqual({
         prompt_tokens: 800,
@@ -171,7 +162,7 @@ describe('exact cost of cached, cache-written, reasoning and long-context tokens
     });
 
     it('streamed: the same usage and cost, cost_usd in the usage chunk', async () => {
-      openai.reply(openAiChatStream(OPENAI_USAGE));
+      upstreams.openai.reply(openAiChatStream(OPENAI_USAGE));
       const collected = await streamedUsage('oai-chat');
       expect(collected.usageChunks[0]?.usage).toEqual({
         prompt_tokens: 800,
@@ -185,14 +176,14 @@ describe('exact cost of cached, cache-written, reasoning and long-context tokens
     });
 
     it('a stream whose client did not ask for usage gets no usage chunk, and the usage is still priced', async () => {
-      openai.reply(openAiChatStream(OPENAI_USAGE));
+      upstreams.openai.reply(openAiChatStream(OPENAI_USAGE));
       const collected = await streamedUsage('oai-chat', false);
       expect(collected.usageChunks).toHaveLength(0);
       expect(lastEvent().costFemtoUsd).toBe(OPENAI_COST);
     });
 
     it('an OpenAI-compatible upstream that sends no details: every token uncached, no details in the reply', async () => {
-      openai.reply({ type: 'json', body: openAiChatBody({ prompt_tokens: 800, completion_tokens: 50, total_tokens: 850 }) });
+      upstreams.openai.reply({ type: 'json', body: openAiChatBody({ prompt_tokens: 800, completion_tokens: 50, total_tokens: 850 }) });
       const { completion, header } = await chat('oai-chat');
       expect(completion.usage).toEqual({ prompt_tokens: 800, completion_tokens: 50, total_tokens: 850 });
       expect(header).toBe('0.00315');
@@ -206,9 +197,9 @@ describe('exact cost of cached, cache-written, reasoning and long-context tokens
     });
 
     it('a prompt of exactly the threshold keeps the base rates; one token more takes the long-context ones', async () => {
-      openai.reply({ type: 'json', body: openAiChatBody({ prompt_tokens: 1000, completion_tokens: 10, total_tokens: 1010 }) });
+      upstreams.openai.reply({ type: 'json', body: openAiChatBody({ prompt_tokens: 1000, completion_tokens: 10, total_tokens: 1010 }) });
       expect((await chat('oai-chat')).header).toBe(usdText(1000n * 3n * FEMTO + 10n * 15n * FEMTO));
-      openai.reply({
+      upstreams.openai.reply({
         type: 'json',
         body: openAiChatBody({
           prompt_tokens: 1001,
@@ -221,7 +212,7 @@ describe('exact cost of cached, cache-written, reasoning and long-context tokens
     });
 
     it('embeddings: the cost header of the input tokens', async () => {
-      openai.reply({
+      upstreams.openai.reply({
         type: 'json',
         body: {
           object: 'list',
@@ -241,7 +232,7 @@ describe('exact cost of cached, cache-written, reasoning and long-context tokens
 
   describe('gemini', () => {
     it('non-streamed: cached content at the cache price, thinking tokens added to the completion as reasoning', async () => {
-      gemini.reply({ type: 'json', body: geminiBody('Hi', GEMINI_USAGE) });
+      upstreams.gemini.reply({ type: 'json', body: geminiBody('Hi', GEMINI_USAGE) });
       const { completion, header } = await chat('gemini-chat');
       expect(completion.usage).toEqual({
         prompt_tokens: 800,
@@ -262,7 +253,7 @@ describe('exact cost of cached, cache-written, reasoning and long-context tokens
     });
 
     it('streamed: the same usage and cost, cost_usd in the usage chunk', async () => {
-      gemini.reply({
+      upstreams.gemini.reply({
         type: 'sse',
         events: geminiStreamEvents(GEMINI_USAGE),
       });
@@ -275,7 +266,7 @@ describe('exact cost of cached, cache-written, reasoning and long-context tokens
   it('the usage report: the admin API shows the breakdown and the per-model split; GET /v1/usage/keys keeps its fields', async () => {
     // A gateway that records to its database (the other tests keep events in memory).
     const gateway = await startTestGateway({
-      configYaml: configYaml(openai, anthropic, gemini),
+      configYaml: configYaml(upstreams.openai, upstreams.anthropic, upstreams.gemini),
       env: COST_ENV,
     });
     try {
@@ -283,11 +274,11 @@ describe('exact cost of cached, cache-written, reasoning and long-context tokens
       const { key } = await gateway.createKey(accountId);
       const post = (model: string) =>
         gateway.http.post('/v1/chat/completions').set('authorization', `Bearer ${key}`).send({ model, messages }).expect(200);
-      anthropic.reply({ type: 'json', body: messageBody([{ type: 'text', text: 'Hi' }], 'end_turn', ANTHROPIC_USAGE) });
+      upstreams.anthropic.reply({ type: 'json', body: messageBody([{ type: 'text', text: 'Hi' }], 'end_turn', ANTHROPIC_USAGE) });
       await post('claude-chat');
-      openai.reply({ type: 'json', body: openAiChatBody(OPENAI_USAGE) });
+      upstreams.openai.reply({ type: 'json', body: openAiChatBody(OPENAI_USAGE) });
       await post('oai-chat');
-      gemini.reply({ type: 'json', body: geminiBody('Hi', GEMINI_USAGE) });
+      upstreams.gemini.reply({ type: 'json', body: geminiBody('Hi', GEMINI_USAGE) });
       await post('gemini-chat');
       await gateway.gateway.recorder?.flush();
 

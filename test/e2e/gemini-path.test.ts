@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startMockGeminiUpstream, type MockGeminiUpstream } from '../helpers/mock-gemini-upstream';
 import {
   apiErrorOf,
@@ -7,11 +7,10 @@ import {
   PIXEL_DATA_URL,
   PIXEL_PNG_BASE64,
   rawPost,
-  startE2e,
   upstreamSection,
   usageFor,
   WEATHER_TOOL,
-  type E2e,
+  useUpstreamE2e,
 } from './helpers';
 
 /**
@@ -69,21 +68,10 @@ const TEXT_STREAM = [
 ];
 
 describe('e2e: the gemini provider path', () => {
-  let upstream: MockGeminiUpstream;
-  let e2e: E2e;
-  beforeAll(async () => {
-    upstream = await startMockGeminiUpstream();
-    e2e = await startE2e({ configYaml: CONFIG(upstream), env: { E2E_GEMINI_KEY: PROVIDER_KEY } });
-  });
-  beforeEach(() => {
-    upstream.requests.length = 0;
-  });
-  afterAll(async () => {
-    await e2e?.close();
-    await upstream?.close();
-  });
+  const fixture = useUpstreamE2e(startMockGeminiUpstream, CONFIG, { env: { E2E_GEMINI_KEY: PROVIDER_KEY } });
 
   it('answers a chat completion under the catalogue id, with the upstream usage', async () => {
+    const { upstream, e2e } = fixture;
     upstream.reply(reply([{ text: 'Hi there.' }]));
     const { data, response } = await e2e.client.chat.completions
       .create({
@@ -119,6 +107,7 @@ describe('e2e: the gemini provider path', () => {
   });
 
   it('streams with include_usage: deltas, finish_reason, one final usage chunk', async () => {
+    const { upstream, e2e } = fixture;
     upstream.reply({ type: 'sse', events: TEXT_STREAM, chunkBytes: 9 });
     const stream = await e2e.client.chat.completions.create({
       model: 'flash',
@@ -142,6 +131,7 @@ describe('e2e: the gemini provider path', () => {
   });
 
   it('streams without include_usage: no usage chunk, but the usage event has the upstream tokens', async () => {
+    const { upstream, e2e } = fixture;
     upstream.reply({ type: 'sse', events: TEXT_STREAM });
     const { data: stream, response } = await e2e.client.chat.completions
       .create({ model: 'flash', messages: [{ role: 'user', content: 'Say hello' }], stream: true })
@@ -155,6 +145,7 @@ describe('e2e: the gemini provider path', () => {
   });
 
   it('streams an estimated usage chunk when Gemini sends no usageMetadata', async () => {
+    const { upstream, e2e } = fixture;
     upstream.reply({ type: 'sse', events: [streamEvent([{ text: 'Hello!' }]), streamEvent([], { finishReason: 'STOP' })] });
     const { data: stream, response } = await e2e.client.chat.completions
       .create({ model: 'flash', messages: [{ role: 'user', content: 'Say hello' }], stream: true, stream_options: { include_usage: true } })
@@ -168,6 +159,7 @@ describe('e2e: the gemini provider path', () => {
   });
 
   it('round-trips a tool call: functionCall out, functionResponse back to the upstream', async () => {
+    const { upstream, e2e } = fixture;
     upstream.reply(
       reply([{ functionCall: { id: 'fc-e2e-1', name: 'get_weather', args: { city: 'Paris' } } }]),
       reply([{ text: 'It is 21 °C in Paris.' }]),
@@ -205,6 +197,7 @@ describe('e2e: the gemini provider path', () => {
   });
 
   it('streams a tool call as one delta.tool_calls with an index', async () => {
+    const { upstream, e2e } = fixture;
     upstream.reply({
       type: 'sse',
       events: [
@@ -223,6 +216,7 @@ describe('e2e: the gemini provider path', () => {
   });
 
   it('JSON mode, stop sequences and an image part are translated', async () => {
+    const { upstream, e2e } = fixture;
     upstream.reply(reply([{ text: '{"answer":42}' }]), reply([{ text: 'one, two, ' }]), reply([{ text: 'A pixel.' }]));
     const json = await e2e.client.chat.completions.create({
       model: 'flash',
@@ -267,6 +261,7 @@ describe('e2e: the gemini provider path', () => {
     const batchReply = { type: 'json' as const, body: { embeddings: vectors.map((values) => ({ values })) } };
 
     it('answers floats; a batch goes to batchEmbedContents; usage is estimated', async () => {
+      const { upstream, e2e } = fixture;
       upstream.reply(batchReply);
       const { data, response } = await e2e.client.embeddings
         .create({ model: 'gem-embed', input: ['first', 'second'], encoding_format: 'float' })
@@ -282,6 +277,7 @@ describe('e2e: the gemini provider path', () => {
     });
 
     it("answers base64 the client decodes itself (the client's default), and explicit base64 as LE float32", async () => {
+      const { upstream, e2e } = fixture;
       upstream.reply(batchReply, { type: 'json', body: { embedding: { values: vectors[0] } } });
       const decoded = await e2e.client.embeddings.create({ model: 'gem-embed', input: ['first', 'second'] });
       expect(decoded.data.map((item) => Array.from(item.embedding))).toEqual(vectors.map((vector) => vector.map(Math.fround)));
@@ -294,6 +290,7 @@ describe('e2e: the gemini provider path', () => {
     });
 
     it('passes an allowed dimensions value as outputDimensionality', async () => {
+      const { upstream, e2e } = fixture;
       upstream.reply({ type: 'json', body: { embedding: { values: [0.6, 0.8] } } });
       const result = await e2e.client.embeddings.create({ model: 'gem-embed', input: 'short', dimensions: 256, encoding_format: 'float' });
       expect(result.data[0]?.embedding).toEqual([0.6, 0.8]);
@@ -301,6 +298,7 @@ describe('e2e: the gemini provider path', () => {
     });
 
     it('refuses dimensions outside the list, and on a model without one, before any upstream call', async () => {
+      const { upstream, e2e } = fixture;
       const outside = await apiErrorOf(e2e.client.embeddings.create({ model: 'gem-embed', input: 'x', dimensions: 1536 }));
       expect(outside.status).toBe(400);
       expect(outside.error).toMatchObject({ type: 'invalid_request_error', param: 'dimensions' });

@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import OpenAI, { APIError } from 'openai';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import pino, { type Logger } from 'pino';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { MemoryUsageSink, type UsageEvent } from '../../server/usage/types';
 import { startTestGateway, type TestGateway, type TestGatewayOptions } from '../helpers/test-gateway';
 
@@ -25,6 +26,31 @@ export async function startE2e(options: TestGatewayOptions = {}): Promise<E2e> {
   const { id, key } = await gateway.createKey(accountId);
   const client = new OpenAI({ apiKey: key, baseURL: `${gateway.baseUrl}/v1`, maxRetries: 0, timeout: 10_000 });
   return { gateway, client, usage, apiKey: key, keyId: id, close: () => gateway.close() };
+}
+
+/**
+ * For the enclosing describe: a mock upstream from `startUpstream` and an E2e gateway on it,
+ * configured by `configYaml`, closed after it; each test starts with no upstream requests
+ * recorded. Read the fields inside tests (they exist from beforeAll on).
+ */
+export function useUpstreamE2e<Upstream extends { requests: unknown[]; close(): Promise<void> }>(
+  startUpstream: () => Promise<Upstream>,
+  configYaml: (upstream: Upstream) => string,
+  options: TestGatewayOptions = {},
+) {
+  const fixture = { upstream: undefined as unknown as Upstream, e2e: undefined as unknown as E2e };
+  beforeAll(async () => {
+    fixture.upstream = await startUpstream();
+    fixture.e2e = await startE2e({ ...options, configYaml: configYaml(fixture.upstream) });
+  });
+  beforeEach(() => {
+    fixture.upstream.requests.length = 0;
+  });
+  afterAll(async () => {
+    await fixture.e2e?.close();
+    await fixture.upstream?.close();
+  });
+  return fixture;
 }
 
 /** The `upstream` section of the test configs: small timeouts, one retry, no real backoff. */

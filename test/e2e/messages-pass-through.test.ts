@@ -1,5 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   errorBody,
   events,
@@ -9,7 +9,7 @@ import {
   textStream,
   type MockAnthropicUpstream,
 } from '../helpers/mock-anthropic-upstream';
-import { rawPost, startE2e, upstreamSection, usageFor, type E2e } from './helpers';
+import { rawPost, upstreamSection, usageFor, useUpstreamE2e } from './helpers';
 
 /**
  * POST /v1/messages to an `anthropic`-type model, driven by the official @anthropic-ai/sdk:
@@ -33,23 +33,14 @@ models:
 `;
 
 describe('e2e: /v1/messages passed through to an anthropic-type upstream', () => {
-  let upstream: MockAnthropicUpstream;
-  let e2e: E2e;
+  const fixture = useUpstreamE2e(startMockAnthropicUpstream, CONFIG, { env: { E2E_ANTHROPIC_KEY: PROVIDER_KEY } });
   let client: Anthropic;
-  beforeAll(async () => {
-    upstream = await startMockAnthropicUpstream();
-    e2e = await startE2e({ configYaml: CONFIG(upstream), env: { E2E_ANTHROPIC_KEY: PROVIDER_KEY } });
-    client = new Anthropic({ apiKey: e2e.apiKey, baseURL: e2e.gateway.baseUrl, maxRetries: 0 });
-  });
-  beforeEach(() => {
-    upstream.requests.length = 0;
-  });
-  afterAll(async () => {
-    await e2e?.close();
-    await upstream?.close();
+  beforeAll(() => {
+    client = new Anthropic({ apiKey: fixture.e2e.apiKey, baseURL: fixture.e2e.gateway.baseUrl, maxRetries: 0 });
   });
 
   it('forwards the body with only the model replaced, unknown fields and the beta header included', async () => {
+    const { upstream, e2e } = fixture;
     upstream.reply({
       type: 'json',
       body: messageBody([{ type: 'text', text: 'Hi.' }], 'end_turn', { input_tokens: 30, output_tokens: 3, cache_read_input_tokens: 100 }),
@@ -80,6 +71,7 @@ describe('e2e: /v1/messages passed through to an anthropic-type upstream', () =>
   });
 
   it('relays a stream as sent and meters it; the SDK assembles the message', async () => {
+    const { upstream, e2e } = fixture;
     upstream.reply({ type: 'sse', events: textStream(['Hel', 'lo!'], 'end_turn', { input_tokens: 25, output_tokens: 15 }), slices: [7] });
     const stream = client.messages.stream({ model: 'claude-haiku', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] });
     const message = await stream.finalMessage();
@@ -91,6 +83,7 @@ describe('e2e: /v1/messages passed through to an anthropic-type upstream', () =>
   });
 
   it('runs a tool-use round trip, the tool blocks passed as sent', async () => {
+    const { upstream } = fixture;
     const weather: Anthropic.Tool = {
       name: 'get_weather',
       input_schema: { type: 'object', properties: { city: { type: 'string' } } },
@@ -121,6 +114,7 @@ describe('e2e: /v1/messages passed through to an anthropic-type upstream', () =>
   });
 
   it('accepts ?beta=true and Authorization: Bearer, as Claude Code sends them', async () => {
+    const { upstream, e2e } = fixture;
     upstream.reply({ type: 'sse', events: textStream(['ok']) });
     const response = await rawPost(e2e, '/v1/messages?beta=true', {
       model: 'claude-haiku',
@@ -136,6 +130,7 @@ describe('e2e: /v1/messages passed through to an anthropic-type upstream', () =>
   });
 
   it('passes an error event through and records its status', async () => {
+    const { upstream, e2e } = fixture;
     upstream.reply({ type: 'sse', events: [events.messageStart(5), events.error('overloaded_error', 'Overloaded')] });
     const response = await rawPost(e2e, '/v1/messages', {
       model: 'claude-haiku',
@@ -150,6 +145,7 @@ describe('e2e: /v1/messages passed through to an anthropic-type upstream', () =>
   });
 
   it("answers an upstream 400 in Anthropic's shape, and the SDK raises BadRequestError", async () => {
+    const { upstream } = fixture;
     upstream.reply({ type: 'json', status: 400, body: errorBody('invalid_request_error', 'messages: roles must alternate') });
     const error = await client.messages
       .create({ model: 'claude-haiku', max_tokens: 8, messages: [{ role: 'user', content: 'x' }] })
@@ -163,6 +159,7 @@ describe('e2e: /v1/messages passed through to an anthropic-type upstream', () =>
   });
 
   it('counts tokens with the upstream count endpoint', async () => {
+    const { upstream } = fixture;
     upstream.reply({ type: 'json', body: { input_tokens: 42 } });
     const count = await client.messages.countTokens({ model: 'claude-haiku', messages: [{ role: 'user', content: 'Hello' }] });
     expect(count).toEqual({ input_tokens: 42 });
@@ -171,6 +168,7 @@ describe('e2e: /v1/messages passed through to an anthropic-type upstream', () =>
   });
 
   it("counts with the gateway's tokenizer when the upstream has no count endpoint (404)", async () => {
+    const { upstream } = fixture;
     upstream.reply({ type: 'json', status: 404, body: errorBody('not_found_error', 'Not found') });
     const count = await client.messages.countTokens({
       model: 'claude-haiku',
@@ -181,6 +179,7 @@ describe('e2e: /v1/messages passed through to an anthropic-type upstream', () =>
   });
 
   it("refuses bad input and bad keys in Anthropic's shape", async () => {
+    const { upstream, e2e } = fixture;
     const missing = await rawPost(e2e, '/v1/messages', { model: 'claude-haiku', messages: [] });
     expect(missing.status).toBe(400);
     expect(await missing.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
@@ -203,6 +202,7 @@ describe('e2e: /v1/messages passed through to an anthropic-type upstream', () =>
   });
 
   it("answers past the key's limit with 429 rate_limit_error, retry-after and the rate-limit headers", async () => {
+    const { upstream, e2e } = fixture;
     upstream.reply({ type: 'json', body: messageBody([{ type: 'text', text: 'one' }], 'end_turn') });
     const accountId = await e2e.gateway.createAccount('limited');
     const { key } = await e2e.gateway.createKey(accountId, { rpm: 1 });
@@ -221,6 +221,7 @@ describe('e2e: /v1/messages passed through to an anthropic-type upstream', () =>
   });
 
   it('stops the upstream when the client goes away mid-stream, and records the request once', async () => {
+    const { upstream, e2e } = fixture;
     upstream.reply({ type: 'sse', events: [events.messageStart(9), events.textStart(0), events.textDelta(0, 'partial')], hold: true });
     const controller = new AbortController();
     const response = await rawPost(

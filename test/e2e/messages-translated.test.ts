@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { startMockOpenAiUpstream, type MockOpenAiUpstream, type SseStep } from '../helpers/mock-openai-upstream';
-import { PIXEL_PNG_BASE64, rawPost, startE2e, upstreamSection, usageFor, type E2e } from './helpers';
+import { PIXEL_PNG_BASE64, rawPost, upstreamSection, usageFor, useUpstreamE2e } from './helpers';
 
 /**
  * POST /v1/messages to an `openai`-type model, driven by the official @anthropic-ai/sdk: the
@@ -54,23 +54,14 @@ const usageChunk = (prompt: number, completionTokens: number) => ({
 });
 
 describe('e2e: /v1/messages translated for an openai-type upstream', () => {
-  let upstream: MockOpenAiUpstream;
-  let e2e: E2e;
+  const fixture = useUpstreamE2e(startMockOpenAiUpstream, CONFIG, { env: { E2E_OPENAI_KEY: 'sk-upstream-openai-key-0123456789' } });
   let client: Anthropic;
-  beforeAll(async () => {
-    upstream = await startMockOpenAiUpstream();
-    e2e = await startE2e({ configYaml: CONFIG(upstream), env: { E2E_OPENAI_KEY: 'sk-upstream-openai-key-0123456789' } });
-    client = new Anthropic({ apiKey: e2e.apiKey, baseURL: e2e.gateway.baseUrl, maxRetries: 0 });
-  });
-  beforeEach(() => {
-    upstream.requests.length = 0;
-  });
-  afterAll(async () => {
-    await e2e?.close();
-    await upstream?.close();
+  beforeAll(() => {
+    client = new Anthropic({ apiKey: fixture.e2e.apiKey, baseURL: fixture.e2e.gateway.baseUrl, maxRetries: 0 });
   });
 
   it('translates the request (system, images, stop sequences) and the reply', async () => {
+    const { upstream, e2e } = fixture;
     upstream.reply({ type: 'json', body: completion({ content: 'A red pixel.' }, 'stop', { prompt_tokens: 40, completion_tokens: 4 }) });
     const { data, response } = await client.messages
       .create({
@@ -120,6 +111,7 @@ describe('e2e: /v1/messages translated for an openai-type upstream', () => {
   });
 
   it('runs a tool-use round trip', async () => {
+    const { upstream } = fixture;
     upstream.reply(
       {
         type: 'json',
@@ -172,6 +164,7 @@ describe('e2e: /v1/messages translated for an openai-type upstream', () => {
   });
 
   it('streams text and tool calls as Anthropic events; the SDK assembles them', async () => {
+    const { upstream, e2e } = fixture;
     const steps: SseStep[] = [
       { data: chunk({ role: 'assistant', content: '' }) },
       { data: chunk({ content: 'Let me ' }) },
@@ -202,6 +195,7 @@ describe('e2e: /v1/messages translated for an openai-type upstream', () => {
   });
 
   it('sends the events in the documented order', async () => {
+    const { upstream, e2e } = fixture;
     upstream.reply({
       type: 'sse',
       events: [{ data: chunk({ role: 'assistant', content: 'Hi' }) }, { data: chunk({}, 'length') }, { data: usageChunk(3, 1) }],
@@ -228,6 +222,7 @@ describe('e2e: /v1/messages translated for an openai-type upstream', () => {
   });
 
   it('leaves out what the upstream cannot use: thinking (the model has no reasoning capability), cache_control, context_management, server tools, a role: system message becomes system text', async () => {
+    const { upstream, e2e } = fixture;
     upstream.reply({ type: 'json', body: completion({ content: 'ok' }) });
     const response = await rawPost(e2e, '/v1/messages', {
       model: 'gpt-mini',
@@ -252,6 +247,7 @@ describe('e2e: /v1/messages translated for an openai-type upstream', () => {
   });
 
   it("counts tokens with the gateway's tokenizer, system and tools included", async () => {
+    const { upstream } = fixture;
     const base = { model: 'gpt-mini', messages: [{ role: 'user' as const, content: 'Hello there' }] };
     const plain = await client.messages.countTokens(base);
     const withSystem = await client.messages.countTokens({ ...base, system: 'You are a helpful assistant.' });
@@ -263,6 +259,7 @@ describe('e2e: /v1/messages translated for an openai-type upstream', () => {
   });
 
   it('answers an upstream failure mid-stream with an error event', async () => {
+    const { upstream, e2e } = fixture;
     upstream.reply({ type: 'sse', done: false, events: [{ data: chunk({ role: 'assistant', content: 'Hi' }) }, { drop: true }] });
     const response = await rawPost(e2e, '/v1/messages', {
       model: 'gpt-mini',

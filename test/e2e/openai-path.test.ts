@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startMockOpenAiUpstream, type MockOpenAiUpstream, type SseStep } from '../helpers/mock-openai-upstream';
 import {
   apiErrorOf,
@@ -6,11 +6,10 @@ import {
   decodeFloat32Base64,
   PIXEL_DATA_URL,
   rawPost,
-  startE2e,
   upstreamSection,
   usageFor,
   WEATHER_TOOL,
-  type E2e,
+  useUpstreamE2e,
 } from './helpers';
 
 /**
@@ -78,23 +77,12 @@ const TEXT_STREAM: SseStep[] = [
 ];
 
 describe('e2e: the openai provider path', () => {
-  let upstream: MockOpenAiUpstream;
-  let e2e: E2e;
-  beforeAll(async () => {
-    upstream = await startMockOpenAiUpstream();
-    e2e = await startE2e({ configYaml: configYaml(upstream), env: { E2E_OPENAI_KEY: PROVIDER_KEY } });
-  });
-  beforeEach(() => {
-    upstream.requests.length = 0;
-  });
-  afterAll(async () => {
-    await e2e?.close();
-    await upstream?.close();
-  });
+  const fixture = useUpstreamE2e(startMockOpenAiUpstream, configYaml, { env: { E2E_OPENAI_KEY: PROVIDER_KEY } });
 
-  const lastUpstreamBody = () => upstream.requests.at(-1)?.body;
+  const lastUpstreamBody = () => fixture.upstream.requests.at(-1)?.body;
 
   it('answers a chat completion under the catalogue id, with the upstream usage', async () => {
+    const { upstream, e2e } = fixture;
     upstream.reply({ type: 'json', body: completion({ role: 'assistant', content: 'Hi there.' }) });
     const { data, response } = await e2e.client.chat.completions
       .create({
@@ -135,6 +123,7 @@ describe('e2e: the openai provider path', () => {
   });
 
   it('streams with include_usage: deltas, finish_reason, one final usage chunk', async () => {
+    const { upstream, e2e } = fixture;
     upstream.reply({ type: 'sse', events: TEXT_STREAM });
     const stream = await e2e.client.chat.completions.create({
       model: 'gpt-chat',
@@ -156,6 +145,7 @@ describe('e2e: the openai provider path', () => {
   });
 
   it('streams without include_usage: no usage chunk, but the usage event has the upstream tokens', async () => {
+    const { upstream, e2e } = fixture;
     upstream.reply({ type: 'sse', events: TEXT_STREAM });
     const { data: stream, response } = await e2e.client.chat.completions
       .create({ model: 'gpt-chat', messages: [{ role: 'user', content: 'Say hello' }], stream: true })
@@ -171,6 +161,7 @@ describe('e2e: the openai provider path', () => {
   });
 
   it('streams an estimated usage chunk when the upstream reports none (servers that ignore include_usage)', async () => {
+    const { upstream, e2e } = fixture;
     upstream.reply({ type: 'sse', events: TEXT_STREAM.slice(0, -1) });
     const { data: stream, response } = await e2e.client.chat.completions
       .create({
@@ -191,6 +182,7 @@ describe('e2e: the openai provider path', () => {
   });
 
   it('round-trips a tool call: the tool result message reaches the upstream', async () => {
+    const { upstream, e2e } = fixture;
     const toolCall = { id: 'call_abc123', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } };
     upstream.reply(
       { type: 'json', body: completion({ role: 'assistant', content: null, tool_calls: [toolCall] }, 'tool_calls') },
@@ -228,6 +220,7 @@ describe('e2e: the openai provider path', () => {
   });
 
   it('streams a tool call as delta.tool_calls with an index', async () => {
+    const { upstream, e2e } = fixture;
     upstream.reply({
       type: 'sse',
       events: [
@@ -255,6 +248,7 @@ describe('e2e: the openai provider path', () => {
   });
 
   it('passes JSON mode, stop sequences and image parts through', async () => {
+    const { upstream, e2e } = fixture;
     upstream.reply(
       { type: 'json', body: completion({ role: 'assistant', content: '{"answer":42}' }) },
       { type: 'json', body: completion({ role: 'assistant', content: 'one, two' }) },
@@ -306,6 +300,7 @@ describe('e2e: the openai provider path', () => {
     });
 
     it('answers floats, asking the upstream for floats', async () => {
+      const { upstream, e2e } = fixture;
       upstream.reply(embeddingsReply());
       const { data, response } = await e2e.client.embeddings
         .create({ model: 'gpt-embed', input: ['first', 'second'], encoding_format: 'float' })
@@ -323,6 +318,7 @@ describe('e2e: the openai provider path', () => {
     });
 
     it("answers base64 the client decodes itself (the client's default)", async () => {
+      const { upstream, e2e } = fixture;
       upstream.reply(embeddingsReply());
       const result = await e2e.client.embeddings.create({ model: 'gpt-embed', input: ['first', 'second'] });
       expect(result.data.map((item) => Array.from(item.embedding))).toEqual(vectors.map((vector) => vector.map(Math.fround)));
@@ -331,6 +327,7 @@ describe('e2e: the openai provider path', () => {
     });
 
     it("passes an upstream's base64 vectors on as they came, and re-encodes a malformed one", async () => {
+      const { upstream, e2e } = fixture;
       const [first, second] = vectors.map((vector) => Buffer.from(new Float32Array(vector).buffer).toString('base64'));
       // The second without its padding: decoded (leniently, as before) and encoded canonically.
       upstream.reply({
@@ -351,6 +348,7 @@ describe('e2e: the openai provider path', () => {
     });
 
     it('answers explicit base64 as little-endian float32', async () => {
+      const { upstream, e2e } = fixture;
       upstream.reply(embeddingsReply());
       const response = await rawPost(e2e, '/v1/embeddings', { model: 'gpt-embed', input: ['first', 'second'], encoding_format: 'base64' });
       expect(response.status).toBe(200);
@@ -362,6 +360,7 @@ describe('e2e: the openai provider path', () => {
     });
 
     it('passes an allowed dimensions value to the upstream', async () => {
+      const { upstream, e2e } = fixture;
       upstream.reply(embeddingsReply([[0.5, 0.5]]));
       const result = await e2e.client.embeddings.create({ model: 'gpt-embed', input: 'short', dimensions: 256, encoding_format: 'float' });
       expect(result.data[0]?.embedding).toEqual([0.5, 0.5]);
@@ -374,6 +373,7 @@ describe('e2e: the openai provider path', () => {
     });
 
     it('refuses dimensions outside the list, and on a model without one, before any upstream call', async () => {
+      const { upstream, e2e } = fixture;
       const outside = await apiErrorOf(e2e.client.embeddings.create({ model: 'gpt-embed', input: 'x', dimensions: 512 }));
       expect(outside.status).toBe(400);
       expect(outside.error).toMatchObject({ type: 'invalid_request_error', param: 'dimensions' });

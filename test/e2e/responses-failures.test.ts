@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startMockOpenAiUpstream, type MockOpenAiUpstream, type SseStep } from '../helpers/mock-openai-upstream';
+import { describe, expect, it } from 'vitest';
+import type { MockOpenAiUpstream, SseStep } from '../helpers/mock-openai-upstream';
 import { textResponseStream } from '../helpers/mock-openai-responses';
-import { apiErrorOf, rawPost, settlesWithin, startE2e, upstreamSection, usageFor, type E2e } from './helpers';
+import { apiErrorOf, rawPost, settlesWithin, upstreamSection, usageFor } from './helpers';
+import { useResponsesE2e } from './responses-setup';
 
 /**
  * /v1/responses shares the chat route's machinery: failures mid-stream, cancellation when the
@@ -49,25 +50,10 @@ function eventTypes(body: string): { type: string; [key: string]: unknown }[] {
 }
 
 describe('e2e: /v1/responses failure paths and shared limits', () => {
-  let chat: MockOpenAiUpstream;
-  let native: MockOpenAiUpstream;
-  let e2e: E2e;
-  beforeAll(async () => {
-    chat = await startMockOpenAiUpstream();
-    native = await startMockOpenAiUpstream();
-    e2e = await startE2e({ configYaml: configYaml(chat, native) });
-  });
-  beforeEach(() => {
-    chat.requests.length = 0;
-    native.requests.length = 0;
-  });
-  afterAll(async () => {
-    await e2e?.close();
-    await chat?.close();
-    await native?.close();
-  });
+  const responses = useResponsesE2e(configYaml);
 
   it('translated: an upstream that drops mid-stream ends the stream with response.failed, metered as 502', async () => {
+    const { chat, e2e } = responses;
     const events: SseStep[] = [{ data: chunk({ role: 'assistant', content: 'Hel' }) }, { delayMs: 100, drop: true }];
     chat.reply({ type: 'sse', events }, { type: 'sse', events });
     const response = await rawPost(e2e, '/v1/responses', { model: 'chat-model', input: 'hi', stream: true });
@@ -86,6 +72,7 @@ describe('e2e: /v1/responses failure paths and shared limits', () => {
   });
 
   it('passed through: a stream that ends before response.completed gets an error event, metered as 502', async () => {
+    const { native, e2e } = responses;
     const whole = textResponseStream('u', ['a', 'b'], { input: 1, output: 1 });
     const cut = whole.type === 'sse' ? whole.events.slice(0, 4) : [];
     native.reply({ type: 'sse', events: cut, done: false });
@@ -103,6 +90,7 @@ describe('e2e: /v1/responses failure paths and shared limits', () => {
   });
 
   it('a client that goes away mid-stream closes the upstream call and is recorded as 499', async () => {
+    const { chat, e2e } = responses;
     chat.reply({
       type: 'sse',
       events: [{ data: chunk({ role: 'assistant', content: 'Hel' }) }, { delayMs: 1_500, data: chunk({ content: 'lo' }) }],
@@ -127,6 +115,7 @@ describe('e2e: /v1/responses failure paths and shared limits', () => {
   });
 
   it('the per-key request limit is shared with chat: 429 with retry-after and the error shape', async () => {
+    const { e2e } = responses;
     const accountId = await e2e.gateway.createAccount();
     const { key } = await e2e.gateway.createKey(accountId, { rpm: 1 });
     const first = await rawPost(
@@ -149,6 +138,7 @@ describe('e2e: /v1/responses failure paths and shared limits', () => {
   });
 
   it('a bad key is 401 in the error shape', async () => {
+    const { e2e } = responses;
     const response = await rawPost(
       e2e,
       '/v1/responses',
@@ -160,6 +150,7 @@ describe('e2e: /v1/responses failure paths and shared limits', () => {
   });
 
   it('the mock provider type answers through the translation, create and stream', async () => {
+    const { e2e } = responses;
     const reply = await e2e.client.responses.create({ model: 'mock-chat', input: 'hello there' });
     expect(reply.status).toBe('completed');
     expect(reply.output_text.length).toBeGreaterThan(0);

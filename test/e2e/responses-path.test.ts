@@ -1,42 +1,14 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startMockOpenAiUpstream, type MockOpenAiUpstream, type SseStep } from '../helpers/mock-openai-upstream';
-import { textResponse, textResponseStream } from '../helpers/mock-openai-responses';
-import { apiErrorOf, captureLogger, rawPost, startE2e, upstreamSection, usageFor, waitFor, type E2e } from './helpers';
+import { describe, expect, it } from 'vitest';
+import type { SseStep } from '../helpers/mock-openai-upstream';
+import { apiErrorOf, captureLogger, rawPost, usageFor, waitFor } from './helpers';
+import { RESPONSES_PATH_KEYS, responsesPathConfig, UPSTREAM_MODEL, useResponsesE2e, WEATHER } from './responses-setup';
 
 /**
  * POST /v1/responses end to end with the official `openai` client (responses.create,
- * responses.stream, a function-call round trip): translated to a chat upstream, and passed
- * through to an upstream that serves the Responses API (`responses_api: true`).
+ * responses.stream, a function-call round trip), translated to a chat upstream; and what the
+ * route refuses on either path, being stateless. Passed through to an upstream that serves the
+ * Responses API: responses-pass-through.test.ts.
  */
-const UPSTREAM_MODEL = 'gpt-5-mini-2026-01-01';
-
-function configYaml(chat: MockOpenAiUpstream, native: MockOpenAiUpstream): string {
-  return `${upstreamSection()}
-providers:
-  chat: { type: openai, base_url: ${chat.baseUrl}, api_key_env: E2E_CHAT_KEY }
-  strict-chat: { type: openai, base_url: ${chat.baseUrl}, api_key_env: E2E_CHAT_KEY, responses_hosted_tools: reject }
-  native: { type: openai, base_url: ${native.baseUrl}, api_key_env: E2E_NATIVE_KEY, responses_api: true }
-models:
-  - id: chat-model
-    provider: chat
-    upstream_model: ${UPSTREAM_MODEL}
-    capabilities: [chat, vision, function_calling, json_mode, reasoning]
-    context_window: 128000
-    pricing: { input_per_million: 1, output_per_million: 2 }
-  - id: strict-model
-    provider: strict-chat
-    capabilities: [chat, function_calling]
-    context_window: 128000
-    pricing: { input_per_million: 1, output_per_million: 2 }
-  - id: native-model
-    provider: native
-    upstream_model: ${UPSTREAM_MODEL}
-    capabilities: [chat, function_calling]
-    context_window: 128000
-    pricing: { input_per_million: 1, output_per_million: 2 }
-`;
-}
-
 const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
   id: 'chatcmpl-upstream',
   object: 'chat.completion.chunk',
@@ -59,41 +31,13 @@ function completion(message: Record<string, unknown>, finishReason = 'stop') {
   };
 }
 
-const WEATHER = {
-  type: 'function' as const,
-  name: 'get_weather',
-  description: 'Current weather for a city.',
-  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-  strict: false,
-};
-
 describe('e2e: POST /v1/responses', () => {
-  let chat: MockOpenAiUpstream;
-  let native: MockOpenAiUpstream;
-  let e2e: E2e;
-  let logs: ReturnType<typeof captureLogger>;
-  beforeAll(async () => {
-    chat = await startMockOpenAiUpstream();
-    native = await startMockOpenAiUpstream();
-    logs = captureLogger();
-    e2e = await startE2e({
-      configYaml: configYaml(chat, native),
-      env: { E2E_CHAT_KEY: 'sk-chat-upstream', E2E_NATIVE_KEY: 'sk-native-upstream' },
-      logger: logs.logger,
-    });
-  });
-  beforeEach(() => {
-    chat.requests.length = 0;
-    native.requests.length = 0;
-  });
-  afterAll(async () => {
-    await e2e?.close();
-    await chat?.close();
-    await native?.close();
-  });
+  const logs = captureLogger();
+  const responses = useResponsesE2e(responsesPathConfig, { env: RESPONSES_PATH_KEYS, logger: logs.logger });
 
   describe('translated to a chat upstream', () => {
     it('responses.create: instructions, developer messages and settings become a chat request; the reply a response', async () => {
+      const { chat, e2e } = responses;
       chat.reply({ type: 'json', body: completion({ content: 'Hi there!' }) });
       const { data, response } = await e2e.client.responses
         .create({
@@ -144,6 +88,7 @@ describe('e2e: POST /v1/responses', () => {
     });
 
     it('responses.stream: the documented events in order, with sequence numbers, and the final response', async () => {
+      const { chat, e2e } = responses;
       chat.reply({
         type: 'sse',
         events: [
@@ -194,6 +139,7 @@ describe('e2e: POST /v1/responses', () => {
     });
 
     it('a function-call round trip: function_call out, function_call_output back as a tool message', async () => {
+      const { chat, e2e } = responses;
       chat.reply({
         type: 'json',
         body: completion(
@@ -253,6 +199,7 @@ describe('e2e: POST /v1/responses', () => {
     });
 
     it('streams tool calls: arguments deltas, then .done with the whole arguments', async () => {
+      const { chat, e2e } = responses;
       chat.reply({
         type: 'sse',
         events: [
@@ -283,6 +230,7 @@ describe('e2e: POST /v1/responses', () => {
     });
 
     it('custom tools become one-string function tools; their calls come back as custom_tool_call items', async () => {
+      const { chat, e2e } = responses;
       chat.reply({
         type: 'json',
         body: completion(
@@ -310,6 +258,7 @@ describe('e2e: POST /v1/responses', () => {
     });
 
     it('hosted tools are dropped and named in x-gateway-dropped-tools (Codex sends web_search and namespace)', async () => {
+      const { chat, e2e } = responses;
       chat.reply({ type: 'json', body: completion({ content: 'ok' }) });
       const reply = await rawPost(e2e, '/v1/responses', {
         model: 'chat-model',
@@ -332,6 +281,7 @@ describe('e2e: POST /v1/responses', () => {
     });
 
     it('with responses_hosted_tools: reject, a hosted tool is a 400 naming it', async () => {
+      const { chat, e2e } = responses;
       const error = await apiErrorOf(
         e2e.client.responses.create({ model: 'strict-model', input: 'hi', tools: [WEATHER, { type: 'web_search' }] }),
       );
@@ -343,6 +293,7 @@ describe('e2e: POST /v1/responses', () => {
 
   describe('stateless', () => {
     it('previous_response_id and item_reference are 400 invalid_request_error naming the parameter', async () => {
+      const { chat, native, e2e } = responses;
       const previous = await apiErrorOf(
         e2e.client.responses.create({ model: 'chat-model', input: 'hi', previous_response_id: 'resp_123' }),
       );
@@ -357,6 +308,7 @@ describe('e2e: POST /v1/responses', () => {
     });
 
     it('bad input is a 400 in the error shape, never a 500', async () => {
+      const { e2e } = responses;
       for (const body of [
         { model: 'chat-model' },
         { model: 'chat-model', input: [{ type: 'function_call' }] },
@@ -369,102 +321,6 @@ describe('e2e: POST /v1/responses', () => {
       }
       const missing = await rawPost(e2e, '/v1/responses', { model: 'no-such-model', input: 'hi' });
       expect(missing.status).toBe(404);
-    });
-  });
-
-  describe('passed through to a Responses upstream (responses_api: true)', () => {
-    it('responses.create: the body as it came with the model replaced; the reply as the upstream sent it, metered', async () => {
-      native.reply({ type: 'json', body: textResponse(UPSTREAM_MODEL, 'Native hi', { input: 40, output: 6, cached: 32, reasoning: 2 }) });
-      const body = {
-        model: 'native-model',
-        input: [
-          { role: 'developer', content: 'Be terse.' },
-          { role: 'user', content: 'hi' },
-        ],
-        tools: [{ type: 'web_search' }],
-        store: false,
-        include: ['reasoning.encrypted_content'],
-        prompt_cache_key: 'thread-1',
-        reasoning: { summary: 'auto' },
-        client_metadata: { originator: 'test' },
-      };
-      const reply = await rawPost(e2e, '/v1/responses', body);
-      expect(reply.status).toBe(200);
-      expect(reply.headers.get('x-gateway-dropped-tools')).toBeNull();
-      expect(await reply.json()).toEqual(textResponse(UPSTREAM_MODEL, 'Native hi', { input: 40, output: 6, cached: 32, reasoning: 2 }));
-      expect(native.requests[0]?.path).toBe('/v1/responses');
-      expect(native.requests[0]?.headers.authorization).toBe('Bearer sk-native-upstream');
-      expect(native.requests[0]?.body).toEqual({ ...body, model: UPSTREAM_MODEL });
-      const usage = await usageFor(e2e, reply.headers.get('x-request-id'));
-      expect(usage).toMatchObject({ model: 'native-model', promptTokens: 40, completionTokens: 6, estimated: false });
-    });
-
-    it('responses.stream: the upstream events reach the SDK unchanged; usage from response.completed', async () => {
-      native.reply(textResponseStream(UPSTREAM_MODEL, ['Str', 'eamed'], { input: 12, output: 3 }));
-      const stream = e2e.client.responses.stream({ model: 'native-model', input: 'hi' });
-      const types: string[] = [];
-      for await (const event of stream) types.push(event.type);
-      const final = await stream.finalResponse();
-      expect(final.output).toEqual([
-        expect.objectContaining({ type: 'message', content: [expect.objectContaining({ text: 'Streamed' })] }),
-      ]);
-      expect(types[0]).toBe('response.created');
-      expect(types.at(-1)).toBe('response.completed');
-      expect(native.requests[0]?.body).toMatchObject({ model: UPSTREAM_MODEL, stream: true });
-      const event = await usageFor(e2e, e2e.usage.events.at(-1)?.requestId);
-      expect(event).toMatchObject({ model: 'native-model', promptTokens: 12, completionTokens: 3, stream: true, status: 200 });
-    });
-
-    it('a function-call round trip: the function_call item and the function_call_output go through as they are', async () => {
-      const call = {
-        type: 'function_call',
-        id: 'fc_up_1',
-        call_id: 'call_up_1',
-        name: 'get_weather',
-        arguments: '{"city":"Rome"}',
-        status: 'completed',
-      };
-      native.reply({ type: 'json', body: { ...textResponse(UPSTREAM_MODEL, '', { input: 30, output: 8 }), output: [call] } });
-      const first = await e2e.client.responses.create({ model: 'native-model', input: 'Weather in Rome?', tools: [WEATHER] });
-      expect(first.output).toEqual([call]);
-      native.reply({ type: 'json', body: textResponse(UPSTREAM_MODEL, 'Sunny in Rome.', { input: 50, output: 4 }) });
-      const input = [
-        { role: 'user' as const, content: 'Weather in Rome?' },
-        ...first.output,
-        { type: 'function_call_output' as const, call_id: 'call_up_1', output: '{"sky":"clear"}' },
-      ];
-      const second = await e2e.client.responses.create({ model: 'native-model', input, tools: [WEATHER] });
-      expect(second.output_text).toBe('Sunny in Rome.');
-      expect((native.requests[1]?.body as { input: unknown }).input).toEqual(input);
-    });
-
-    it('what only the upstream understands (input_file parts, other item types) goes through, not refused', async () => {
-      native.reply({ type: 'json', body: textResponse(UPSTREAM_MODEL, 'Read it.', { input: 300, output: 3 }) });
-      const input = [
-        {
-          role: 'user',
-          content: [
-            { type: 'input_file', file_id: 'file_abc' },
-            { type: 'input_text', text: 'Summarize.' },
-          ],
-        },
-        { type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'x' } },
-      ];
-      const reply = await rawPost(e2e, '/v1/responses', { model: 'native-model', input });
-      expect(reply.status).toBe(200);
-      expect((native.requests[0]?.body as { input: unknown }).input).toEqual(input);
-    });
-
-    it('an upstream error is the gateway error shape (retried first)', async () => {
-      const failure = {
-        type: 'json' as const,
-        status: 500,
-        body: { error: { message: 'boom', type: 'server_error', param: null, code: null } },
-      };
-      native.reply(failure, failure);
-      const error = await apiErrorOf(e2e.client.responses.create({ model: 'native-model', input: 'hi' }));
-      expect(error.status).toBe(502);
-      expect(native.requests).toHaveLength(2);
     });
   });
 });

@@ -3,14 +3,14 @@ import { promisify } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPostgresDatabase, isPostgresAvailable, type TestDatabase } from '../db/databases';
-import { startTestGateway, type TestGateway } from '../helpers/test-gateway';
-import { isRedisReachable, redisUrl } from '../rate-limit/redis-test-client';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestGateway } from '../helpers/test-gateway';
+import { redisUrl } from '../rate-limit/redis-test-client';
 import { costFemto, decimalToNano, exactReport, femtoToNano, MOCK_CHAT_PRICES, TestClock } from '../usage/usage-http-helpers';
+import { postgresAndRedisAvailable, useTwoGateways } from './two-gateways';
 
 /**
- * The scale-out promise of the issue, on the real services: two gateway instances on one
+ * docs/architecture.md, "Several instances", on the real services: two gateway instances on one
  * Postgres and one Redis. A key revoked or blocked through one is refused by the other
  * within 1 s (Redis key-change messages; the other instance's database re-check is slowed
  * to a minute here so that only the messages can explain it); rate limits are exact across
@@ -21,20 +21,8 @@ import { costFemto, decimalToNano, exactReport, femtoToNano, MOCK_CHAT_PRICES, T
  */
 const REPOSITORY = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = path.join(REPOSITORY, 'bin/model-gateway.js');
-const available = (await isPostgresAvailable()) && (await isRedisReachable());
-if (!available) console.warn('[scale] Postgres or Redis unreachable: skipping the two-instance tests (CI runs them).');
+const available = await postgresAndRedisAvailable('the two-instance tests');
 
-const CONFIG = `
-providers:
-  mock: { type: mock }
-limits: { default_rpm: 100000, default_tpm: 100000000, usage_key_rpm: 1000, usage_ip_rpm: 1000 }
-models:
-  - id: mock-chat
-    provider: mock
-    capabilities: [chat]
-    context_window: 32000
-    pricing: { input_per_million: 1.5, output_per_million: 2.25 }
-`;
 /** Long enough that polling cannot deliver a change during a test: only pub/sub can. */
 const NO_POLLING_MS = 60_000;
 
@@ -50,29 +38,15 @@ async function msUntil(probe: () => Promise<boolean>, limitMs: number): Promise<
 
 describe.skipIf(!available)('two instances on one Postgres + Redis', () => {
   const clock = new TestClock('2026-11-20T04:00:00.000Z');
-  let database: TestDatabase;
-  let a: TestGateway;
-  let b: TestGateway;
+  const gateways = useTwoGateways({
+    rateLimitPrefix: `mg:scale:${randomBytes(6).toString('hex')}:`,
+    now: clock.now,
+    keyRefreshIntervalMs: NO_POLLING_MS,
+  });
   let accountId: string;
 
   beforeAll(async () => {
-    database = await createPostgresDatabase();
-    // One deployment: one database, one Redis, one bucket namespace.
-    const shared = {
-      configYaml: CONFIG,
-      databaseUrl: database.url,
-      env: { REDIS_URL: redisUrl },
-      rateLimitPrefix: `mg:scale:${randomBytes(6).toString('hex')}:`,
-      now: clock.now,
-    };
-    a = await startTestGateway({ ...shared, keyRefreshIntervalMs: NO_POLLING_MS });
-    b = await startTestGateway({ ...shared, keyRefreshIntervalMs: NO_POLLING_MS });
-    accountId = await a.createAccount('scale');
-  });
-  afterAll(async () => {
-    await a?.close();
-    await b?.close();
-    await database?.drop();
+    accountId = await gateways.a.createAccount('scale');
   });
 
   const chat = (gw: TestGateway, key: string, content = 'hello from the scale test') =>
@@ -82,6 +56,7 @@ describe.skipIf(!available)('two instances on one Postgres + Redis', () => {
       .send({ model: 'mock-chat', messages: [{ role: 'user', content }] });
 
   it('a key revoked through one instance is refused by the other within 1 s', async () => {
+    const { a, b } = gateways;
     const { id, key } = await a.createKey(accountId, { name: 'to revoke' });
     // B has the key cached: from now on only a notification can change its mind.
     expect((await chat(b, key)).status).toBe(200);
@@ -93,6 +68,7 @@ describe.skipIf(!available)('two instances on one Postgres + Redis', () => {
   });
 
   it('a key blocked through one instance is refused (403) by the other within 1 s, and unblocked again', async () => {
+    const { a, b } = gateways;
     const { id, key } = await b.createKey(accountId, { name: 'to block' });
     expect((await chat(a, key)).status).toBe(200);
     await b.http.post(`/v1/admin/keys/${id}/block`).set(b.admin()).expect(200);
@@ -102,6 +78,7 @@ describe.skipIf(!available)('two instances on one Postgres + Redis', () => {
   });
 
   it('a key revoked with the CLI (another process, REDIS_URL set) is refused by both within 1 s', async () => {
+    const { a, b, database } = gateways;
     const { id, key } = await a.createKey(accountId, { name: 'cli revoke' });
     expect((await chat(a, key)).status).toBe(200);
     expect((await chat(b, key)).status).toBe(200);
@@ -118,6 +95,7 @@ describe.skipIf(!available)('two instances on one Postgres + Redis', () => {
   });
 
   it('a rotated usage key stops working on the other instance within 1 s', async () => {
+    const { a, b } = gateways;
     const first = await a.createUsageKey(accountId);
     expect((await b.http.get('/v1/usage/keys').set('authorization', `Bearer ${first}`)).status).toBe(200);
     const second = await a.createUsageKey(accountId);
@@ -128,6 +106,7 @@ describe.skipIf(!available)('two instances on one Postgres + Redis', () => {
   });
 
   it('limits are exact across both: 200 parallel requests at rpm 50 -> exactly 50 succeed; usage sums exactly', async () => {
+    const { a, b } = gateways;
     const { key } = await a.createKey(accountId, { name: 'limited', rpm: 50 });
     const startedAt = performance.now();
     const responses = await Promise.all(Array.from({ length: 200 }, (_, index) => chat(index % 2 === 0 ? a : b, key, `request ${index}`)));

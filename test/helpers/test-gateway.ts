@@ -48,6 +48,21 @@ models:
     pricing: { input_per_million: 0.02, output_per_million: 0 }
 `;
 
+/**
+ * BASE_TEST_CONFIG plus a model `slow-chat` on a second mock provider `slow` whose `mockOptions`
+ * (a YAML flow mapping: latency_ms, chunk_delay_ms, chunks) make its replies slow; `extraYaml`
+ * (top-level keys such as `limits`) is appended.
+ */
+export function slowChatConfig(mockOptions: string, extraYaml = ''): string {
+  return BASE_TEST_CONFIG.replace('mock: { type: mock }', `mock: { type: mock }\n  slow: { type: mock, options: ${mockOptions} }`).concat(`
+  - id: slow-chat
+    provider: slow
+    capabilities: [chat]
+    context_window: 8000
+    pricing: { input_per_million: 1, output_per_million: 2 }
+${extraYaml}`);
+}
+
 export interface TestGatewayOptions extends GatewayOptions {
   /** Whole YAML config; defaults to BASE_TEST_CONFIG. */
   configYaml?: string;

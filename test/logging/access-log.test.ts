@@ -1,23 +1,14 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BASE_TEST_CONFIG, startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from '../helpers/test-gateway';
+import { slowChatConfig, startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from '../helpers/test-gateway';
 
 /**
- * The access log (issue "Operations"): one JSON line per request with the request id, key
+ * The access log (README, "Operations"): one JSON line per request with the request id, key
  * id (never the key), model, status, latencies and tokens; streams cut short by the client
  * included. Keys, tokens and query strings never reach a log line or an error body.
  */
-const CONFIG = BASE_TEST_CONFIG.replace(
-  'mock: { type: mock }',
-  'mock: { type: mock }\n  slow: { type: mock, options: { chunk_delay_ms: 100, chunks: 20 } }',
-).concat(`
-  - id: slow-chat
-    provider: slow
-    capabilities: [chat]
-    context_window: 8000
-    pricing: { input_per_million: 1, output_per_million: 2 }
-`);
+const CONFIG = slowChatConfig('{ chunk_delay_ms: 100, chunks: 20 }');
 
 interface LogLine {
   msg: string;

@@ -1,24 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BASE_TEST_CONFIG, startTestGateway, type TestGateway } from '../helpers/test-gateway';
+import { slowChatConfig, startTestGateway, type TestGateway } from '../helpers/test-gateway';
 import { parsePrometheusText, sampleValue, type Sample } from '../helpers/prometheus-text';
 
 /**
- * GET /metrics (issue "Operations"): Prometheus text from a registry per gateway instance,
+ * GET /metrics (README, "Operations"): Prometheus text from a registry per gateway instance,
  * with bounded labels (route patterns, catalogue models), and the `x-gateway-overhead-ms`
  * header (the gateway's own time, the upstream's excluded).
  */
 const SLOW_UPSTREAM_MS = 300;
-const CONFIG = BASE_TEST_CONFIG.replace(
-  'mock: { type: mock }',
-  `mock: { type: mock }\n  slow: { type: mock, options: { latency_ms: ${SLOW_UPSTREAM_MS}, chunk_delay_ms: 50, chunks: 6 } }`,
-).concat(`
-  - id: slow-chat
-    provider: slow
-    capabilities: [chat]
-    context_window: 8000
-    pricing: { input_per_million: 1, output_per_million: 2 }
-limits: { default_rpm: 100000, default_tpm: 100000000 }
-`);
+const CONFIG = slowChatConfig(
+  `{ latency_ms: ${SLOW_UPSTREAM_MS}, chunk_delay_ms: 50, chunks: 6 }`,
+  'limits: { default_rpm: 100000, default_tpm: 100000000 }\n',
+);
 
 async function scrape(gw: TestGateway, headers: Record<string, string> = {}): Promise<Sample[]> {
   const response = await gw.http.get('/metrics').set(headers);

@@ -1,25 +1,18 @@
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryUsageSink } from '../../server/usage/types';
-import { BASE_TEST_CONFIG, startTestGateway, type TestGateway } from '../helpers/test-gateway';
+import { slowChatConfig, startTestGateway, type TestGateway } from '../helpers/test-gateway';
 
 /**
- * Limits against floods and slow clients (issue "Hostile input"): at most
+ * Limits against floods and slow clients (docs/rate-limits.md, docs/configuration.md): at most
  * `limits.max_streams_per_key` open streams per key (429, retry-after 1, a clear message),
  * and the server timeouts: headers and body must arrive in time, answered in the envelope.
  */
 const MAX_STREAMS = 2;
-const CONFIG = BASE_TEST_CONFIG.replace(
-  'mock: { type: mock }',
-  'mock: { type: mock }\n  slow: { type: mock, options: { chunk_delay_ms: 80, chunks: 10 } }',
-).replace('upstream:', `server:\n  headers_timeout_ms: 300\n  request_timeout_ms: 600\n  keep_alive_timeout_ms: 5000\nupstream:`).concat(`
-  - id: slow-chat
-    provider: slow
-    capabilities: [chat]
-    context_window: 8000
-    pricing: { input_per_million: 1, output_per_million: 2 }
-limits: { default_rpm: 100000, default_tpm: 100000000, max_streams_per_key: ${MAX_STREAMS} }
-`);
+const CONFIG = slowChatConfig(
+  '{ chunk_delay_ms: 80, chunks: 10 }',
+  `limits: { default_rpm: 100000, default_tpm: 100000000, max_streams_per_key: ${MAX_STREAMS} }\n`,
+).replace('upstream:', `server:\n  headers_timeout_ms: 300\n  request_timeout_ms: 600\n  keep_alive_timeout_ms: 5000\nupstream:`);
 
 const streamBody = JSON.stringify({ model: 'slow-chat', messages: [{ role: 'user', content: 'a b c d e f g h i j' }], stream: true });
 

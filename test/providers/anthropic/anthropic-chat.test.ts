@@ -1,22 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ChatCompletionRequest } from '../../../contract';
-import { messageBody, startMockAnthropicUpstream, type MockAnthropicUpstream } from '../../helpers/mock-anthropic-upstream';
-import { TEST_TARGET, callOptions, createAnthropicTestProvider } from './harness';
+import { messageBody } from '../../helpers/mock-anthropic-upstream';
+import { TEST_TARGET, callOptions, useAnthropicTestProvider } from './harness';
 
 const hello: ChatCompletionRequest = { model: 'claude-haiku', messages: [{ role: 'user', content: 'Hello' }] };
 
 describe('Anthropic adapter: non-streamed replies', () => {
-  let upstream: MockAnthropicUpstream;
-  let client: ReturnType<typeof createAnthropicTestProvider>;
-
-  beforeAll(async () => {
-    upstream = await startMockAnthropicUpstream();
-    client = createAnthropicTestProvider(upstream);
-  });
-  afterAll(async () => {
-    await client.close();
-    await upstream.close();
-  });
+  const { upstream, client } = useAnthropicTestProvider();
 
   it('maps a text reply, with the catalogue id, the fixed clock and a chatcmpl- id', async () => {
     upstream.reply({

@@ -1,34 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ChatCompletionChunk, ChatCompletionRequest } from '../../../contract';
 import { GatewayError, UpstreamError } from '../../../server/errors/gateway-error';
 import {
   errorBody,
   events,
   messageBody,
-  startMockAnthropicUpstream,
   textStream,
   type MockAnthropicUpstream,
   type MockReply,
 } from '../../helpers/mock-anthropic-upstream';
-import { TEST_API_KEY, TEST_TARGET, callOptions, createAnthropicTestProvider } from './harness';
+import { TEST_API_KEY, TEST_TARGET, callOptions, useAnthropicTestProvider } from './harness';
 
 const hello: ChatCompletionRequest = { model: 'claude-haiku', messages: [{ role: 'user', content: 'Hello' }] };
 const keyFragment = TEST_API_KEY.slice(10, 30);
 
 describe('Anthropic adapter: errors', () => {
-  let upstream: MockAnthropicUpstream;
-  let client: ReturnType<typeof createAnthropicTestProvider>;
+  const { upstream, client } = useAnthropicTestProvider();
   /** Every error the adapter produced, checked for the key at the end. */
   const seen: unknown[] = [];
-
-  beforeAll(async () => {
-    upstream = await startMockAnthropicUpstream();
-    client = createAnthropicTestProvider(upstream);
-  });
-  afterAll(async () => {
-    await client.close();
-    await upstream.close();
-  });
 
   async function chatError(reply: MockReply): Promise<UpstreamError> {
     upstream.reply(reply);
@@ -229,17 +218,7 @@ describe('Anthropic adapter: errors', () => {
 });
 
 describe('Anthropic adapter: cancellation', () => {
-  let upstream: MockAnthropicUpstream;
-  let client: ReturnType<typeof createAnthropicTestProvider>;
-
-  beforeAll(async () => {
-    upstream = await startMockAnthropicUpstream();
-    client = createAnthropicTestProvider(upstream);
-  });
-  afterAll(async () => {
-    await client.close();
-    await upstream.close();
-  });
+  const { upstream, client } = useAnthropicTestProvider();
 
   it('the abort signal cancels a pending request: the upstream sees the connection close', async () => {
     upstream.reply({ type: 'hang' });

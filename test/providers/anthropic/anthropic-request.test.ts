@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ChatCompletionRequest } from '../../../contract';
 import { GatewayError } from '../../../server/errors/gateway-error';
 import { buildAnthropicRequest } from '../../../server/providers/anthropic/build-anthropic-request';
 import type { ModelTarget } from '../../../server/providers/types';
-import { MOCK_MODEL, messageBody, startMockAnthropicUpstream, type MockAnthropicUpstream } from '../../helpers/mock-anthropic-upstream';
-import { TEST_API_KEY, TEST_TARGET, callOptions, createAnthropicTestProvider } from './harness';
+import { MOCK_MODEL, messageBody } from '../../helpers/mock-anthropic-upstream';
+import { TEST_API_KEY, TEST_TARGET, callOptions, useAnthropicTestProvider } from './harness';
 
 const richRequest: ChatCompletionRequest = {
   model: 'claude-haiku',
@@ -67,17 +67,7 @@ const richRequest: ChatCompletionRequest = {
 };
 
 describe('Anthropic adapter: the upstream request', () => {
-  let upstream: MockAnthropicUpstream;
-  let client: ReturnType<typeof createAnthropicTestProvider>;
-
-  beforeAll(async () => {
-    upstream = await startMockAnthropicUpstream();
-    client = createAnthropicTestProvider(upstream);
-  });
-  afterAll(async () => {
-    await client.close();
-    await upstream.close();
-  });
+  const { upstream, client } = useAnthropicTestProvider();
 
   it('translates a rich conversation (snapshot) and sends the documented headers', async () => {
     upstream.reply({ type: 'json', body: messageBody([{ type: 'text', text: '"city": "Paris", "summary": "18°C"}' }], 'end_turn') });

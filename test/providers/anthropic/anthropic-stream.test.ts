@@ -1,16 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ChatCompletionChunk, ChatCompletionRequest } from '../../../contract';
 import { translateAnthropicStream } from '../../../server/providers/anthropic/anthropic-stream';
 import { parseSse } from '../../../server/streaming/parse-sse';
-import {
-  encodeSseEvent,
-  events,
-  startMockAnthropicUpstream,
-  textStream,
-  type MockAnthropicUpstream,
-  type MockSseEvent,
-} from '../../helpers/mock-anthropic-upstream';
-import { TEST_API_KEY, TEST_TARGET, callOptions, createAnthropicTestProvider } from './harness';
+import { encodeSseEvent, events, textStream, type MockSseEvent } from '../../helpers/mock-anthropic-upstream';
+import { TEST_API_KEY, TEST_TARGET, callOptions, useAnthropicTestProvider } from './harness';
 
 const hello: ChatCompletionRequest = { model: 'claude-haiku', messages: [{ role: 'user', content: 'Hello' }], stream: true };
 
@@ -47,17 +40,7 @@ const toolStreamDeltas = [
 ];
 
 describe('Anthropic adapter: streamed replies', () => {
-  let upstream: MockAnthropicUpstream;
-  let client: ReturnType<typeof createAnthropicTestProvider>;
-
-  beforeAll(async () => {
-    upstream = await startMockAnthropicUpstream();
-    client = createAnthropicTestProvider(upstream);
-  });
-  afterAll(async () => {
-    await client.close();
-    await upstream.close();
-  });
+  const { upstream, client } = useAnthropicTestProvider();
 
   it('translates a text stream: role first, content deltas, finish_reason, one usage chunk', async () => {
     upstream.reply({

@@ -1,6 +1,7 @@
+import { afterAll, beforeAll } from 'vitest';
 import { createAnthropicProvider } from '../../../server/providers/anthropic';
 import type { CallOptions, ModelTarget, ProviderAdapter } from '../../../server/providers/types';
-import { MOCK_MODEL, type MockAnthropicUpstream } from '../../helpers/mock-anthropic-upstream';
+import { MOCK_MODEL, startMockAnthropicUpstream, type MockAnthropicUpstream } from '../../helpers/mock-anthropic-upstream';
 import { createTestAdapter } from '../harness';
 
 /** Looks like a real key, long enough for redact() to catch fragments of it. */
@@ -11,8 +12,13 @@ export const TEST_TARGET: ModelTarget = { id: 'claude-haiku', upstreamModel: MOC
 /** Fixed clock and ids: replies are reproducible. */
 export const TEST_NOW_MS = 1_767_225_600_123;
 
+export interface AnthropicTestProvider {
+  provider: ProviderAdapter;
+  close(): Promise<void>;
+}
+
 /** The adapter under test, wired to the mock (test/providers/harness.ts). */
-export function createAnthropicTestProvider(upstream: MockAnthropicUpstream): { provider: ProviderAdapter; close(): Promise<void> } {
+export function createAnthropicTestProvider(upstream: MockAnthropicUpstream): AnthropicTestProvider {
   const { adapter, close } = createTestAdapter(upstream, {
     create: createAnthropicProvider,
     name: 'anthropic',
@@ -21,6 +27,24 @@ export function createAnthropicTestProvider(upstream: MockAnthropicUpstream): { 
     idPrefix: 'test',
   });
   return { provider: adapter, close };
+}
+
+/**
+ * For the enclosing describe: a mock Anthropic upstream and the adapter on it, both closed after
+ * it. The two objects are filled in beforeAll.
+ */
+export function useAnthropicTestProvider(): { upstream: MockAnthropicUpstream; client: AnthropicTestProvider } {
+  const upstream = {} as MockAnthropicUpstream;
+  const client = {} as AnthropicTestProvider;
+  beforeAll(async () => {
+    Object.assign(upstream, await startMockAnthropicUpstream());
+    Object.assign(client, createAnthropicTestProvider(upstream));
+  });
+  afterAll(async () => {
+    await client.close();
+    await upstream.close();
+  });
+  return { upstream, client };
 }
 
 export function callOptions(signal: AbortSignal = new AbortController().signal): CallOptions {

@@ -1,19 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { UpstreamError } from '../../../server/errors/gateway-error';
 import { functionCallReply, promptBlockedReply, textReply, usage } from './fixtures';
-import { callOptions, chatRequest, chatTarget, createHarness, NOW, rejectionOf, type Harness } from './harness';
+import { callOptions, chatRequest, chatTarget, NOW, rejectionOf, useHarness } from './harness';
 
 describe('Gemini chat (non-streaming) reply mapping', () => {
-  let harness: Harness;
-  beforeAll(async () => {
-    harness = await createHarness();
-  });
-  beforeEach(() => {
-    harness.upstream.requests.length = 0;
-  });
-  afterAll(async () => {
-    await harness.close();
-  });
+  const harness = useHarness();
 
   async function chatWith(reply: unknown) {
     harness.upstream.reply({ type: 'json', body: reply });

@@ -1,23 +1,14 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { EmbeddingsRequest } from '../../../contract';
 import { googleError } from './fixtures';
-import { API_KEY, callOptions, createHarness, embeddingTarget, rejectionOf, type Harness } from './harness';
+import { API_KEY, callOptions, embeddingTarget, rejectionOf, useHarness } from './harness';
 
 function vector(seed: number): number[] {
   return [seed, seed + 0.25, -seed];
 }
 
 describe('Gemini embeddings', () => {
-  let harness: Harness;
-  beforeAll(async () => {
-    harness = await createHarness();
-  });
-  beforeEach(() => {
-    harness.upstream.requests.length = 0;
-  });
-  afterAll(async () => {
-    await harness.close();
-  });
+  const harness = useHarness();
 
   const embed = (request: Pick<EmbeddingsRequest, 'input' | 'dimensions'>) =>
     harness.adapter.embeddings({ model: 'gemini-embedding', ...request }, embeddingTarget, callOptions());

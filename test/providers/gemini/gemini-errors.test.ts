@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { UpstreamError } from '../../../server/errors/gateway-error';
 import { isAbortError } from '../../../server/providers/http-client';
 import type { MockReply } from '../../helpers/mock-gemini-upstream';
 import { apiKeyInvalidError, googleError, streamEvent, textReply } from './fixtures';
-import { API_KEY, callOptions, chatRequest, chatTarget, createHarness, rejectionOf, type Harness } from './harness';
+import { API_KEY, callOptions, chatRequest, chatTarget, rejectionOf, useHarness } from './harness';
 
 /** Everything a client or a log line could see of an error. */
 function visibleText(error: unknown): string {
@@ -14,16 +14,7 @@ function visibleText(error: unknown): string {
 }
 
 describe('Gemini error mapping', () => {
-  let harness: Harness;
-  beforeAll(async () => {
-    harness = await createHarness();
-  });
-  beforeEach(() => {
-    harness.upstream.requests.length = 0;
-  });
-  afterAll(async () => {
-    await harness.close();
-  });
+  const harness = useHarness();
 
   async function chatError(reply: MockReply): Promise<unknown> {
     harness.upstream.reply(reply);

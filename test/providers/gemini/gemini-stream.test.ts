@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ChatCompletionChunk } from '../../../contract';
 import { UpstreamError } from '../../../server/errors/gateway-error';
 import { googleError, promptBlockedReply, streamEvent } from './fixtures';
-import { API_KEY, callOptions, chatRequest, chatTarget, collect, createHarness, NOW, rejectionOf, type Harness } from './harness';
+import { API_KEY, callOptions, chatRequest, chatTarget, collect, NOW, rejectionOf, useHarness, type Harness } from './harness';
 
 const created = Math.floor(NOW / 1000);
 const base = { object: 'chat.completion.chunk', created, model: 'gemini-flash' } as const;
@@ -12,16 +12,7 @@ function contentOf(chunks: ChatCompletionChunk[]): string {
 }
 
 describe('Gemini streaming', () => {
-  let harness: Harness;
-  beforeAll(async () => {
-    harness = await createHarness();
-  });
-  beforeEach(() => {
-    harness.upstream.requests.length = 0;
-  });
-  afterAll(async () => {
-    await harness.close();
-  });
+  const harness = useHarness();
 
   async function streamOf(events: unknown[], extra: { chunkBytes?: number; lineEnding?: '\r\n' | '\n' } = {}) {
     harness.upstream.reply({ type: 'sse', events, ...extra });

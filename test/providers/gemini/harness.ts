@@ -1,3 +1,4 @@
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import type { ChatCompletionChunk, ChatCompletionRequest } from '../../../contract';
 import { createGeminiProvider } from '../../../server/providers/gemini';
 import type { CallOptions, ChatStream, ModelTarget } from '../../../server/providers/types';
@@ -23,6 +24,24 @@ export type Harness = ProviderHarness<MockGeminiUpstream>;
 /** The adapter against a local mock Gemini (test/providers/harness.ts). */
 export function createHarness(): Promise<Harness> {
   return createProviderHarness(startMockGeminiUpstream, { create: createGeminiProvider, name: 'gemini', apiKey: API_KEY, now: NOW });
+}
+
+/**
+ * For the enclosing describe: one harness (`createHarness`), closed after it; each test starts
+ * with no upstream requests recorded. The object is filled in beforeAll.
+ */
+export function useHarness(): Harness {
+  const harness = {} as Harness;
+  beforeAll(async () => {
+    Object.assign(harness, await createHarness());
+  });
+  beforeEach(() => {
+    harness.upstream.requests.length = 0;
+  });
+  afterAll(async () => {
+    await harness.close();
+  });
+  return harness;
 }
 
 export function callOptions(signal: AbortSignal = new AbortController().signal): CallOptions {
