@@ -20,13 +20,13 @@ import { createPopulation, traffic, type TrafficOptions } from './usage-bench-da
 export type { BenchRow } from './bench-table';
 
 /**
- * The usage benchmark (issue "Usage accounting": "1,000,000 events over 90 days and 1,000 keys
- * in Postgres; the 92-day report answers in under 50 ms"): a fresh database holding 90 days of
+ * The usage benchmark (docs/performance.md: 1,000,000 events over 90 days and 1,000 keys
+ * in Postgres; the 92-day report answers in under 50 ms): a fresh database holding 90 days of
  * history, written through the real UsageRecorder; then the 92-day report of account 0, through
  * the real reporter. Targets: the recorder sustains >= 5,000 events/s; the report answers in
  * < 50 ms. Each layout runs on its own database:
  * - `spread`: the 1,000 keys over 10 accounts of 100, the events evenly over the accounts (the
- *   realistic reading of the issue: a report covers one account); the report verdict is on it.
+ *   realistic case: a report covers one account); the report verdict is on it.
  * - `single`: one account of `bigAccountKeys` keys taking half the events, beside 9 accounts of
  *   100 keys: the worst case, reported for information (its JSON alone is several MiB).
  */

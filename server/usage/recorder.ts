@@ -24,7 +24,7 @@ interface Outage {
 }
 
 /**
- * The buffered, batched usage writer (issue "Usage accounting"). `record` only queues; writes
+ * The buffered, batched usage writer (docs/usage-durability.md). `record` only queues; writes
  * happen in the background, one batch at a time and in order, each batch one `recordUsage`
  * transaction. A failed write goes back to the head of the queue and is retried; an event is
  * never handed to the store again after a successful write. A write that failed may still

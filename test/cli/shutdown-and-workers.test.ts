@@ -10,7 +10,7 @@ import { createTestDatabase } from '../helpers/test-gateway';
 import { isRedisReachable, redisUrl } from '../rate-limit/redis-test-client';
 
 /**
- * The process level (issue "Scale-out" and "Faults"): SIGTERM while streams are open lets
+ * The process level (docs/architecture.md): SIGTERM while streams are open lets
  * every stream finish and every usage event reach the database before exit 0; `serve
  * --workers N` runs N workers on one port behind one primary, answers /metrics for the
  * whole cluster, and drains every worker on SIGTERM.

@@ -12,7 +12,7 @@ import { startTcpProxy, unusedPort, type TcpProxy } from '../helpers/tcp-proxy';
 import { createTestDatabase, startTestGateway, type TestGateway } from '../helpers/test-gateway';
 
 /**
- * The database goes away (issue "Faults"): at start, `serve` says so clearly and retries
+ * The database goes away (docs/architecture.md): at start, `serve` says so clearly and retries
  * until it is back; during traffic, requests with keys already seen keep flowing from the
  * key cache, what needs the database answers 503 `database_unavailable` in the envelope,
  * usage is buffered in memory and written, exactly once, when the database returns.

@@ -6,7 +6,7 @@ import { listRoutes } from '../../contract/list-routes';
 import { BASE_TEST_CONFIG, startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from '../helpers/test-gateway';
 
 /**
- * Hostile input on every route (issue "Hostile input"): random and mutated bodies, headers,
+ * Hostile input on every route (docs/errors.md): random and mutated bodies, headers,
  * methods, path parameters and query strings. Whatever arrives, the gateway never answers
  * 500, never crashes, and every error is the envelope of docs/errors.md with an
  * `x-request-id`. Bounded: FUZZ_RUNS requests per route (default 200); the seed is printed

@@ -7,7 +7,7 @@ import type { TestDatabase } from '../db/databases';
 import { isRedisReachable, redisUrl } from '../rate-limit/redis-test-client';
 
 /**
- * Redis goes away under two instances (issue "Faults"): with the default `redis_failure:
+ * Redis goes away under two instances (docs/rate-limits.md): with the default `redis_failure:
  * open` both keep serving on per-instance limits (docs/rate-limits.md, "Several instances: Redis"), a key revoked
  * through one is still refused by the other within 1 s (the database re-check is the
  * backstop of the lost key-change messages), and when Redis returns the instances go back

@@ -13,7 +13,7 @@ import { createTestDatabase, startTestGateway, type TestGateway } from '../helpe
 import { exactReport, REPORT_TEST_CONFIG, TestClock } from './usage-http-helpers';
 
 /**
- * Usage is never lost on the way to the database (issue "Usage accounting"): not when the
+ * Usage is never lost on the way to the database (docs/usage-durability.md): not when the
  * server is stopped with SIGTERM while requests are in flight, and not when the database is
  * down for a while. Runs on SQLite, or on Postgres with GATEWAY_TEST_DB=postgres.
  */
