@@ -1,5 +1,5 @@
 import type { RateLimitFailurePolicy } from '../rate-limit/resilient-store';
-import { rateLimiterUnavailable } from '../rate-limit/resilient-store';
+import { rateLimiterUnavailable } from '../redis/shared-store-breaker';
 import type { BudgetStore } from './budget-store';
 
 /**
