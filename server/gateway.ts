@@ -13,14 +13,15 @@ import { createGatewayMetrics, type GatewayMetrics, type GatewayMetricsOptions }
 import { createHttpClient } from './providers/http-client';
 import { createProviderRegistry, type ProviderRegistryDependencies } from './providers/registry';
 import { createBudgetGuard } from './budgets/budget-guard';
-import { createMemoryBudgetStore } from './budgets/budget-store';
+import { createMemoryBudgetStore, type BudgetStore } from './budgets/budget-store';
 import { withBudgetFallback } from './budgets/fallback-budget-store';
 import { createRedisBudgetStore } from './budgets/redis-budget-store';
 import { createKeyLimiter } from './rate-limit/key-limiter';
 import { createMemoryRateLimitStore } from './rate-limit/memory-store';
 import { createRedisRateLimitStore } from './rate-limit/redis-store';
+import { createSharedStoreBreaker, type SharedStoreBreaker } from './redis/shared-store-breaker';
 import { RedisTurnTransaction } from './redis/turn-transaction';
-import { createResilientRateLimitStore, type ResilientRateLimitStore } from './rate-limit/resilient-store';
+import { createResilientRateLimitStore } from './rate-limit/resilient-store';
 import { createStreamLimiter } from './rate-limit/stream-limiter';
 import type { RateLimitStore } from './rate-limit/types';
 import type { UsageDurability } from './usage/durability';
@@ -59,6 +60,8 @@ export interface GatewayOptions {
   usageJournalDirectory?: string;
   /** Replaces the usage journal (tests: a journal whose disk is full). */
   usageDurability?: UsageDurability;
+  /** Replaces the Redis budget store, still behind the shared breaker (tests: one whose Redis fails or hangs). */
+  budgetStore?: BudgetStore;
 }
 
 export interface Gateway {
@@ -110,19 +113,24 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
     : null;
   // docs/usage-durability.md: a call's usage XADD and its rate-limit settlement in one round trip.
   const transaction = redis ? new RedisTurnTransaction(redis) : null;
-  let rateStore: RateLimitStore = createMemoryRateLimitStore({ now });
-  let resilient: ResilientRateLimitStore | null = null;
-  if (redis) {
-    resilient = createResilientRateLimitStore({
-      primary: createRedisRateLimitStore({ redis, prefix: options.rateLimitPrefix ?? 'mg:rl:', transaction: transaction ?? undefined }),
-      policy: config.limits.redisFailure,
-      onStateChange: (state, error) =>
-        state === 'down'
-          ? logger.error({ err: error, policy: config.limits.redisFailure }, 'Redis unreachable: rate limits degraded')
-          : logger.info('Redis reachable again: shared rate limits restored'),
-    });
-    rateStore = resilient;
-  }
+  // docs/rate-limits.md, "Several instances: Redis": one breaker for the rate limits and the
+  // spend budgets, so that both know at once when Redis is down.
+  const breaker: SharedStoreBreaker | null = redis
+    ? createSharedStoreBreaker({
+        policy: config.limits.redisFailure,
+        onStateChange: (state, error) =>
+          state === 'down'
+            ? logger.error({ err: error, policy: config.limits.redisFailure }, 'Redis unreachable: rate limits and spend budgets degraded')
+            : logger.info('Redis reachable again: shared rate limits and spend budgets restored'),
+      })
+    : null;
+  const rateStore: RateLimitStore =
+    redis && breaker
+      ? createResilientRateLimitStore({
+          primary: createRedisRateLimitStore({ redis, prefix: options.rateLimitPrefix ?? 'mg:rl:', transaction: transaction ?? undefined }),
+          breaker,
+        })
+      : createMemoryRateLimitStore({ now });
   const limiter = createKeyLimiter(rateStore);
   const streams = createStreamLimiter(config.limits.maxStreamsPerKey);
 
@@ -204,7 +212,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
           : undefined,
       usageStream: usageStream ? () => (usageStream as RedisStreamDurability).stats() : undefined,
       streamsInFlight: () => streams.active(),
-      redisUp: resilient ? () => resilient?.status() === 'ok' : undefined,
+      redisUp: breaker ? () => breaker.status() === 'ok' : undefined,
     },
     { processMetrics: options.processMetrics, render: options.renderMetrics },
   );
@@ -213,13 +221,14 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   // docs/operator-controls.md, spend budgets: counters shared through Redis when there is one.
   const memoryBudgets = createMemoryBudgetStore(now);
   const budgets = createBudgetGuard({
-    store: redis
-      ? withBudgetFallback(
-          createRedisBudgetStore({ redis, prefix: options.rateLimitPrefix ?? 'mg:rl:' }),
-          memoryBudgets,
-          config.limits.redisFailure,
-        )
-      : memoryBudgets,
+    store:
+      redis && breaker
+        ? withBudgetFallback(
+            options.budgetStore ?? createRedisBudgetStore({ redis, prefix: options.rateLimitPrefix ?? 'mg:rl:' }),
+            memoryBudgets,
+            breaker,
+          )
+        : memoryBudgets,
     spendOfDays: (scope, startDay, endDay) => store.spendOfDays(scope, startDay, endDay),
     flushUsage: async () => {
       await recorder?.flush();
@@ -234,7 +243,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
       () => 'ok' as const,
       () => 'down' as const,
     );
-    checks.redis = resilient ? resilient.status() : 'disabled';
+    checks.redis = breaker ? breaker.status() : 'disabled';
     // docs/usage-durability.md: an instance that cannot make usage durable refuses model calls.
     checks.usage_durability = durability ? (durability.available() ? 'ok' : 'down') : 'disabled';
     // With the `open` policy the gateway keeps serving on per-instance limits while Redis is
