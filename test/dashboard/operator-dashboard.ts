@@ -1,5 +1,5 @@
 // Shared by the dashboard's browser tests that start signed in as the operator
-// (operator-controls-browser.test.ts, budgets-browser.test.ts).
+// (operator-controls-browser.test.ts, budgets-browser.test.ts, dashboard-owner-browser.test.ts).
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
 import { startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from '../helpers/test-gateway';
