@@ -5,7 +5,7 @@ import { invalidRequest } from '../errors/gateway-error';
 import { NanoSum, nanoToUsd, roundedNanoUsd } from './cost';
 import { formatDay, parseDay, REPORT_TIME_ZONE, shanghaiDay } from './shanghai-day';
 
-/** GET /v1/usage/keys's report (exactly the spec's fields), or with `detail` the admin report's. */
+/** GET /v1/usage/keys's report (exactly the fields of docs/usage-report.md, "The answer"), or with `detail` the admin report's. */
 export interface UsageReporter {
   (accountId: string, query: UsageQuery): Promise<UsageReport>;
   (accountId: string, query: UsageQuery, options: { detail: true }): Promise<DetailedUsageReport>;

@@ -262,7 +262,7 @@ export function reportRow(model: string, cost: bigint, tokens: Partial<ModelUsag
   };
 }
 
-/** The key's totals in the admin report (with the breakdown) and in `GET /v1/usage/keys` (the spec's fields only). */
+/** The key's totals in the admin report (with the breakdown) and in `GET /v1/usage/keys` (only the fields of docs/usage-report.md, "The answer"). */
 export async function keyTotals(gateway: TestGateway, accountId: string): Promise<{ admin: unknown; public: unknown }> {
   const admin = await gateway.http.get(`/v1/admin/accounts/${accountId}/usage`).set(gateway.admin()).expect(200);
   const usageKey = await gateway.createUsageKey(accountId);

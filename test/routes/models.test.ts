@@ -9,7 +9,7 @@ beforeAll(async () => {
 });
 afterAll(() => gw.close());
 
-it('GET /v1/models needs no key and lists every configured model with the fields of the spec', async () => {
+it('GET /v1/models needs no key and lists every configured model with the fields docs/configuration.md lists', async () => {
   const response = await gw.http.get('/v1/models');
   expect(response.status).toBe(200);
   expect(ModelListSchema.strict().parse(response.body)).toBeTruthy();
