@@ -7,7 +7,7 @@ import { checkModelAllowed } from '../keys/model-access';
 import { timeUpstream } from '../metrics/request-timing';
 import type { ClientConnection } from '../pipeline/reply';
 import type { RequestContext } from '../pipeline/request-context';
-import { CallAbort } from '../providers/call-signal';
+import type { CallAbort } from '../providers/call-signal';
 import { callWithFallbacks } from '../providers/call-with-fallbacks';
 import { isAbortError } from '../providers/http-client';
 import type { ProviderRegistry } from '../providers/registry';
@@ -18,6 +18,7 @@ import { checkReservationFits, type ReservationFields } from '../rate-limit/key-
 import type { StreamLimiter } from '../rate-limit/stream-limiter';
 import { countTextTokens, promptTokenCounter, quickPromptTokens, quickTextTokens } from '../usage/count-tokens';
 import { Meter, meterOutcome, type MeterDependencies } from './meter';
+import { UpstreamCall } from './upstream-call';
 import { observedAttempt } from './observe-upstream';
 import { attemptsFor, checkChatCapabilities, checkN, resolveModel, type Attempt, type Catalogue } from './resolve-model';
 import { toGatewayError } from './to-gateway-error';
@@ -115,16 +116,8 @@ export async function runChatCall(dependencies: ChatDependencies, call: ChatCall
   });
   if (body.stream === true) holdStreamSlot(dependencies.streams, meter, call);
 
-  const controller = new CallAbort();
-  const retry = {
-    maxRetries: dependencies.config.upstream.maxRetries,
-    baseDelayMs: dependencies.config.upstream.retryBaseDelayMs,
-    signal: controller.signal,
-  };
-  // Until the reply starts, a client that goes away cancels the upstream work too.
-  const onEarlyClose = () => controller.abort();
-  client.onClose(onEarlyClose);
-  const options = { signal: controller.signal, requestId: context.requestId };
+  const upstream = new UpstreamCall(dependencies.config.upstream, context.requestId, client);
+  const { controller, retry, options } = upstream;
   // docs/chat-and-streaming.md, "Reasoning": sent only to the models that reason.
   const reasoning = call.reasoning ?? reasoningFromEffort(body.reasoning_effort);
   const reasoningOptions = reasoning ? { signal: options.signal, requestId: options.requestId, reasoning } : options;
@@ -159,7 +152,7 @@ export async function runChatCall(dependencies: ChatDependencies, call: ChatCall
       meter.failed(model, gatewayError);
       throw gatewayError;
     } finally {
-      client.offClose(onEarlyClose);
+      upstream.release();
     }
   }
 
@@ -173,12 +166,12 @@ export async function runChatCall(dependencies: ChatDependencies, call: ChatCall
       ),
     );
   } catch (error) {
-    client.offClose(onEarlyClose);
+    upstream.release();
     const gatewayError = toGatewayError(error, context.requestId, controller.signal.aborted);
     meter.failed(model, gatewayError);
     throw gatewayError;
   }
-  client.offClose(onEarlyClose);
+  upstream.release();
   context.model = started.attempt.model.id;
   context.provider = started.attempt.model.provider;
   return {

@@ -7,7 +7,7 @@ import { checkReservationFits } from '../rate-limit/key-limiter';
 import { timeUpstream } from '../metrics/request-timing';
 import type { ClientConnection } from '../pipeline/reply';
 import type { RequestContext } from '../pipeline/request-context';
-import { CallAbort } from '../providers/call-signal';
+import { UpstreamCall } from './upstream-call';
 import { decodeFloat32Base64, float32Base64 } from '../providers/embedding-base64';
 import { callWithFallbacks } from '../providers/call-with-fallbacks';
 import { estimateEmbeddingTokens, quickEmbeddingTokens } from '../usage/count-tokens';
@@ -58,21 +58,14 @@ export async function createEmbeddings(dependencies: ChatDependencies, call: Emb
     fields: EMBEDDING_FIELDS,
   });
 
-  const controller = new CallAbort();
-  const onClose = () => controller.abort();
-  call.client.onClose(onClose);
+  const upstream = new UpstreamCall(dependencies.config.upstream, context.requestId, call.client);
+  const { controller } = upstream;
   try {
     const { value, attempt } = await timeUpstream(context, () =>
       callWithFallbacks(
         attempts,
-        observedAttempt(dependencies.metrics, false, (entry: Attempt) =>
-          entry.adapter.embeddings(body, entry.target, { signal: controller.signal, requestId: context.requestId }),
-        ),
-        {
-          maxRetries: dependencies.config.upstream.maxRetries,
-          baseDelayMs: dependencies.config.upstream.retryBaseDelayMs,
-          signal: controller.signal,
-        },
+        observedAttempt(dependencies.metrics, false, (entry: Attempt) => entry.adapter.embeddings(body, entry.target, upstream.options)),
+        upstream.retry,
       ),
     );
     const promptTokens = value.usage?.promptTokens ?? estimateEmbeddingTokens(body);
@@ -103,7 +96,7 @@ export async function createEmbeddings(dependencies: ChatDependencies, call: Emb
     meter.failed(model, gatewayError);
     throw gatewayError;
   } finally {
-    call.client.offClose(onClose);
+    upstream.release();
   }
 }
 

@@ -4,7 +4,7 @@ import { GatewayError, type UpstreamError } from '../errors/gateway-error';
 import { timeUpstream } from '../metrics/request-timing';
 import type { Reply } from '../pipeline/reply';
 import type { RequestContext } from '../pipeline/request-context';
-import { CallAbort } from '../providers/call-signal';
+import { UpstreamCall } from './upstream-call';
 import { callWithFallbacks } from '../providers/call-with-fallbacks';
 import { isAbortError } from '../providers/http-client';
 import type { CallOptions, HttpResponse, TokenUsage } from '../providers/types';
@@ -72,16 +72,8 @@ export async function runNativePassThrough<A extends Attempt>(
   run: PassThroughRun<A>,
 ): Promise<void> {
   const { context, reply, meter, format, stream } = run;
-  const controller = new CallAbort();
-  const options = { signal: controller.signal, requestId: context.requestId };
-  const retry = {
-    maxRetries: dependencies.config.upstream.maxRetries,
-    baseDelayMs: dependencies.config.upstream.retryBaseDelayMs,
-    signal: controller.signal,
-  };
-  // Until the reply starts, a client that goes away cancels the upstream work too.
-  const onEarlyClose = () => controller.abort();
-  reply.onClose(onEarlyClose);
+  const upstream = new UpstreamCall(dependencies.config.upstream, context.requestId, reply);
+  const { controller, retry, options } = upstream;
   let answered;
   try {
     answered = await timeUpstream(context, () =>
@@ -103,7 +95,7 @@ export async function runNativePassThrough<A extends Attempt>(
     meter.failed(run.model, gatewayError);
     throw gatewayError;
   } finally {
-    reply.offClose(onEarlyClose);
+    upstream.release();
   }
   const { value, attempt } = answered;
   context.model = attempt.model.id;

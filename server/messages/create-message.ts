@@ -10,7 +10,7 @@ import type { CachedApiKey } from '../keys/key-cache';
 import { checkModelAllowed } from '../keys/model-access';
 import type { Reply } from '../pipeline/reply';
 import type { RequestContext } from '../pipeline/request-context';
-import { CallAbort } from '../providers/call-signal';
+import { UpstreamCall } from '../completions/upstream-call';
 import { callWithFallbacks } from '../providers/call-with-fallbacks';
 import { checkReservationFits } from '../rate-limit/key-limiter';
 import type { NativeMessagesApi, NativeMessagesHeaders } from '../providers/types';
@@ -136,26 +136,21 @@ export async function countMessageTokens(
   meter.cancel();
   const attempts = attemptsFor(dependencies.catalogue, model, dependencies.config, (name) => dependencies.providers.get(name));
   if (!speaksMessages(attempts)) return { input_tokens: tokenizerCount(call.body) };
-  const controller = new CallAbort();
-  const onEarlyClose = () => controller.abort();
-  call.reply.onClose(onEarlyClose);
-  const options = { signal: controller.signal, requestId: call.context.requestId, ...anthropicHeaders(call.headers) };
+  const upstream = new UpstreamCall(dependencies.config.upstream, call.context.requestId, call.reply);
+  const { controller } = upstream;
+  const options = { ...upstream.options, ...anthropicHeaders(call.headers) };
   try {
     const { value } = await callWithFallbacks(
       nativeAttempts(attempts),
       (attempt) => attempt.native.countTokens(call.body, attempt.target, options),
-      {
-        maxRetries: dependencies.config.upstream.maxRetries,
-        baseDelayMs: dependencies.config.upstream.retryBaseDelayMs,
-        signal: controller.signal,
-      },
+      upstream.retry,
     );
     return { input_tokens: value };
   } catch (error) {
     if (error instanceof UpstreamError && error.upstreamStatus === 404) return { input_tokens: tokenizerCount(call.body) };
     throw toGatewayError(error, call.context.requestId, controller.signal.aborted);
   } finally {
-    call.reply.offClose(onEarlyClose);
+    upstream.release();
   }
 }
 
