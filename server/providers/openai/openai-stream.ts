@@ -3,6 +3,7 @@ import { parseSseBatches, type SseEvent } from '../../streaming/parse-sse';
 import { chunkWith, type ChunkHeader } from '../chat-stream';
 import type { HttpResponse, ModelTarget, TokenUsage } from '../types';
 import { badResponse, parseJson } from '../upstream-errors';
+import { ContentChunkTemplate } from './content-chunk-template';
 import { argumentsText, contentText, createdSeconds, reasoningText, toTokenUsage, type ReplyIds } from './convert-openai-response';
 import { toChatUsage } from '../token-usage';
 import { mapOpenAiFinishReason } from './map-openai-finish-reason';
@@ -72,6 +73,9 @@ class OpenAiStreamMapper {
   private header: ChunkHeader | null = null;
   private fingerprint: string | null = null;
   private usage: TokenUsage | null = null;
+  /** Content deltas read without JSON.parse once one was mapped (content-chunk-template.ts). */
+  private template: ContentChunkTemplate | null = null;
+  private templateAttempts = 0;
   /** `[DONE]` was seen: nothing after it is read. */
   done = false;
 
@@ -79,6 +83,10 @@ class OpenAiStreamMapper {
 
   /** The chunk an event becomes; null for events that carry no choice to forward now. */
   map(event: SseEvent): ChatCompletionChunk | null {
+    if (this.template !== null && this.header !== null && event.event === null) {
+      const content = this.template.contentOf(event.data);
+      if (content !== null) return this.template.chunk(this.header, content, this.fingerprint);
+    }
     const { provider, apiKey, target, ids } = this.context;
     const data = event.data.trim();
     if (data === '[DONE]') {
@@ -115,6 +123,10 @@ class OpenAiStreamMapper {
     }
     const next = chunkWith(header, mapped);
     if (this.fingerprint) next.system_fingerprint = this.fingerprint;
+    if (this.template === null && this.templateAttempts < MAX_TEMPLATE_ATTEMPTS && event.event === null) {
+      this.templateAttempts++;
+      this.template = ContentChunkTemplate.learn(event.data, next);
+    }
     return next;
   }
 
@@ -143,6 +155,9 @@ class OpenAiStreamMapper {
     return last;
   }
 }
+
+/** Events that could have given a stream its content template (content-chunk-template.ts) before it stops trying. */
+const MAX_TEMPLATE_ATTEMPTS = 4;
 
 function newChoiceState(): ChoiceState {
   return { roleSent: false, finished: false, nextToolIndex: 0, lastToolIndex: 0 };
