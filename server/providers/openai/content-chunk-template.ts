@@ -7,6 +7,8 @@ type Choice = ChatCompletionChunk['choices'][number];
 
 const CONTENT_KEY = '"content":';
 const PROBE = 'gateway-template-probe';
+/** V8 copies a slice shorter than this (SlicedString::kMinLength); a longer one points into its parent string. */
+const COPIED_SLICE_LENGTH = 13;
 
 /**
  * Most events of a chat stream differ from one another only in the text of their content delta:
@@ -59,8 +61,9 @@ export class ContentChunkTemplate {
     if (end - prefix.length < 2 || data.slice(0, prefix.length) !== prefix || data.slice(end) !== suffix) return null;
     if (data.charCodeAt(prefix.length) !== 34 || data.charCodeAt(end - 1) !== 34) return null;
     const inside = data.slice(prefix.length + 1, end - 1);
-    if (isPlainText(inside)) return inside;
-    // Escapes (or something that is not one string after all): JSON's rules decide.
+    if (inside.length < COPIED_SLICE_LENGTH && isPlainText(inside)) return inside;
+    // Escapes (or something that is not one string after all): JSON's rules decide. A longer
+    // slice would keep the whole text of its upstream read alive as long as the content is kept.
     const parsed = parseJson(data.slice(prefix.length, end));
     return parsed.ok && typeof parsed.value === 'string' ? parsed.value : null;
   }

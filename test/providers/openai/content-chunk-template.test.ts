@@ -21,7 +21,12 @@ async function mapStream(events: string[]): Promise<ChatCompletionChunk[]> {
 }
 
 /** A content string of any kind: quotes, backslashes, control characters, astral and non-Latin text. */
-const content = fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.constantFrom('"', '\\', '\n', '\u2028', '😀', '', ' "x"'));
+const content = fc.oneof(
+  fc.string(),
+  fc.string({ unit: 'grapheme' }),
+  fc.string({ minLength: 13, maxLength: 40 }),
+  fc.constantFrom('"', '\\', '\n', '\u2028', '😀', '', ' "x"', 'a plain sentence of some length'),
+);
 
 const CONTENT_EVENT = JSON.stringify(chunk({ content: 'Hello' }));
 const mapped = (text: string): ChatCompletionChunk => ({
