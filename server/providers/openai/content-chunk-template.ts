@@ -7,6 +7,12 @@ type Choice = ChatCompletionChunk['choices'][number];
 
 const CONTENT_KEY = '"content":';
 const PROBE = 'gateway-template-probe';
+/**
+ * OpenAI's padding against length side channels: a last member of random characters on every
+ * delta event (`stream_options.include_obfuscation`, on by default). The mapper drops it.
+ */
+const PADDING_MEMBER = ',"obfuscation":"';
+const PADDING_PROBE = 'gatewayPaddingProbe';
 /** V8 copies a slice shorter than this (SlicedString::kMinLength); a longer one points into its parent string. */
 const COPIED_SLICE_LENGTH = 13;
 
@@ -17,12 +23,15 @@ const COPIED_SLICE_LENGTH = 13;
  * string is kept; a later event with the same text around another string is the same chunk with
  * that content, read with two comparisons and a slice instead of `JSON.parse` and the shape
  * checks (docs/performance.md). Anything else (a tool call, a finish, usage, another shape, a
- * string the template cannot isolate) goes through the mapper's full path.
+ * string the template cannot isolate) goes through the mapper's full path. OpenAI's `obfuscation`
+ * padding, a last member that changes with every event, may differ too.
  */
 export class ContentChunkTemplate {
   private constructor(
     private readonly prefix: string,
     private readonly suffix: string,
+    /** The text ends with the padding member after `suffix`. */
+    private readonly padded: boolean,
     private readonly index: number,
     private readonly logprobs: null | undefined,
   ) {}
@@ -31,7 +40,8 @@ export class ContentChunkTemplate {
    * The template of an event the mapper parsed (`data`) and mapped (`mapped`), when the chunk
    * is one choice's content delta and nothing else, and the content's place in the text is
    * certain: `"content":` occurs once, followed by the string as `JSON.stringify` writes it, and
-   * the same text with another string there parses to that string as the delta's content.
+   * the same text with another string there parses to that string as the delta's content
+   * (and, for a text that ends with the padding member, another padding to that top-level member).
    */
   static learn(data: string, mapped: ChatCompletionChunk): ContentChunkTemplate | null {
     if (mapped.usage !== undefined || mapped.choices.length !== 1) return null;
@@ -47,18 +57,30 @@ export class ContentChunkTemplate {
     const literal = JSON.stringify(content);
     if (!data.startsWith(literal, start)) return null;
     const prefix = data.slice(0, start);
-    const suffix = data.slice(start + literal.length);
-    const probe = parseJson(`${prefix}"${PROBE}"${suffix}`);
+    let suffix = data.slice(start + literal.length);
+    const paddingAt = suffix.lastIndexOf(PADDING_MEMBER);
+    const padded = paddingAt !== -1 && suffix.endsWith('"}') && isPlainText(suffix.slice(paddingAt + PADDING_MEMBER.length, -2));
+    if (padded) suffix = suffix.slice(0, paddingAt);
+    const tail = padded ? `${PADDING_MEMBER}${PADDING_PROBE}"}` : '';
+    const probe = parseJson(`${prefix}"${PROBE}"${suffix}${tail}`);
     if (!probe.ok || probeContent(probe.value) !== PROBE) return null;
-    return new ContentChunkTemplate(prefix, suffix, choice.index, choice.logprobs as null | undefined);
+    if (padded && (probe.value as { obfuscation?: unknown }).obfuscation !== PADDING_PROBE) return null;
+    return new ContentChunkTemplate(prefix, suffix, padded, choice.index, choice.logprobs as null | undefined);
   }
 
   /** The content of an event with this template's text around it; null when the event is anything else. */
   contentOf(data: string): string | null {
     const { prefix, suffix } = this;
-    const end = data.length - suffix.length;
+    let length = data.length;
+    if (this.padded) {
+      // The padding is plain characters: no quote can come between its member's start and `"}`.
+      const paddingAt = data.lastIndexOf(PADDING_MEMBER);
+      if (paddingAt === -1 || !data.endsWith('"}') || !isPlainText(data.slice(paddingAt + PADDING_MEMBER.length, -2))) return null;
+      length = paddingAt;
+    }
+    const end = length - suffix.length;
     // Whole-string equality compares memory at once; startsWith and endsWith go character by character.
-    if (end - prefix.length < 2 || data.slice(0, prefix.length) !== prefix || data.slice(end) !== suffix) return null;
+    if (end - prefix.length < 2 || data.slice(0, prefix.length) !== prefix || data.slice(end, length) !== suffix) return null;
     if (data.charCodeAt(prefix.length) !== 34 || data.charCodeAt(end - 1) !== 34) return null;
     const inside = data.slice(prefix.length + 1, end - 1);
     if (inside.length < COPIED_SLICE_LENGTH && isPlainText(inside)) return inside;

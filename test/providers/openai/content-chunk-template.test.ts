@@ -29,6 +29,9 @@ const content = fc.oneof(
 );
 
 const CONTENT_EVENT = JSON.stringify(chunk({ content: 'Hello' }));
+/** OpenAI's padding member (`stream_options.include_obfuscation`), last, different on every event. */
+const padded = (text: string, padding: string): string => JSON.stringify({ ...chunk({ content: text }), obfuscation: padding });
+const padding = fc.stringMatching(/^[A-Za-z0-9]{0,16}$/);
 const mapped = (text: string): ChatCompletionChunk => ({
   id: 'chatcmpl-1',
   object: 'chat.completion.chunk',
@@ -44,6 +47,12 @@ describe('content chunk template', () => {
     fc.assert(
       fc.property(content, (text) => {
         expect(template?.contentOf(JSON.stringify(chunk({ content: text })))).toBe(text);
+      }),
+    );
+    const paddedTemplate = ContentChunkTemplate.learn(padded('Hello', 'yBUv8b1dlI5ORP'), mapped('Hello'));
+    fc.assert(
+      fc.property(content, padding, (text, noise) => {
+        expect(paddedTemplate?.contentOf(padded(text, noise))).toBe(text);
       }),
     );
   });
@@ -64,6 +73,35 @@ describe('content chunk template', () => {
         const expected = JSON.parse(CONTENT_EVENT) as { choices: [{ delta: { content: string } }] };
         expected.choices[0].delta.content = read;
         expect(JSON.parse(event)).toEqual(expected);
+      }),
+    );
+  });
+
+  it('with a padding member, never reads an event differently from JSON.parse either', () => {
+    const learned = padded('Hello', 'yBUv8b1dlI5ORP');
+    const template = ContentChunkTemplate.learn(learned, mapped('Hello'));
+    const [before, rest] = learned.split('"Hello"') as [string, string];
+    const between = rest.slice(0, rest.indexOf('"yBUv8b1dlI5ORP"'));
+    const middle = fc.oneof(
+      content.map((text) => JSON.stringify(text)),
+      fc.constantFrom('"a","obfuscation":"b"', '"a\\"b"', '"'),
+    );
+    const tail = fc.oneof(
+      padding.map((noise) => `"${noise}"}`),
+      fc.string().map((text) => `${text}}`),
+      fc.constantFrom('"a","x":"b"}', '"a"},"obfuscation":"c"}', '"a\\"b"}', '"a"} ', '"\u0001"}', '"\\u0041"}'),
+    );
+    fc.assert(
+      fc.property(middle, tail, (inside, end) => {
+        const event = `${before}${inside}${between}${end}`;
+        const read = template?.contentOf(event) ?? null;
+        if (read === null) return;
+        const parsed = JSON.parse(event) as { obfuscation: unknown };
+        expect(typeof parsed.obfuscation).toBe('string');
+        const expected = JSON.parse(learned) as { choices: [{ delta: { content: string } }]; obfuscation: unknown };
+        expected.choices[0].delta.content = read;
+        expected.obfuscation = parsed.obfuscation;
+        expect(parsed).toEqual(expected);
       }),
     );
   });
@@ -95,18 +133,21 @@ describe('content chunk template', () => {
   it('gives a stream the same chunks as the full path, whatever the content', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(content, { minLength: 1, maxLength: 8 }), async (texts) => {
-        const events = (obfuscated: boolean) => [
+        const events = (variant: 'plain' | 'padded' | 'full') => [
           JSON.stringify(chunk({ role: 'assistant', content: '' })),
-          // A field that changes with every event keeps the template from matching: the full path.
-          ...texts.map((text, index) =>
-            JSON.stringify({ ...chunk({ content: text }), ...(obfuscated ? { obfuscation: `x${index}` } : {}) }),
-          ),
+          ...texts.map((text, index) => {
+            if (variant === 'padded') return padded(text, `pad${index}`);
+            // A member before the content that changes with every event keeps the template from matching: the full path.
+            if (variant === 'full') return JSON.stringify({ service_tier: `tier${index}`, ...chunk({ content: text }) });
+            return JSON.stringify(chunk({ content: text }));
+          }),
           JSON.stringify(chunk({}, 'stop')),
           JSON.stringify(usageChunk()),
         ];
-        const fast = await mapStream(events(false));
-        expect(fast).toEqual(await mapStream(events(true)));
-        expect(fast.map((item) => item.choices[0]?.delta.content ?? null)).toEqual(['', ...texts, null, null]);
+        const full = await mapStream(events('full'));
+        expect(await mapStream(events('plain'))).toEqual(full);
+        expect(await mapStream(events('padded'))).toEqual(full);
+        expect(full.map((item) => item.choices[0]?.delta.content ?? null)).toEqual(['', ...texts, null, null]);
       }),
       { numRuns: 60 },
     );
