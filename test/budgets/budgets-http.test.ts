@@ -1,21 +1,23 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { captureLogger } from '../helpers/capture-logger';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway';
 
 /*
  * docs/operator-controls.md, spend budgets, on the wire: the admin API, 429 budget_exceeded with
  * its headers, the 400 of a request over a whole budget, the remaining-budget header, the ledger
  * as the spend (a changed period, a restart), rollover at Asia/Shanghai midnight on a controlled
- * clock, alerts in /metrics, and the OpenAI SDK giving up at once.
+ * clock, alerts in /metrics and the log, and the OpenAI SDK giving up at once.
  */
 
 // 23:50 in Shanghai (UTC+8): ten minutes before the day's budgets reset.
 const clock = { now: Date.UTC(2026, 10, 21, 15, 50, 0) };
 const SECONDS_TO_MIDNIGHT = 600;
 let gw: TestGateway;
+const logs = captureLogger('info');
 
 beforeAll(async () => {
-  gw = await startTestGateway({ now: () => clock.now });
+  gw = await startTestGateway({ now: () => clock.now, logger: logs.logger });
 });
 afterAll(() => gw.close());
 
@@ -113,6 +115,19 @@ describe('spend budgets', () => {
     expect(spent).toBeLessThanOrEqual(0.0001);
     expect(spent).toBeGreaterThan(0.0001 - 2 * (0.0001 - (remaining[0] as number)));
     expect(await gw.gateway.metrics.render()).toMatch(/gateway_budget_alerts_total\{scope="key",threshold="0.5"\} 1/);
+    // One warning for the threshold, however many requests were settled past it.
+    const alerts = logs.lines().filter((line) => line.msg === 'spend budget alert threshold reached' && line.owner === id);
+    expect(alerts).toEqual([
+      expect.objectContaining({
+        level: 40,
+        scope: 'key',
+        period: 'day',
+        window_start: '2026-11-21',
+        threshold: 0.5,
+        budget_usd: '0.0001',
+        spent_usd: expect.stringMatching(/^0\.0000[5-9]\d*$/),
+      }),
+    ]);
     // The budget's period, as the report has it.
     const status = await gw.http.get(`/v1/admin/keys/${id}/budget`).set(gw.admin());
     expect(status.body).toEqual({

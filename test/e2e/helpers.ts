@@ -1,10 +1,10 @@
-import { Writable } from 'node:stream';
 import OpenAI, { APIError } from 'openai';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
-import pino, { type Logger } from 'pino';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { MemoryUsageSink, type UsageEvent } from '../../server/usage/types';
 import { startTestGateway, type TestGateway, type TestGatewayOptions } from '../helpers/test-gateway';
+
+export { captureLogger } from '../helpers/capture-logger';
 
 /**
  * End-to-end harness: a real gateway listening on a port (startTestGateway), an account and
@@ -158,18 +158,6 @@ export function decodeFloat32Base64(text: string): number[] {
   const bytes = Buffer.from(text, 'base64');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   return Array.from({ length: Math.floor(bytes.byteLength / 4) }, (_, index) => view.getFloat32(index * 4, true));
-}
-
-/** A pino logger writing every line, at every level, into memory. */
-export function captureLogger(): { logger: Logger; text(): string } {
-  const lines: string[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer | string, _encoding, callback) {
-      lines.push(chunk.toString());
-      callback();
-    },
-  });
-  return { logger: pino({ level: 'trace' }, sink), text: () => lines.join('') };
 }
 
 /** Every 8+ character fragment of `secret` that `text` contains (the way providers quote keys). */

@@ -1,6 +1,5 @@
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { captureLogger, type LogLine } from '../helpers/capture-logger';
 import { slowChatConfig, startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from '../helpers/test-gateway';
 
 /**
@@ -10,34 +9,8 @@ import { slowChatConfig, startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } 
  */
 const CONFIG = slowChatConfig('{ chunk_delay_ms: 100, chunks: 20 }');
 
-interface LogLine {
-  msg: string;
-  requestId?: string;
-  [field: string]: unknown;
-}
-
-function capture() {
-  const lines: string[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      lines.push(chunk.toString());
-      callback();
-    },
-  });
-  return {
-    logger: pino({ level: 'info' }, sink),
-    text: () => lines.join(''),
-    parsed: () =>
-      lines
-        .join('')
-        .split('\n')
-        .filter(Boolean)
-        .map((line) => JSON.parse(line) as LogLine),
-  };
-}
-
 describe('access log', () => {
-  const logs = capture();
+  const logs = captureLogger('info');
   let gw: TestGateway;
   let key: string;
   let keyId: string;
@@ -54,7 +27,7 @@ describe('access log', () => {
 
   const lineFor = async (requestId: string): Promise<LogLine> => {
     for (let attempt = 0; attempt < 200; attempt++) {
-      const line = logs.parsed().find((entry) => entry.msg === 'request' && entry.requestId === requestId);
+      const line = logs.lines().find((entry) => entry.msg === 'request' && entry.requestId === requestId);
       if (line) return line;
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
@@ -151,7 +124,7 @@ describe('access log', () => {
       expect(text).not.toContain(secret);
     }
     // The usage key's id is logged instead.
-    expect(logs.parsed().some((entry) => entry.route === '/v1/usage/keys' && typeof entry.usageKeyId === 'string')).toBe(true);
+    expect(logs.lines().some((entry) => entry.route === '/v1/usage/keys' && typeof entry.usageKeyId === 'string')).toBe(true);
   });
 
   it('never echoes a key in an error body', async () => {
