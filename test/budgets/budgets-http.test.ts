@@ -30,11 +30,7 @@ async function createKey(accountId: string, body: Record<string, unknown>): Prom
   return response.body;
 }
 
-const chat = (key: string, extra: Record<string, unknown> = {}) =>
-  gw.http
-    .post('/v1/chat/completions')
-    .set('authorization', `Bearer ${key}`)
-    .send({ model: 'mock-chat', messages: [{ role: 'user', content: 'hi' }], max_tokens: 5, ...extra });
+const chat = (key: string, extra: Record<string, unknown> = {}) => gw.chat(key, extra);
 
 /** Sends requests until one is refused; answers the successes' remaining-budget headers and the refusal. */
 async function spendUntilRefused(key: string) {

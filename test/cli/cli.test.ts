@@ -5,11 +5,7 @@ import { useCliGateway } from './cli-harness';
 const harness = useCliGateway();
 const { cli, json } = harness;
 
-const chat = (key: string) =>
-  harness.gw.http
-    .post('/v1/chat/completions')
-    .set('authorization', `Bearer ${key}`)
-    .send({ model: 'mock-chat', messages: [{ role: 'user', content: 'hi' }] });
+const chat = (key: string) => harness.gw.chat(key, { max_tokens: undefined });
 
 async function eventually(check: () => Promise<boolean>, withinMs: number): Promise<number> {
   const started = Date.now();

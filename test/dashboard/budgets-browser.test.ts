@@ -24,11 +24,7 @@ describe.skipIf(!chromiumAvailable)('spend budgets in the dashboard', () => {
 
   const accountRow = () => dashboard.page.locator('tbody tr', { has: dashboard.page.getByRole('link', { name: ACCOUNT, exact: true }) });
   const keyRow = (on: Page, name: string) => on.locator('tbody tr', { has: on.getByRole('rowheader', { name, exact: true }) });
-  const chat = (key: string) =>
-    dashboard.gw.http
-      .post('/v1/chat/completions')
-      .set('authorization', `Bearer ${key}`)
-      .send({ model: 'mock-chat', messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 });
+  const chat = (key: string) => dashboard.gw.chat(key);
   /** A spend under a cent, as the dashboard writes it: three significant digits ($0.0000453). */
   const smallUsd = (usd: number) =>
     new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', maximumSignificantDigits: 3 }).format(usd);

@@ -17,10 +17,7 @@ describe.skipIf(!chromiumAvailable)('the dashboard in Chromium, for an account o
   const acme = { id: '' };
 
   const chat = (key: string) =>
-    dashboard.gw.http
-      .post('/v1/chat/completions')
-      .set('authorization', `Bearer ${key}`)
-      .send({ model: 'mock-chat', messages: [{ role: 'user', content: 'Hello from the dashboard test' }] });
+    dashboard.gw.chat(key, { messages: [{ role: 'user', content: 'Hello from the dashboard test' }], max_tokens: undefined });
 
   beforeAll(async () => {
     const { gw } = dashboard;

@@ -12,11 +12,7 @@ const STEP_TIMEOUT = 60_000;
 describe.skipIf(!chromiumAvailable)('operator controls in the dashboard', () => {
   const dashboard = useOperatorDashboard('Initech', STEP_TIMEOUT);
 
-  const chat = (key: string, model = 'mock-chat') =>
-    dashboard.gw.http
-      .post('/v1/chat/completions')
-      .set('authorization', `Bearer ${key}`)
-      .send({ model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 });
+  const chat = (key: string, model = 'mock-chat') => dashboard.gw.chat(key, { model });
   const keyRow = (name: string) =>
     dashboard.page.locator('tbody tr', { has: dashboard.page.getByRole('rowheader', { name, exact: true }) });
 

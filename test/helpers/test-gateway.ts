@@ -83,6 +83,8 @@ export interface TestGateway {
   createAccount(name?: string): Promise<string>;
   createKey(accountId: string, options?: { name?: string; rpm?: number; tpm?: number }): Promise<{ id: string; key: string }>;
   createUsageKey(accountId: string): Promise<string>;
+  /** POST /v1/chat/completions with `key`: "hi" to mock-chat with max_tokens 5, `body`'s fields over those. */
+  chat(key: string, body?: Record<string, unknown>): supertest.Test;
   close(): Promise<void>;
 }
 
@@ -148,6 +150,12 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     async createUsageKey(accountId) {
       const response = await http.post(`/v1/admin/accounts/${accountId}/usage-key`).set(admin()).expect(201);
       return (response.body as { key: string }).key;
+    },
+    chat(key, body = {}) {
+      return http
+        .post('/v1/chat/completions')
+        .set('authorization', `Bearer ${key}`)
+        .send({ model: 'mock-chat', messages: [{ role: 'user', content: 'hi' }], max_tokens: 5, ...body });
     },
     async close() {
       server.closeAllConnections();

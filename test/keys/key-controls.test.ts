@@ -25,11 +25,7 @@ async function createKey(body: Record<string, unknown>, account = accountId): Pr
   expect(response.status, JSON.stringify(response.body)).toBe(201);
   return response.body;
 }
-const chat = (key: string, model = 'mock-chat', extra: Record<string, unknown> = {}) =>
-  gw.http
-    .post('/v1/chat/completions')
-    .set('authorization', `Bearer ${key}`)
-    .send({ model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 5, ...extra });
+const chat = (key: string, model = 'mock-chat', extra: Record<string, unknown> = {}) => gw.chat(key, { model, ...extra });
 const embed = (key: string, model = 'mock-embed') =>
   gw.http.post('/v1/embeddings').set('authorization', `Bearer ${key}`).send({ model, input: 'hello' });
 const models = (key?: string) => {

@@ -23,11 +23,7 @@ describe('in-memory limiter, frozen clock', () => {
   });
   afterAll(() => gw.close());
 
-  const chat = (key: string, body: Record<string, unknown> = {}) =>
-    gw.http
-      .post('/v1/chat/completions')
-      .set('authorization', `Bearer ${key}`)
-      .send({ model: 'mock-chat', messages: message('hello'), max_tokens: 10, ...body });
+  const chat = (key: string, body: Record<string, unknown> = {}) => gw.chat(key, { messages: message('hello'), max_tokens: 10, ...body });
 
   it('the N+1th request in a window is 429 with the headers and retry-after; remaining falls on successes', async () => {
     const { key } = await gw.createKey(accountId, { rpm: 3, tpm: 100_000 });

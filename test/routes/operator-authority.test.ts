@@ -33,11 +33,7 @@ const callers = [
   ['owner', asOwner],
 ] as const;
 
-const chat = (key: string, model = 'mock-chat') =>
-  gw.http
-    .post('/v1/chat/completions')
-    .set('authorization', `Bearer ${key}`)
-    .send({ model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 });
+const chat = (key: string, model = 'mock-chat') => gw.chat(key, { model });
 
 describe('account ceilings', () => {
   it('only the operator sets them; the owner gets 403 operator_only', async () => {
