@@ -123,9 +123,8 @@ describe('one breaker for the rate limits and the spend budgets', () => {
     expect(performance.now() - started).toBeLessThan(1_000);
     expect(breaker.status()).toBe('down');
 
-    const again = performance.now();
+    // Answered from memory without a call into Redis: nothing to wait for (no wall-clock bound that a busy machine could break).
     expect(await budgets.reserve([counter('key-c', 10n)])).toEqual({ kind: 'reserved', totals: [20n] });
-    expect(performance.now() - again).toBeLessThan(50);
     expect(budgetRedis.calls).toBe(1);
 
     // A budget probe into the still hung Redis holds the probe slot: the rate limits do not probe meanwhile.
