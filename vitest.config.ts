@@ -17,10 +17,30 @@ const STORAGE_INDEPENDENT = [
   'test/dashboard/usage/**',
 ];
 
+/**
+ * Also left out of that pass: tests that run each database themselves, SQLite and Postgres (with
+ * Redis) in any pass, through `dialectsUnderTest()` or their own Postgres databases; the SQLite
+ * pass already runs them on both.
+ */
+const BOTH_DIALECTS_IN_EVERY_PASS = [
+  'test/usage/chaos.test.ts',
+  'test/db/dashboard-store.test.ts',
+  'test/db/migrate.test.ts',
+  'test/db/operator-controls-store.test.ts',
+  'test/db/schema-match.test.ts',
+  'test/db/schema-raw-writes.test.ts',
+  'test/db/store.test.ts',
+  'test/db/store-usage.test.ts',
+  'test/db/store-usage-writes.test.ts',
+];
+
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    exclude: process.env.GATEWAY_TEST_DB === 'postgres' ? [...configDefaults.exclude, ...STORAGE_INDEPENDENT] : configDefaults.exclude,
+    exclude:
+      process.env.GATEWAY_TEST_DB === 'postgres'
+        ? [...configDefaults.exclude, ...STORAGE_INDEPENDENT, ...BOTH_DIALECTS_IN_EVERY_PASS]
+        : configDefaults.exclude,
     testTimeout: 20_000,
     hookTimeout: 30_000,
     pool: 'forks',
