@@ -8,10 +8,11 @@ import type { AccessReport } from '../pipeline/access-report';
 export function accessLog(report: AccessReport) {
   function onClose(this: Response): void {
     const request = this.req;
+    const path = originalPath(request);
     report.closed(this.locals.context, {
       method: request.method,
-      path: request.path,
-      route: routeLabel(request, this.statusCode),
+      path,
+      route: routeLabel(request, path, this.statusCode),
       status: this.statusCode,
       ip: clientIp(request),
       aborted: !this.writableFinished,
@@ -29,15 +30,25 @@ export function accessLog(report: AccessReport) {
  * files mounted outside the contract are labelled by their mount segment (only paths
  * something answered with success, so an attacker cannot invent label values).
  */
-export function routeLabel(request: Request, status: number): string {
+export function routeLabel(request: Request, path: string, status: number): string {
   const contractRoute = (request as Request & { tsRestRoute?: { path?: string } }).tsRestRoute?.path;
   if (contractRoute) return contractRoute;
   const expressRoute = (request.route as { path?: unknown } | undefined)?.path;
   if (typeof expressRoute === 'string') return expressRoute;
   // Refused before routing (unknown path, unreadable body): the path is the client's choice.
   if (status >= 400) return 'unmatched';
-  const segment = /^\/[A-Za-z0-9_-]{1,32}/.exec(request.path)?.[0];
+  const segment = /^\/[A-Za-z0-9_-]{1,32}/.exec(path)?.[0];
   return segment ? `${segment}/*` : 'unmatched';
+}
+
+/**
+ * The path the client asked for, without the query string: `request.path` is relative to the
+ * mount point once a mounted router (the dashboard's files under /dashboard) has taken the request.
+ */
+function originalPath(request: Request): string {
+  const url = request.originalUrl;
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
 }
 
 /**

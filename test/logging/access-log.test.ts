@@ -110,6 +110,17 @@ describe('access log', () => {
     expect(line.completionTokens).toEqual(expect.any(Number));
   });
 
+  it('logs the path the client asked for, under the route of its mount, for the dashboard pages', async () => {
+    const response = await gw.http.get('/dashboard/accounts?tab=keys').set('x-request-id', 'log-test-dashboard');
+    expect(response.status).toBe(200);
+    expect(await lineFor('log-test-dashboard')).toMatchObject({
+      method: 'GET',
+      path: '/dashboard/accounts',
+      route: '/dashboard/*',
+      status: 200,
+    });
+  });
+
   it('never writes a key, the admin token or a usage key to the log, also for refused ones', async () => {
     const wrongKey = `sk-${'Z'.repeat(44)}abcd`;
     await gw.http
