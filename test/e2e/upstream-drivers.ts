@@ -6,7 +6,7 @@ import {
   textStream,
 } from '../helpers/mock-anthropic-upstream';
 import { startMockGeminiUpstream } from '../helpers/mock-gemini-upstream';
-import { startMockOpenAiUpstream } from '../helpers/mock-openai-upstream';
+import { chatChunk, chatCompletionReply, chatStreamReply, chatTextChunks, startMockOpenAiUpstream } from '../helpers/mock-openai-upstream';
 
 /**
  * One interface over the three mock upstreams, so that the failure-path tests script "a 500",
@@ -55,17 +55,6 @@ const GARBAGE = '<html><body><h1>502 Bad Gateway</h1></body></html>';
 export async function startOpenAiDriver(): Promise<UpstreamDriver> {
   const upstream = await startMockOpenAiUpstream();
   const providerKey = 'sk-proj-Qx7Rv2Lm9Tz4Wb8Nc1Kd6Hf3Gs5Jp0Ya-Ue2Io8';
-  const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
-    id: 'chatcmpl-x',
-    object: 'chat.completion.chunk',
-    created: 1,
-    model: 'upstream',
-    choices: [{ index: 0, delta, finish_reason: finishReason }],
-  });
-  const textChunks = (texts: string[]) => [
-    { data: chunk({ role: 'assistant', content: '' }) },
-    ...texts.map((text) => ({ data: chunk({ content: text }) })),
-  ];
   return {
     type: 'openai',
     providerKey,
@@ -73,33 +62,8 @@ export async function startOpenAiDriver(): Promise<UpstreamDriver> {
     requestCount: () => upstream.requests.length,
     upstreamModelOf: (index) => (upstream.requests[index]?.body as { model?: string } | undefined)?.model,
     closed: (index) => upstream.requests[index]?.aborted ?? Promise.reject(new Error(`no request ${index}`)),
-    text: (text, usage) =>
-      upstream.reply({
-        type: 'json',
-        body: {
-          id: 'chatcmpl-x',
-          object: 'chat.completion',
-          created: 1,
-          model: 'upstream',
-          choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
-          usage: { prompt_tokens: usage.prompt, completion_tokens: usage.completion, total_tokens: usage.prompt + usage.completion },
-        },
-      }),
-    stream: (texts, usage) =>
-      upstream.reply({
-        type: 'sse',
-        events: [
-          ...textChunks(texts),
-          { data: chunk({}, 'stop') },
-          {
-            data: {
-              ...chunk({}),
-              choices: [],
-              usage: { prompt_tokens: usage.prompt, completion_tokens: usage.completion, total_tokens: usage.prompt + usage.completion },
-            },
-          },
-        ],
-      }),
+    text: (text, usage) => upstream.reply(chatCompletionReply(text, usage)),
+    stream: (texts, usage) => upstream.reply(chatStreamReply(texts, usage)),
     status: (status, message) =>
       upstream.reply({ type: 'json', status, body: { error: { message, type: 'invalid_request_error', param: null, code: null } } }),
     credentialError: () =>
@@ -118,9 +82,10 @@ export async function startOpenAiDriver(): Promise<UpstreamDriver> {
     garbage: () => upstream.reply({ type: 'raw', status: 200, body: GARBAGE, contentType: 'text/html' }),
     hang: () => upstream.reply({ type: 'hang' }),
     drop: () => upstream.reply({ type: 'drop' }),
-    streamThenDrop: (texts) => upstream.reply({ type: 'sse', events: [...textChunks(texts), { delayMs: 20, drop: true }] }),
+    streamThenDrop: (texts) => upstream.reply({ type: 'sse', events: [...chatTextChunks(texts), { delayMs: 20, drop: true }] }),
     // "Held" long enough for the abort and stall tests, which are over well before this.
-    streamThenHold: (texts) => upstream.reply({ type: 'sse', events: [...textChunks(texts), { delayMs: 2_500, data: chunk({}, 'stop') }] }),
+    streamThenHold: (texts) =>
+      upstream.reply({ type: 'sse', events: [...chatTextChunks(texts), { delayMs: 2_500, data: chatChunk({}, 'stop') }] }),
     close: () => upstream.close(),
   };
 }

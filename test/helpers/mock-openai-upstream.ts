@@ -70,3 +70,89 @@ function stepText(step: { raw: string } | { data: unknown; event?: string }): st
   const data = `data: ${typeof step.data === 'string' ? step.data : JSON.stringify(step.data)}\n\n`;
   return step.event === undefined ? data : `event: ${step.event}\n${data}`;
 }
+
+/** Token counts of a scripted reply. */
+export interface ChatUsage {
+  prompt: number;
+  completion: number;
+}
+
+const usageBody = (usage: ChatUsage) => ({
+  prompt_tokens: usage.prompt,
+  completion_tokens: usage.completion,
+  total_tokens: usage.prompt + usage.completion,
+});
+
+/** A tool call as chat completions carry it (`arguments` is JSON text). */
+export interface ScriptedToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** A non-streamed chat completion: `text`, or tool calls (finish_reason `tool_calls`). */
+export function chatCompletionReply(text: string | ScriptedToolCall[], usage: ChatUsage, model = 'upstream'): ScriptedReply {
+  const message =
+    typeof text === 'string'
+      ? { role: 'assistant', content: text }
+      : {
+          role: 'assistant',
+          content: null,
+          tool_calls: text.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })),
+        };
+  return {
+    type: 'json',
+    body: {
+      id: 'chatcmpl-x',
+      object: 'chat.completion',
+      created: 1,
+      model,
+      choices: [{ index: 0, message, finish_reason: typeof text === 'string' ? 'stop' : 'tool_calls' }],
+      usage: usageBody(usage),
+    },
+  };
+}
+
+/** One streamed chunk with one choice. */
+export function chatChunk(delta: Record<string, unknown>, finishReason: string | null = null, model = 'upstream') {
+  return {
+    id: 'chatcmpl-x',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model,
+    choices: [{ index: 0, delta, finish_reason: finishReason }],
+  };
+}
+
+/** The opening chunks of a stream of these text pieces (role, then each piece). */
+export function chatTextChunks(texts: string[], model = 'upstream'): SseStep[] {
+  return [
+    { data: chatChunk({ role: 'assistant', content: '' }, null, model) },
+    ...texts.map((text) => ({ data: chatChunk({ content: text }, null, model) })),
+  ];
+}
+
+/** A whole stream: the text pieces, `stop`, then the usage chunk (`stream_options.include_usage`). */
+export function chatStreamReply(texts: string[], usage: ChatUsage, model = 'upstream'): ScriptedReply {
+  return {
+    type: 'sse',
+    events: [
+      ...chatTextChunks(texts, model),
+      { data: chatChunk({}, 'stop', model) },
+      { data: { ...chatChunk({}, null, model), choices: [], usage: usageBody(usage) } },
+    ],
+  };
+}
+
+/** An embeddings reply: these vectors, `prompt` tokens. */
+export function embeddingsReply(vectors: number[][], promptTokens: number, model = 'upstream'): ScriptedReply {
+  return {
+    type: 'json',
+    body: {
+      object: 'list',
+      data: vectors.map((embedding, index) => ({ object: 'embedding', index, embedding })),
+      model,
+      usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
+    },
+  };
+}

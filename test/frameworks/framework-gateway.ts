@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, expect } from 'vitest';
+import type { UsageReport } from '../../contract';
+import { upstreamSection } from '../e2e/helpers';
+import { startMockAnthropicUpstream, type MockAnthropicUpstream } from '../helpers/mock-anthropic-upstream';
+import { startMockOpenAiUpstream, type MockOpenAiUpstream } from '../helpers/mock-openai-upstream';
+import { startTestGateway, type TestGateway } from '../helpers/test-gateway';
+
+/**
+ * One gateway for the framework tests, on an OpenAI-type mock (models `fw-chat`, `fw-embed`)
+ * and an Anthropic-type mock (`fw-claude`), with a key and a usage key of one account.
+ */
+export interface FrameworkGateway {
+  /** The model name the catalogue sends upstream for every `fw-` model. */
+  upstreamModel: string;
+  baseUrl(): string;
+  apiKey(): string;
+  openai(): MockOpenAiUpstream;
+  anthropic(): MockAnthropicUpstream;
+  /** Requests in the account's usage report. */
+  reportedRequests(): Promise<number>;
+  /** Waits (up to 5 s: usage is written in batches) until the report counts `requests`. */
+  expectReported(requests: number): Promise<void>;
+}
+
+const UPSTREAM_MODEL = 'upstream-model-2026-01-01';
+
+function configYaml(openai: MockOpenAiUpstream, anthropic: MockAnthropicUpstream): string {
+  return `${upstreamSection()}
+usage:
+  flush_interval_ms: 50
+providers:
+  oai: { type: openai, base_url: ${openai.baseUrl} }
+  claude: { type: anthropic, base_url: ${anthropic.baseUrl} }
+models:
+  - id: fw-chat
+    provider: oai
+    upstream_model: ${UPSTREAM_MODEL}
+    capabilities: [chat, function_calling, json_mode]
+    context_window: 128000
+    pricing: { input_per_million: 1, output_per_million: 2 }
+  - id: fw-embed
+    provider: oai
+    upstream_model: ${UPSTREAM_MODEL}
+    capabilities: [embeddings]
+    context_window: 8191
+    pricing: { input_per_million: 0.1, output_per_million: 0 }
+  - id: fw-claude
+    provider: claude
+    upstream_model: ${UPSTREAM_MODEL}
+    capabilities: [chat, function_calling]
+    context_window: 200000
+    pricing: { input_per_million: 3, output_per_million: 15 }
+`;
+}
+
+export function useFrameworkGateway(): FrameworkGateway {
+  let openai: MockOpenAiUpstream;
+  let anthropic: MockAnthropicUpstream;
+  let gateway: TestGateway;
+  let apiKey: string;
+  let usageKey: string;
+
+  beforeAll(async () => {
+    openai = await startMockOpenAiUpstream();
+    anthropic = await startMockAnthropicUpstream();
+    gateway = await startTestGateway({ configYaml: configYaml(openai, anthropic) });
+    const accountId = await gateway.createAccount();
+    apiKey = (await gateway.createKey(accountId)).key;
+    usageKey = await gateway.createUsageKey(accountId);
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await openai?.close();
+    await anthropic?.close();
+  });
+
+  async function reportedRequests(): Promise<number> {
+    const response = await gateway.http.get('/v1/usage/keys').set('authorization', `Bearer ${usageKey}`);
+    expect(response.status).toBe(200);
+    return (response.body as UsageReport).keys.reduce((sum, key) => sum + key.total.requests, 0);
+  }
+
+  return {
+    upstreamModel: UPSTREAM_MODEL,
+    baseUrl: () => gateway.baseUrl,
+    apiKey: () => apiKey,
+    openai: () => openai,
+    anthropic: () => anthropic,
+    reportedRequests,
+    async expectReported(requests) {
+      for (let attempt = 0; attempt < 100 && (await reportedRequests()) < requests; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(await reportedRequests()).toBe(requests);
+    },
+  };
+}
