@@ -19,7 +19,7 @@ export function buildMockReply(request: ChatCompletionRequest, generateId: () =>
     const call: ToolCall = {
       id: `call_${generateId()}`,
       type: 'function',
-      function: { name: tool.function.name, arguments: JSON.stringify(exampleObject(tool.function.parameters, 0)) },
+      function: { name: tool.function.name, arguments: JSON.stringify(exampleObject(tool.function.parameters)) },
     };
     const completionTokens = countTokens(call.function.name) + countTokens(call.function.arguments);
     return { content: null, toolCalls: [call], finishReason: 'tool_calls', usage: { promptTokens, completionTokens } };
@@ -27,8 +27,7 @@ export function buildMockReply(request: ChatCompletionRequest, generateId: () =>
 
   const userText = lastUserText(request.messages);
   const text = userText === null ? 'Mock reply.' : `Mock reply to: ${Array.from(userText).slice(0, QUOTED_CHARACTERS).join('')}`;
-  const jsonMode = request.response_format?.type === 'json_object' || request.response_format?.type === 'json_schema';
-  let content = jsonMode ? JSON.stringify({ reply: text }) : text;
+  let content = replyContent(request.response_format, text);
   let finishReason: FinishReason = 'stop';
 
   // A real model stops at whichever comes first: a stop sequence or the token limit.
@@ -62,33 +61,75 @@ function chosenTool(request: ChatCompletionRequest): Tool | null {
   return tools[0] ?? null;
 }
 
-/** Deterministic arguments that fit the tool's JSON Schema well enough for a client to parse them. */
-function exampleObject(schema: unknown, depth: number): Record<string, unknown> {
-  const properties = isRecord(schema) && isRecord(schema.properties) ? schema.properties : {};
-  const result: Record<string, unknown> = {};
-  for (const [name, property] of Object.entries(properties)) result[name] = exampleValue(property, depth + 1);
-  return result;
+/**
+ * The reply's text in the requested format: JSON mode gets `{"reply": text}`; a JSON schema
+ * with a `schema` gets a value that fits it (structured output), else the same object.
+ */
+function replyContent(format: ChatCompletionRequest['response_format'], text: string): string {
+  if (format?.type === 'json_schema' && format.json_schema.schema !== undefined) {
+    return JSON.stringify(exampleValue(format.json_schema.schema, format.json_schema.schema, 0));
+  }
+  if (format?.type === 'json_object' || format?.type === 'json_schema') return JSON.stringify({ reply: text });
+  return text;
 }
 
-function exampleValue(schema: unknown, depth: number): unknown {
+/** Deterministic arguments that fit the tool's JSON Schema, for a client to parse and validate. */
+function exampleObject(schema: unknown): Record<string, unknown> {
+  const value = exampleValue(schema, schema, 0);
+  return isRecord(value) ? value : {};
+}
+
+/** Schemas nested deeper than this (recursive ones) end in the smallest value of their type. */
+const MAX_EXAMPLE_DEPTH = 6;
+
+/**
+ * A value that fits a JSON Schema: the first of an `enum` or `anyOf`, `const` as it is, every
+ * property of an object, one item of an array (`minItems` of them when more), a number in
+ * range; `$ref`s to `#/$defs/…` or `#/definitions/…` of `root` are followed.
+ */
+function exampleValue(schema: unknown, root: unknown, depth: number): unknown {
   if (!isRecord(schema)) return 'mock';
+  if (typeof schema.$ref === 'string') return exampleValue(resolveReference(schema.$ref, root), root, depth + 1);
+  if ('const' in schema) return schema.const;
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
-  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
+  for (const keyword of ['anyOf', 'oneOf', 'allOf'] as const) {
+    const options = schema[keyword];
+    if (Array.isArray(options) && options.length > 0) return exampleValue(options[0], root, depth + 1);
+  }
+  const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+  const type = types.find((candidate) => candidate !== 'null') ?? types[0];
+  const deep = depth >= MAX_EXAMPLE_DEPTH;
   switch (type) {
     case 'number':
     case 'integer':
-      return 1;
+      return typeof schema.minimum === 'number'
+        ? Math.ceil(schema.minimum)
+        : typeof schema.maximum === 'number'
+          ? Math.floor(schema.maximum)
+          : 1;
     case 'boolean':
       return true;
     case 'null':
       return null;
-    case 'array':
-      return [];
-    case 'object':
-      return depth > 3 ? {} : exampleObject(schema, depth);
+    case 'array': {
+      const count = deep ? 0 : Math.max(1, typeof schema.minItems === 'number' ? schema.minItems : 1);
+      if (typeof schema.maxItems === 'number' && schema.maxItems < count) return [];
+      return Array.from({ length: Math.min(count, 10) }, () => exampleValue(schema.items, root, depth + 1));
+    }
+    case 'object': {
+      const properties = isRecord(schema.properties) && !deep ? schema.properties : {};
+      return Object.fromEntries(Object.entries(properties).map(([name, property]) => [name, exampleValue(property, root, depth + 1)]));
+    }
     default:
       return 'mock';
   }
+}
+
+function resolveReference(reference: string, root: unknown): unknown {
+  const match = /^#\/(\$defs|definitions)\/([^/]+)$/.exec(reference);
+  if (!match || !isRecord(root)) return undefined;
+  const definitions = root[match[1] as string];
+  return isRecord(definitions) ? definitions[match[2] as string] : undefined;
 }
 
 export function lastUserText(messages: readonly Message[]): string | null {

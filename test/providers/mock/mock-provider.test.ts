@@ -1,3 +1,4 @@
+import { Ajv } from 'ajv';
 import { encode } from 'gpt-tokenizer';
 import { describe, expect, it } from 'vitest';
 import type { ChatCompletionChunk, ChatCompletionRequest } from '../../../contract';
@@ -161,6 +162,37 @@ describe('mock provider: chat', () => {
       const { completion } = await provider().chat(ask('Give JSON', { response_format }), target, call());
       expect(JSON.parse(completion.choices[0]?.message.content ?? '')).toEqual({ reply: 'Mock reply to: Give JSON' });
     }
+  });
+
+  it('answers structured output (json_schema with a schema) with a value its schema accepts', async () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        title: { type: 'string' },
+        rating: { type: 'integer', minimum: 3, maximum: 5 },
+        mood: { type: 'string', enum: ['calm', 'busy'] },
+        tags: { type: 'array', items: { type: 'string' }, minItems: 2 },
+        note: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+        kind: { const: 'review' },
+        author: { $ref: '#/$defs/person' },
+      },
+      required: ['title', 'rating', 'mood', 'tags', 'note', 'kind', 'author'],
+      additionalProperties: false,
+      $defs: {
+        person: {
+          type: 'object',
+          properties: { name: { type: 'string' }, friends: { type: 'array', items: { $ref: '#/$defs/person' } } },
+          required: ['name', 'friends'],
+          additionalProperties: false,
+        },
+      },
+    };
+    const response_format = { type: 'json_schema' as const, json_schema: { name: 'review', strict: true, schema } };
+    const { completion } = await provider().chat(ask('Review it', { response_format }), target, call());
+    const value: unknown = JSON.parse(completion.choices[0]?.message.content ?? '');
+    const validate = new Ajv({ strict: false }).compile(schema);
+    expect(validate(value), JSON.stringify(validate.errors)).toBe(true);
+    expect(value).toMatchObject({ rating: 3, mood: 'calm', kind: 'review', tags: ['mock', 'mock'] });
   });
 
   it('fails on demand', async () => {
