@@ -49,12 +49,17 @@ export function buildMockReply(request: ChatCompletionRequest, generateId: () =>
   return { content, toolCalls: null, finishReason, usage: { promptTokens, completionTokens: tokens.length } };
 }
 
-/** The tool the mock calls: the named one, else the first, when tools are on and the user spoke last. */
+/**
+ * The tool the mock calls: the named one, else the first. A call is forced (`required`, or a
+ * named function) whatever came last, as OpenAI's models must; under `auto` only when the user
+ * spoke last, so that a tool result gets a text answer.
+ */
 function chosenTool(request: ChatCompletionRequest): Tool | null {
   const tools = request.tools ?? [];
   if (tools.length === 0 || request.tool_choice === 'none') return null;
-  if (request.messages.at(-1)?.role !== 'user') return null;
   const choice = request.tool_choice;
+  const forced = choice === 'required' || (typeof choice === 'object' && choice !== null);
+  if (!forced && request.messages.at(-1)?.role !== 'user') return null;
   if (typeof choice === 'object' && choice !== null) {
     return tools.find((tool) => tool.function.name === choice.function.name) ?? tools[0] ?? null;
   }

@@ -157,6 +157,26 @@ describe('mock provider: chat', () => {
     expect(afterTool.completion.choices[0]).toMatchObject({ message: { content: 'Mock reply to: Hi' }, finish_reason: 'stop' });
   });
 
+  it('calls a tool after a tool result when the call is forced (required, or a named function)', async () => {
+    const tools = [
+      { type: 'function' as const, function: { name: 'f' } },
+      { type: 'function' as const, function: { name: 'g' } },
+    ];
+    const messages: ChatCompletionRequest['messages'] = [
+      { role: 'user', content: 'Hi' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+      { role: 'tool', tool_call_id: 'c', content: '42' },
+    ];
+    for (const [tool_choice, name] of [
+      ['required', 'f'],
+      [{ type: 'function', function: { name: 'g' } }, 'g'],
+    ] as const) {
+      const { completion } = await provider().chat({ model: 'm', tools, tool_choice, messages }, target, call());
+      expect(completion.choices[0]?.finish_reason, JSON.stringify(tool_choice)).toBe('tool_calls');
+      expect(completion.choices[0]?.message.tool_calls?.[0]?.function.name).toBe(name);
+    }
+  });
+
   it('answers valid JSON in JSON mode', async () => {
     for (const response_format of [{ type: 'json_object' as const }, { type: 'json_schema' as const, json_schema: { name: 'r' } }]) {
       const { completion } = await provider().chat(ask('Give JSON', { response_format }), target, call());
