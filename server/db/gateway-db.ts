@@ -4,6 +4,7 @@ import type {
   ApiKeyPatch as ApiKeyRowPatch,
   ApiKeyRow,
   AuditEntryRow,
+  BigintRollupCounts,
   DashboardSessionRow,
   LoginTokenRow,
   UsageDailyRow,
@@ -42,26 +43,8 @@ type WithCeilings = { include: { account: typeof ACCOUNT_CEILINGS } };
 
 export type AuditEntryRecord = Omit<AuditEntryRow, 'actor'> & { actor: string };
 export type UsageKeyRecord = UsageKeyRow;
-export type UsageDailyRecord = Omit<
-  UsageDailyRow,
-  | 'promptTokens'
-  | 'completionTokens'
-  | 'cachedTokens'
-  | 'cacheWriteTokens'
-  | 'cacheWrite1hTokens'
-  | 'reasoningTokens'
-  | 'costNanoUsd'
-  | 'costFemtoRemainder'
-> & {
-  promptTokens: bigint;
-  completionTokens: bigint;
-  cachedTokens: bigint;
-  cacheWriteTokens: bigint;
-  cacheWrite1hTokens: bigint;
-  reasoningTokens: bigint;
-  costNanoUsd: bigint;
-  costFemtoRemainder: bigint;
-};
+/** The rollup row as Prisma reads it: its counts and cost parts as bigint. */
+export type UsageDailyRecord = Omit<UsageDailyRow, keyof BigintRollupCounts> & BigintRollupCounts;
 export type DashboardSessionRecord = DashboardSessionRow;
 export type LoginTokenRecord = LoginTokenRow;
 

@@ -131,12 +131,26 @@ export interface UsageKeyRow {
   updatedAt: Date;
 }
 
+/** Token counts, as stored on an event and summed in the rollups. */
+export interface TokenCounts {
+  promptTokens: number;
+  completionTokens: number;
+  /** Parts of promptTokens and completionTokens (docs/pricing.md). */
+  cachedTokens: number;
+  cacheWriteTokens: number;
+  cacheWrite1hTokens: number;
+  reasoningTokens: number;
+}
+
+/** The rollup's summed columns as bigint: Prisma reads BIGINT so, and a batch sums in it (usage-rollup.ts). */
+export type BigintRollupCounts = Record<keyof TokenCounts | 'costNanoUsd' | 'costFemtoRemainder', bigint>;
+
 /**
  * One request's usage, as stored (docs/usage-report.md); the routes report it as a
  * `UsageEvent` (server/usage/types.ts), this row without its storage fields.
  * Money in exact integer femto-dollars (1e-15 USD).
  */
-export interface UsageEventRow {
+export interface UsageEventRow extends TokenCounts {
   /**
    * Unique per event, given by the gateway when it records the event (not by the database),
    * so a batch retried after a lost COMMIT acknowledgement carries the same ids and
@@ -153,13 +167,6 @@ export interface UsageEventRow {
   day: string;
   /** When the gateway received the request: the day it is billed on. */
   receivedAt: Date;
-  promptTokens: number;
-  completionTokens: number;
-  /** Parts of promptTokens and completionTokens (docs/pricing.md). */
-  cachedTokens: number;
-  cacheWriteTokens: number;
-  cacheWrite1hTokens: number;
-  reasoningTokens: number;
   /** Exact cost, priced at request time. */
   costFemtoUsd: bigint;
   /** Tokens counted by the gateway because the provider reported none. */
@@ -172,17 +179,11 @@ export interface UsageEventRow {
 }
 
 /** The per key per day rollup, maintained with each batch. */
-export interface UsageDailyRow {
+export interface UsageDailyRow extends TokenCounts {
   keyId: string;
   accountId: string;
   day: string;
   requests: number;
-  promptTokens: number;
-  completionTokens: number;
-  cachedTokens: number;
-  cacheWriteTokens: number;
-  cacheWrite1hTokens: number;
-  reasoningTokens: number;
   /**
    * The day's cost is exactly costNanoUsd x 1e6 + costFemtoRemainder femto-dollars. Whole
    * nano-dollars are a number while that is exact (a safe integer: up to 9 million USD per key
@@ -194,16 +195,10 @@ export interface UsageDailyRow {
 }
 
 /** One key's usage of one model over a range of days, summed from the usage events. */
-export interface ModelUsageRow {
+export interface ModelUsageRow extends TokenCounts {
   keyId: string;
   model: string;
   requests: number;
-  promptTokens: number;
-  completionTokens: number;
-  cachedTokens: number;
-  cacheWriteTokens: number;
-  cacheWrite1hTokens: number;
-  reasoningTokens: number;
   costFemtoUsd: bigint;
 }
 

@@ -1,21 +1,13 @@
 import { FEMTO_PER_NANO } from './rows';
 import type { Dialect } from './migration-files';
 import { valuesRows } from './sql-values';
-import type { UsageEventRow } from './types';
+import type { BigintRollupCounts, UsageEventRow } from './types';
 
-export interface RollupIncrement {
+export interface RollupIncrement extends BigintRollupCounts {
   keyId: string;
   day: string;
   accountId: string;
   requests: number;
-  promptTokens: bigint;
-  completionTokens: bigint;
-  cachedTokens: bigint;
-  cacheWriteTokens: bigint;
-  cacheWrite1hTokens: bigint;
-  reasoningTokens: bigint;
-  costNanoUsd: bigint;
-  costFemtoRemainder: bigint;
 }
 
 /** Keeps each upsert statement well under Postgres's bound-parameter limit. */
