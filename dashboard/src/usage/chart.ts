@@ -8,7 +8,7 @@ export interface ChartOptions extends LayoutOptions {
   metric: string;
 }
 
-/** The number of colours in styles.css (.series-0 … .series-7); more keys reuse them. */
+/** The number of colours in styles/usage.css (.series-0 … .series-7); more keys reuse them. */
 const PALETTE_SIZE = 8;
 
 /**
