@@ -384,6 +384,19 @@ export function toUpstreamError(error: unknown): UpstreamError | Error {
   return new UpstreamError('unavailable', 'The model provider could not be reached.', { retryable: true, cause: error });
 }
 
+/**
+ * The body of an error reply as text, for the provider's message: '' when it cannot be read
+ * (the status alone still says what happened); only an abort is passed on as such.
+ */
+export async function readErrorText(response: HttpResponse): Promise<string> {
+  try {
+    return await response.text();
+  } catch (error) {
+    if (isAbortError(error)) throw error;
+    return '';
+  }
+}
+
 export function isAbortError(error: unknown): boolean {
   return (
     error instanceof Error &&

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isAbortError } from '../http-client';
+import { readErrorText } from '../http-client';
 import type { CallSignal } from '../call-signal';
 import type { HttpResponse, NativeMessagesApi, NativeMessagesHeaders, ProviderFactoryOptions } from '../types';
 import { badResponse, parseJson, parseRetryAfterMs } from '../upstream-errors';
@@ -42,12 +42,7 @@ export function createNativeMessages(options: ProviderFactoryOptions, root: stri
       buffered: !stream,
     });
     if (response.status >= 200 && response.status < 300) return response;
-    let text = '';
-    try {
-      text = await response.text();
-    } catch (error) {
-      if (isAbortError(error)) throw error;
-    }
+    const text = await readErrorText(response);
     throw anthropicStatusError(provider, response.status, text, options.apiKey, parseRetryAfterMs(response.headers, options.now()));
   }
 

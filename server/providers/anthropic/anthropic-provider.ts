@@ -1,7 +1,7 @@
 import type { ChatCompletionChunk, ChatCompletionRequest } from '../../../contract';
 import { invalidRequest } from '../../errors/gateway-error';
 import { parseSse } from '../../streaming/parse-sse';
-import { isAbortError } from '../http-client';
+import { readErrorText } from '../http-client';
 import { toAbortSignal, type CallSignal } from '../call-signal';
 import type { ChatStream, HttpResponse, ModelTarget, ProviderAdapter, ProviderFactoryOptions } from '../types';
 import { badResponse, parseJson, parseRetryAfterMs } from '../upstream-errors';
@@ -41,13 +41,7 @@ export function createAnthropicProvider(options: ProviderFactoryOptions): Provid
       buffered: accept === 'application/json',
     });
     if (response.status >= 200 && response.status < 300) return response;
-    let text = '';
-    try {
-      text = await response.text();
-    } catch (error) {
-      // The status alone still says what happened; only an abort is passed on as such.
-      if (isAbortError(error)) throw error;
-    }
+    const text = await readErrorText(response);
     throw anthropicStatusError(provider, response.status, text, options.apiKey, parseRetryAfterMs(response.headers, options.now()));
   }
 

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { isAbortError } from '../http-client';
+import { readErrorText } from '../http-client';
 import type { CallSignal } from '../call-signal';
 import type { HttpClient, HttpResponse } from '../types';
 import { badResponse, parseJson, parseRetryAfterMs } from '../upstream-errors';
@@ -41,13 +41,7 @@ export function createGeminiTransport(options: GeminiTransportOptions): GeminiTr
       buffered,
     });
     if (response.status >= 200 && response.status < 300) return response;
-    let text = '';
-    try {
-      text = await response.text();
-    } catch (error) {
-      // The status alone still says what happened; only an abort is passed on as such.
-      if (isAbortError(error)) throw error;
-    }
+    const text = await readErrorText(response);
     throw geminiStatusError(options.provider, response.status, text, options.apiKey, parseRetryAfterMs(response.headers, options.now()));
   }
 

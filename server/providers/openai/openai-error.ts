@@ -1,4 +1,5 @@
 import { UpstreamError } from '../../errors/gateway-error';
+import { readErrorText } from '../http-client';
 import type { HttpResponse } from '../types';
 import { parseJson, parseRetryAfterMs, redact, upstreamStatusError } from '../upstream-errors';
 import { OpenAiErrorBodySchema } from './openai-schemas';
@@ -15,13 +16,7 @@ export function openAiErrorMessage(value: unknown): string | null {
 
 /** A non-2xx reply -> the gateway's error (docs/errors.md), reading the body for the message. */
 export async function openAiStatusError(response: HttpResponse, provider: string, apiKey: string, nowMs: number): Promise<UpstreamError> {
-  let text = '';
-  try {
-    text = await response.text();
-  } catch {
-    // The status alone decides the mapping; the message is only a courtesy.
-  }
-  const json = parseJson(text);
+  const json = parseJson(await readErrorText(response));
   const message = json.ok ? openAiErrorMessage(json.value) : null;
   return upstreamStatusError(provider, response.status, message, apiKey, parseRetryAfterMs(response.headers, nowMs));
 }
