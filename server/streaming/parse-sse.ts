@@ -45,7 +45,7 @@ export class SseDecoder {
   private readonly state = newEventState();
   private buffer = '';
   private pendingCr = false;
-  /** The stream's first text is yet to come: a byte order mark there is dropped (as TextDecoder does; the spec says so too). */
+  /** The stream's first text is yet to come: a byte order mark there is dropped (as TextDecoder does, and as the WHATWG event-stream rules above say). */
   private atStart = true;
 
   /** The events that the bytes of one read complete. */
@@ -112,7 +112,7 @@ export class SseDecoder {
 
 interface EventState {
   event: string | null;
-  /** The data lines so far, joined with "\n" (the spec's data buffer without its last LF). */
+  /** The data lines so far, joined with "\n" (the WHATWG rules' data buffer without its last LF). */
   data: string;
   id: string | null;
   hasData: boolean;

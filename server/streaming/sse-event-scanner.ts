@@ -42,7 +42,7 @@ export class SseEventScanner {
     this.carry = position === 0 ? buffer : buffer.slice(position);
   }
 
-  /** The end of the stream: an unterminated last event is not dispatched (as the spec says). */
+  /** The end of the stream: an unterminated last event is not dispatched (as the WHATWG event-stream rules above say). */
   end(): void {
     // A CR held back at the end of the last read is a line end after all.
     if (this.carry.endsWith('\r')) {
