@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MOCK_MODEL, startMockAnthropicUpstream, textStream, type MockAnthropicUpstream } from '../helpers/mock-anthropic-upstream';
-import { startMockOpenAiUpstream, type MockOpenAiUpstream } from '../helpers/mock-openai-upstream';
+import { chatStreamReply, startMockOpenAiUpstream, type MockOpenAiUpstream } from '../helpers/mock-openai-upstream';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway';
 import { upstreamSection } from '../e2e/helpers';
 
@@ -36,14 +36,6 @@ models:
     context_window: 128000
     pricing: { input_per_million: 0.15, output_per_million: 0.6 }
 `;
-
-const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
-  id: 'chatcmpl-agent',
-  object: 'chat.completion.chunk',
-  created: 1_767_225_600,
-  model: 'gpt-4o-mini',
-  choices: [{ index: 0, delta, finish_reason: finishReason }],
-});
 
 describe.skipIf(!installed)('Claude Code through the gateway', () => {
   let anthropic: MockAnthropicUpstream;
@@ -130,15 +122,7 @@ describe.skipIf(!installed)('Claude Code through the gateway', () => {
   }, 120_000);
 
   it('works with an openai-type model (translated)', async () => {
-    openai.setDefault({
-      type: 'sse',
-      events: [
-        { data: chunk({ role: 'assistant', content: 'Hello from ' }) },
-        { data: chunk({ content: 'the translated mock.' }) },
-        { data: chunk({}, 'stop') },
-        { data: { ...chunk({}), choices: [], usage: { prompt_tokens: 30, completion_tokens: 6, total_tokens: 36 } } },
-      ],
-    });
+    openai.setDefault(chatStreamReply(['Hello from ', 'the translated mock.'], { prompt: 30, completion: 6 }, 'gpt-4o-mini'));
     const result = await runClaude('gpt-translated', 'translated');
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('Hello from the translated mock.');

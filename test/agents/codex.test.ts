@@ -4,10 +4,15 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { UsageReport } from '../../contract';
 import { upstreamSection } from '../e2e/helpers';
 import { textResponseStream } from '../helpers/mock-openai-responses';
-import { startMockOpenAiUpstream, type MockOpenAiUpstream } from '../helpers/mock-openai-upstream';
+import {
+  chatChunk,
+  chatStreamReply,
+  chatUsageChunk,
+  startMockOpenAiUpstream,
+  type MockOpenAiUpstream,
+} from '../helpers/mock-openai-upstream';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway';
 
 /**
@@ -48,13 +53,7 @@ models:
 `;
 }
 
-const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
-  id: 'chatcmpl-codex',
-  object: 'chat.completion.chunk',
-  created: 1_767_225_600,
-  model: UPSTREAM_MODEL,
-  choices: [{ index: 0, delta, finish_reason: finishReason }],
-});
+const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => chatChunk(delta, finishReason, UPSTREAM_MODEL);
 
 interface Run {
   code: number | null;
@@ -93,15 +92,7 @@ describe.skipIf(!installed)('the Codex CLI through the gateway', () => {
   beforeAll(async () => {
     chat = await startMockOpenAiUpstream();
     native = await startMockOpenAiUpstream();
-    chat.setDefault({
-      type: 'sse',
-      events: [
-        { data: chunk({ role: 'assistant', content: '' }) },
-        { data: chunk({ content: CHAT_REPLY }) },
-        { data: chunk({}, 'stop') },
-        { data: { ...chunk({}), choices: [], usage: { prompt_tokens: 900, completion_tokens: 8, total_tokens: 908 } } },
-      ],
-    });
+    chat.setDefault(chatStreamReply([CHAT_REPLY], { prompt: 900, completion: 8 }, UPSTREAM_MODEL));
     native.setDefault(textResponseStream(UPSTREAM_MODEL, ['Hi from the ', 'responses mock!'], { input: 800, output: 7, cached: 512 }));
     gateway = await startTestGateway({ configYaml: configYaml(chat, native) });
     const accountId = await gateway.createAccount();
@@ -134,10 +125,7 @@ describe.skipIf(!installed)('the Codex CLI through the gateway', () => {
     return runCodex(home, home, apiKey, 'say hi');
   }
 
-  async function reportedRequests(): Promise<number> {
-    const response = await gateway.http.get('/v1/usage/keys').set('authorization', `Bearer ${usageKey}`);
-    return (response.body as UsageReport).keys.reduce((sum, key) => sum + key.total.requests, 0);
-  }
+  const reportedRequests = () => gateway.reportedRequests(usageKey);
 
   it(
     'translated to a chat upstream: prints the mock reply, exits 0, the request is in the usage report',
@@ -170,7 +158,7 @@ describe.skipIf(!installed)('the Codex CLI through the gateway', () => {
         },
         { data: chunk({ tool_calls: [{ index: 0, function: { arguments: '{"cmd":"echo gateway-tool-test"}' } }] }) },
         { data: chunk({}, 'tool_calls') },
-        { data: { ...chunk({}), choices: [], usage: { prompt_tokens: 900, completion_tokens: 12, total_tokens: 912 } } },
+        { data: chatUsageChunk({ prompt: 900, completion: 12 }, UPSTREAM_MODEL) },
       ],
     });
     const run = await codexWith('agent-chat');

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, expect } from 'vitest';
-import type { UsageReport } from '../../contract';
 import { upstreamSection } from '../e2e/helpers';
 import { startMockAnthropicUpstream, type MockAnthropicUpstream } from '../helpers/mock-anthropic-upstream';
 import { startMockOpenAiUpstream, type MockOpenAiUpstream } from '../helpers/mock-openai-upstream';
@@ -74,11 +73,7 @@ export function useFrameworkGateway(): FrameworkGateway {
     await anthropic?.close();
   });
 
-  async function reportedRequests(): Promise<number> {
-    const response = await gateway.http.get('/v1/usage/keys').set('authorization', `Bearer ${usageKey}`);
-    expect(response.status).toBe(200);
-    return (response.body as UsageReport).keys.reduce((sum, key) => sum + key.total.requests, 0);
-  }
+  const reportedRequests = () => gateway.reportedRequests(usageKey);
 
   return {
     upstreamModel: UPSTREAM_MODEL,
@@ -88,10 +83,7 @@ export function useFrameworkGateway(): FrameworkGateway {
     anthropic: () => anthropic,
     reportedRequests,
     async expectReported(requests) {
-      for (let attempt = 0; attempt < 100 && (await reportedRequests()) < requests; attempt++) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      expect(await reportedRequests()).toBe(requests);
+      await expect.poll(reportedRequests, { timeout: 5_000 }).toBe(requests);
     },
   };
 }

@@ -132,15 +132,16 @@ export function chatTextChunks(texts: string[], model = 'upstream'): SseStep[] {
   ];
 }
 
+/** The usage chunk that ends a stream asked for with `stream_options.include_usage`: no choice. */
+export function chatUsageChunk(usage: ChatUsage, model = 'upstream') {
+  return { ...chatChunk({}, null, model), choices: [], usage: usageBody(usage) };
+}
+
 /** A whole stream: the text pieces, `stop`, then the usage chunk (`stream_options.include_usage`). */
 export function chatStreamReply(texts: string[], usage: ChatUsage, model = 'upstream'): ScriptedReply {
   return {
     type: 'sse',
-    events: [
-      ...chatTextChunks(texts, model),
-      { data: chatChunk({}, 'stop', model) },
-      { data: { ...chatChunk({}, null, model), choices: [], usage: usageBody(usage) } },
-    ],
+    events: [...chatTextChunks(texts, model), { data: chatChunk({}, 'stop', model) }, { data: chatUsageChunk(usage, model) }],
   };
 }
 

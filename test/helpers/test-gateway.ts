@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import supertest from 'supertest';
+import type { UsageReport } from '../../contract';
 import { parseConfigText, type Config } from '../../server/config/load-config';
 import { createStore } from '../../server/db/create-store';
 import { migrate } from '../../server/db/migrate';
@@ -83,6 +84,8 @@ export interface TestGateway {
   createAccount(name?: string): Promise<string>;
   createKey(accountId: string, options?: { name?: string; rpm?: number; tpm?: number }): Promise<{ id: string; key: string }>;
   createUsageKey(accountId: string): Promise<string>;
+  /** The requests in the usage report `usageKey` reads (every key of its account, the default range). */
+  reportedRequests(usageKey: string): Promise<number>;
   /** POST /v1/chat/completions with `key`: "hi" to mock-chat with max_tokens 5, `body`'s fields over those. */
   chat(key: string, body?: Record<string, unknown>): supertest.Test;
   close(): Promise<void>;
@@ -150,6 +153,10 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     async createUsageKey(accountId) {
       const response = await http.post(`/v1/admin/accounts/${accountId}/usage-key`).set(admin()).expect(201);
       return (response.body as { key: string }).key;
+    },
+    async reportedRequests(usageKey) {
+      const response = await http.get('/v1/usage/keys').set('authorization', `Bearer ${usageKey}`).expect(200);
+      return (response.body as UsageReport).keys.reduce((sum, key) => sum + key.total.requests, 0);
     },
     chat(key, body = {}) {
       return http

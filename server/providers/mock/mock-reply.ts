@@ -117,9 +117,10 @@ function exampleValue(schema: unknown, root: unknown, depth: number): unknown {
     case 'null':
       return null;
     case 'array': {
-      const count = deep ? 0 : Math.max(1, typeof schema.minItems === 'number' ? schema.minItems : 1);
-      if (typeof schema.maxItems === 'number' && schema.maxItems < count) return [];
-      return Array.from({ length: Math.min(count, 10) }, () => exampleValue(schema.items, root, depth + 1));
+      const least = typeof schema.minItems === 'number' ? schema.minItems : 1;
+      const most = typeof schema.maxItems === 'number' ? schema.maxItems : 10;
+      const count = deep ? 0 : Math.min(Math.max(least, 1), most, 10);
+      return Array.from({ length: count }, () => exampleValue(schema.items, root, depth + 1));
     }
     case 'object': {
       const properties = isRecord(schema.properties) && !deep ? schema.properties : {};

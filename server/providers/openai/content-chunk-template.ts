@@ -1,6 +1,4 @@
 import type { ChatCompletionChunk } from '../../../contract';
-import type { ChunkHeader } from '../chat-stream';
-import { chunkWith } from '../chat-stream';
 import { parseJson } from '../upstream-errors';
 
 type Choice = ChatCompletionChunk['choices'][number];
@@ -90,13 +88,11 @@ export class ContentChunkTemplate {
     return parsed.ok && typeof parsed.value === 'string' ? parsed.value : null;
   }
 
-  /** The chunk the mapper makes of such an event: the stream's header, the one choice with this content. */
-  chunk(header: ChunkHeader, content: string, fingerprint: string | null): ChatCompletionChunk {
+  /** The one choice of such an event's chunk, with this content. */
+  choice(content: string): Choice {
     const choice: Choice = { index: this.index, delta: { content }, finish_reason: null };
     if (this.logprobs !== undefined) choice.logprobs = this.logprobs;
-    const chunk = chunkWith(header, [choice]);
-    if (fingerprint) chunk.system_fingerprint = fingerprint;
-    return chunk;
+    return choice;
   }
 }
 

@@ -85,7 +85,7 @@ class OpenAiStreamMapper {
   map(event: SseEvent): ChatCompletionChunk | null {
     if (this.template !== null && this.header !== null && event.event === null) {
       const content = this.template.contentOf(event.data);
-      if (content !== null) return this.template.chunk(this.header, content, this.fingerprint);
+      if (content !== null) return this.chunk(this.header, [this.template.choice(content)]);
     }
     const { provider, apiKey, target, ids } = this.context;
     const data = event.data.trim();
@@ -121,13 +121,19 @@ class OpenAiStreamMapper {
     for (let position = 0; position < upstreamChoices.length; position++) {
       mapped.push(toChoice(upstreamChoices[position] as NonNullable<OpenAiChunk['choices']>[number], position, this.choices));
     }
-    const next = chunkWith(header, mapped);
-    if (this.fingerprint) next.system_fingerprint = this.fingerprint;
+    const next = this.chunk(header, mapped);
     if (this.template === null && this.templateAttempts < MAX_TEMPLATE_ATTEMPTS && event.event === null) {
       this.templateAttempts++;
       this.template = ContentChunkTemplate.learn(event.data, next);
     }
     return next;
+  }
+
+  /** A chunk of these choices, with the upstream's latest system fingerprint. */
+  private chunk(header: ChunkHeader, choices: Choice[]): ChatCompletionChunk {
+    const chunk = chunkWith(header, choices);
+    if (this.fingerprint) chunk.system_fingerprint = this.fingerprint;
+    return chunk;
   }
 
   /** After the last event: finishes the choices left open, then the usage chunk. */
