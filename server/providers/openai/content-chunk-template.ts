@@ -56,8 +56,8 @@ export class ContentChunkTemplate {
     if (!data.startsWith(literal, start)) return null;
     const prefix = data.slice(0, start);
     let suffix = data.slice(start + literal.length);
-    const paddingAt = suffix.lastIndexOf(PADDING_MEMBER);
-    const padded = paddingAt !== -1 && suffix.endsWith('"}') && isPlainText(suffix.slice(paddingAt + PADDING_MEMBER.length, -2));
+    const paddingAt = paddingMemberAt(suffix);
+    const padded = paddingAt !== -1;
     if (padded) suffix = suffix.slice(0, paddingAt);
     const tail = padded ? `${PADDING_MEMBER}${PADDING_PROBE}"}` : '';
     const probe = parseJson(`${prefix}"${PROBE}"${suffix}${tail}`);
@@ -71,9 +71,8 @@ export class ContentChunkTemplate {
     const { prefix, suffix } = this;
     let length = data.length;
     if (this.padded) {
-      // The padding is plain characters: no quote can come between its member's start and `"}`.
-      const paddingAt = data.lastIndexOf(PADDING_MEMBER);
-      if (paddingAt === -1 || !data.endsWith('"}') || !isPlainText(data.slice(paddingAt + PADDING_MEMBER.length, -2))) return null;
+      const paddingAt = paddingMemberAt(data);
+      if (paddingAt === -1) return null;
       length = paddingAt;
     }
     const end = length - suffix.length;
@@ -94,6 +93,19 @@ export class ContentChunkTemplate {
     if (this.logprobs !== undefined) choice.logprobs = this.logprobs;
     return choice;
   }
+}
+
+/**
+ * Where the padding member starts when `text` ends with one (`,"obfuscation":"…"}`, its value
+ * plain characters, so no quote can come between the member's start and the closing `"}`),
+ * else -1.
+ */
+function paddingMemberAt(text: string): number {
+  const at = text.lastIndexOf(PADDING_MEMBER);
+  const valueStart = at + PADDING_MEMBER.length;
+  // The closing quote must be one of its own, not the member's opening one.
+  if (at === -1 || text.length - 2 < valueStart || !text.endsWith('"}')) return -1;
+  return isPlainText(text.slice(valueStart, -2)) ? at : -1;
 }
 
 /** A string literal's inside that is its text as it stands: no quote, backslash or control character. */

@@ -89,7 +89,7 @@ describe('content chunk template', () => {
     const tail = fc.oneof(
       padding.map((noise) => `"${noise}"}`),
       fc.string().map((text) => `${text}}`),
-      fc.constantFrom('"a","x":"b"}', '"a"},"obfuscation":"c"}', '"a\\"b"}', '"a"} ', '"\u0001"}', '"\\u0041"}'),
+      fc.constantFrom('"a","x":"b"}', '"a"},"obfuscation":"c"}', '"a\\"b"}', '"a"} ', '"\u0001"}', '"\\u0041"}', '"}'),
     );
     fc.assert(
       fc.property(middle, tail, (inside, end) => {
