@@ -206,11 +206,8 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   const metrics = createGatewayMetrics(
     {
       usage: recorder ? () => recorder.stats() : undefined,
-      journal:
-        journal && replayed
-          ? () => ({ ...(journal as UsageJournal).stats(), replayed: replayed.replayed, torn: replayed.torn })
-          : undefined,
-      usageStream: usageStream ? () => (usageStream as RedisStreamDurability).stats() : undefined,
+      journal: journal && replayed ? () => ({ ...journal.stats(), replayed: replayed.replayed, torn: replayed.torn }) : undefined,
+      usageStream: usageStream ? () => usageStream.stats() : undefined,
       streamsInFlight: () => streams.active(),
       redisUp: breaker ? () => breaker.status() === 'ok' : undefined,
     },

@@ -87,7 +87,7 @@ export async function runPrimary(
     if (restarts.length > workers * 2) {
       logger.fatal({ worker: worker.id, code, signal, restarts: restarts.length }, 'workers keep dying: stopping the cluster');
       exitCode = 1;
-      void stop('worker failures');
+      stop('worker failures');
       return;
     }
     logger.error({ worker: worker.id, code, signal }, 'worker died; starting a new one');
@@ -96,7 +96,7 @@ export async function runPrimary(
     setTimeout(() => !stopping && fork(slot), RESTART_DELAY_MS).unref();
   });
 
-  const stop = async (reason: string) => {
+  const stop = (reason: string): void => {
     if (stopping) return;
     stopping = true;
     const running = Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined);
@@ -113,8 +113,8 @@ export async function runPrimary(
     }, options.stopTimeoutMs);
     timer.unref();
   };
-  process.once('SIGTERM', () => void stop('SIGTERM'));
-  process.once('SIGINT', () => void stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
 
   logger.info({ workers, pid: process.pid }, 'cluster primary: starting workers');
   for (let slot = 1; slot <= workers; slot++) fork(slot);

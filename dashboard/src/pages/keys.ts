@@ -179,6 +179,7 @@ export async function keysPage({ main, params, isCurrent }: PageContext): Promis
     );
     block.addEventListener('click', () => {
       const params = { params: { keyId: key.id } };
+      // `act` shows its own errors above the table.
       void act(
         block,
         () => expectStatus(key.blocked ? api().admin.unblockKey(params) : api().admin.blockKey(params), 200),
@@ -192,6 +193,7 @@ export async function keysPage({ main, params, isCurrent }: PageContext): Promis
   const revokeButton = (key: ApiKey): HTMLButtonElement => {
     const revoke = h('button', { type: 'button', class: 'button small danger', 'aria-label': `Revoke key ${key.name}` }, 'Revoke');
     revoke.addEventListener('click', () => {
+      // The dialog only resolves (true or false); `act` shows its own errors.
       void confirmDialog({
         title: `Revoke “${key.name}”?`,
         message: `Requests with ${key.hint} will be refused (401) from now on. Revoking is final: the key cannot be restored.`,
