@@ -63,9 +63,6 @@ export const notFound = (
 export const rateLimited = (message: string, headers: Record<string, string>): GatewayError =>
   new GatewayError(429, 'rate_limit_error', 'rate_limit_exceeded', message, { headers });
 
-export const notImplemented = (what: string): GatewayError =>
-  new GatewayError(501, 'server_error', 'not_implemented', `${what} is not implemented yet.`);
-
 export const internalError = (requestId: string, cause?: unknown): GatewayError =>
   new GatewayError(
     500,
