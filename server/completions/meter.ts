@@ -42,8 +42,8 @@ export interface MeterOutcome extends TokenUsage {
 
 /**
  * A call's outcome with the usage's fields written out: the call sites run once a request,
- * and `{ model, ...usage, status }` costs V8 (Node 20) ~0.8 µs (docs/performance.md, "Speed
- * tricks in the code").
+ * and `{ model, ...usage, status }` leaves V8's fast path (docs/performance.md, "Speed tricks
+ * in the code").
  */
 export function meterOutcome(
   model: ModelConfig,
@@ -176,8 +176,8 @@ export class Meter {
     const durable = this.inFlight.finish(event);
     if (this.budget && this.dependencies.budgets) settleInBackground(this.dependencies.budgets.settle(this.budget, cost));
     settleInBackground(this.dependencies.limiter.settle(this.reservation, outcome.promptTokens + outcome.completionTokens));
-    // Label objects written out: `{ ...labels, type }` costs V8 (Node 20) ~0.8 µs per object
-    // (a spread followed by more properties leaves its fast path); these run on every request.
+    // Label objects written out: `{ ...labels, type }` leaves V8's fast path (a spread followed
+    // by more properties, docs/performance.md); these run on every request.
     const { tokens } = this.dependencies.metrics;
     if (outcome.promptTokens > 0) tokens.inc({ model: model.id, provider: model.provider, type: 'prompt' }, outcome.promptTokens);
     if (outcome.completionTokens > 0)
@@ -273,8 +273,8 @@ function interruptedEvent(base: EventBase, model: ModelConfig, usage: TokenUsage
 
 /**
  * One call's usage event, every field written out: spreading the base and the billed parts
- * into a literal with more properties costs V8 (Node 20) ~0.8 µs per spread
- * (docs/performance.md, "Speed tricks in the code"), and this runs once or twice a request.
+ * into a literal with more properties leaves V8's fast path (docs/performance.md, "Speed
+ * tricks in the code"), and this runs once or twice a request.
  * `promptTokens` and `completionTokens` are the totals as reported, the parts as billed.
  */
 function usageEvent(

@@ -33,12 +33,13 @@ const EVENT_COLUMNS = [
  * batch), so that only the events actually inserted are added into the rollup. Postgres
  * learns which ones from RETURNING (rows skipped by DO NOTHING are not returned); SQLite runs
  * it one row at a time and reads better-sqlite3's `changes` (0 for a skipped row) instead, as
- * RETURNING costs it about 3 µs more per row (it collects the rows in a temporary table).
+ * RETURNING costs it more per row (it collects the rows in a temporary table).
  * Parameters as `eventValues` gives them.
  *
  * Written through the drivers, not Prisma: even as raw SQL, Prisma's argument conversion,
- * query interpreter and $transaction machinery cost about 20 µs of CPU per event on the
- * event loop (15–40 ms per 500-event batch, in the p99 of every request waiting behind it).
+ * query interpreter and $transaction machinery cost CPU on the event loop for every event,
+ * and a whole batch's worth lands in the p99 of every request waiting behind it
+ * (docs/performance.md, measurement history).
  */
 export function insertEventsSql(rows: number, dialect: Dialect): string {
   return `INSERT INTO "usage_events" (${EVENT_COLUMNS.map((column) => `"${column}"`).join(', ')})
