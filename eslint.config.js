@@ -57,6 +57,12 @@ export default tseslint.config(
     },
   },
   {
+    // The framework tests' types come from packages installed in test/frameworks only (CI
+    // installs them before linting); without them a type is an error type, which this rule reports.
+    files: ['test/frameworks/**/*.ts'],
+    rules: { '@typescript-eslint/no-redundant-type-constituents': 'off' },
+  },
+  {
     files: ['**/*.js', '**/*.mjs'],
     extends: [tseslint.configs.disableTypeChecked],
     languageOptions: { globals: { console: 'readonly', process: 'readonly', URL: 'readonly' } },
