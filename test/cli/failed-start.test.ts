@@ -103,3 +103,38 @@ describe.each([
     60_000,
   );
 });
+
+describe('a directory the operator fixed', () => {
+  const processes: ServeProcess[] = [];
+  const cleanups: (() => unknown)[] = [];
+  afterEach(async () => {
+    for (const server of processes.splice(0)) server.kill();
+    for (const cleanup of cleanups.splice(0)) await cleanup();
+  });
+
+  it.skipIf(!redis)(
+    'USAGE_JOURNAL_DIR held by a live instance: `serve --workers 2` on it fails to start, names the holder and exits 1',
+    async () => {
+      const journal = mkdtempSync(path.join(tmpdir(), 'gw-fixed-journal-'));
+      const database: TestDatabase = await createTestDatabase();
+      cleanups.push(
+        () => rmSync(journal, { recursive: true, force: true }),
+        () => database.drop(),
+      );
+      const env = { DATABASE_URL: database.url, REDIS_URL: redisUrl, USAGE_JOURNAL_DIR: journal };
+      const live = await spawnServe(env);
+      processes.push(live);
+      await waitForStatus(live, '/readyz');
+
+      const cluster = await spawnServe(env, ['--workers', '2']);
+      processes.push(cluster);
+      const { code } = await cluster.exited;
+
+      expect(code, cluster.output()).toBe(1);
+      expect(cluster.output()).toContain(`usage journal ${path.join(journal, 'worker-1')} is in use by process ${live.child.pid}`);
+      expect(cluster.output()).toContain('a worker failed to start: stopping the cluster');
+      expect((await fetch(`${live.baseUrl}/readyz`)).status).toBe(200);
+    },
+    60_000,
+  );
+});
