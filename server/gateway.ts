@@ -243,8 +243,8 @@ async function buildGateway(config: Config, options: GatewayOptions, onFailure: 
       usage: recorder ? () => recorder.stats() : undefined,
       journal: opened
         ? () => {
-            const { journal: current, replayed, adopted } = opened as OpenedJournal;
-            return { ...current.stats(), replayed: replayed.replayed + adopted.replayed, torn: replayed.torn };
+            const current = opened as OpenedJournal;
+            return { ...current.journal.stats(), replayed: current.replayedEvents(), torn: current.replayed.torn };
           }
         : undefined,
       usageStream: usageStream ? () => (usageStream as RedisStreamDurability).stats() : undefined,

@@ -1,6 +1,6 @@
 import type { Store } from '../db/types';
 import { replayJournal, type ReplayResult } from './journal-replay';
-import { adoptAbandonedSlots, type AdoptionResult, type JournalSlot } from './journal-slots';
+import { adoptAbandonedSlots, type JournalSlot } from './journal-slots';
 import type { UsageRecorderLogger } from './recorder-options';
 import type { UsageSink } from './types';
 import { newUsageEventId } from './usage-event-id';
@@ -24,8 +24,8 @@ export interface OpenedJournal {
   slot: JournalSlot;
   /** What this slot held from its previous holder. */
   replayed: ReplayResult;
-  /** What dead instances' slots held, found at start. */
-  adopted: AdoptionResult;
+  /** Events replayed from this slot and from the slots of dead instances, since start. */
+  replayedEvents(): number;
   /** Stops adopting, closes the journal (stored segments are deleted, the rest kept) and gives the slot up. */
   close(): void;
 }
@@ -41,7 +41,7 @@ export async function openUsageJournal(slot: JournalSlot, dependencies: OpenJour
   const replay = (directory: string) => replayJournal(directory, store, { logger, batchSize });
   try {
     const replayed = await replay(slot.directory);
-    const adopted = await adoptAbandonedSlots(slot.base, replay, logger);
+    let adoptedEvents = (await adoptAbandonedSlots(slot.base, replay, logger)).replayed;
     const journal = new UsageJournal({
       directory: slot.directory,
       sink: dependencies.sink,
@@ -56,6 +56,7 @@ export async function openUsageJournal(slot: JournalSlot, dependencies: OpenJour
       if (adopting) return;
       adopting = true;
       adoptAbandonedSlots(slot.base, replay, logger)
+        .then((adopted) => (adoptedEvents += adopted.replayed))
         .catch((error: unknown) => logger.error({ err: error }, 'usage journal: looking for stopped instances\u2019 slots failed'))
         .finally(() => (adopting = false));
     }, ADOPT_INTERVAL_MS);
@@ -64,7 +65,7 @@ export async function openUsageJournal(slot: JournalSlot, dependencies: OpenJour
       journal,
       slot,
       replayed,
-      adopted,
+      replayedEvents: () => replayed.replayed + adoptedEvents,
       close() {
         clearInterval(adopter);
         journal.close();
