@@ -90,7 +90,7 @@ export function operatorSetNote(key: ApiKey): HTMLElement | null {
 export function settingHint(key: ApiKey, setting: Setting, hint: string, operator: boolean): string {
   const entry = SETTINGS.find(([candidate]) => candidate === setting);
   if (operator || key.set_by[setting] !== 'operator' || !entry) return hint;
-  return `${hint} Set by the operator: you may ${entry[2]}, not raise or clear it.`.trim();
+  return `${hint} Set by the operator: you may ${entry[2]}, not loosen or clear it.`.trim();
 }
 
 /** An input's value when the user changed it, else undefined: a dialog sends only what changed. */
