@@ -30,7 +30,13 @@ const LOOSENINGS: Array<[string, string, (dialog: Locator) => Promise<void>]> = 
   ['expires_at', 'a later expiry', (dialog) => dialog.getByLabel('Expires').fill('2099-01-11T12:00')],
   ['expires_at', 'no expiry', (dialog) => dialog.getByLabel('Expires').fill('')],
   ['budget', 'a higher budget', (dialog) => dialog.getByLabel('Budget (USD)').fill('50')],
-  ['budget', 'another period', async (dialog) => void (await dialog.getByLabel('Budget period').selectOption('week'))],
+  [
+    'budget',
+    'another period',
+    async (dialog) => {
+      await dialog.getByLabel('Budget period').selectOption('week');
+    },
+  ],
   ['budget', 'no budget', (dialog) => dialog.getByLabel('Budget (USD)').fill('')],
 ];
 
