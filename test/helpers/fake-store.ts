@@ -13,7 +13,7 @@ import type {
   UsageKeyRow,
   NewApiKey,
 } from '../../server/db/types';
-import { splitFemtoUsd } from '../../server/db/rows';
+import { NOTHING_SET, splitFemtoUsd } from '../../server/db/rows';
 
 type DailyTotal = Omit<UsageDailyRow, 'costNanoUsd' | 'costFemtoRemainder'> & { costFemtoUsd: bigint };
 
@@ -257,6 +257,7 @@ export class FakeStore implements Store {
       models: null,
       expiresAt: null,
       budget: null,
+      setBy: NOTHING_SET,
       ...input,
       status: 'ACTIVE',
       blocked: false,
