@@ -1,9 +1,12 @@
+import { encodeSseEventJson } from '../streaming/encode-sse';
+
 /**
- * Responses stream events as SSE text (`event: <type>` + `data: <json>`, docs/openai-responses.md),
- * numbered in the order they are written. Each event's JSON is `{"type":…,"sequence_number":…`
- * followed by its other members, byte for byte what JSON.stringify would write for the event
- * object with those keys in that order. The members an item's delta events share are
- * serialized once per item (`members`), so a delta costs one JSON.stringify of its text.
+ * Responses stream events (docs/openai-responses.md), numbered in the order they are written, as
+ * SSE named events written by streaming/encode-sse.ts. Each event's JSON is
+ * `{"type":…,"sequence_number":…` followed by its other members, byte for byte what
+ * JSON.stringify would write for the event object with those keys in that order. The members an
+ * item's delta events share are serialized once per item (`members`), so a delta costs one
+ * JSON.stringify of its text.
  */
 export class ResponseEventEncoder {
   private sequence = 0;
@@ -16,23 +19,23 @@ export class ResponseEventEncoder {
 
   /** One event: its type and sequence number, then `members` (from `members()`). */
   encode(type: string, members: string): string {
-    return `${eventHead(type)}${this.sequence++}${members}}\n\n`;
+    return encodeSseEventJson(type, `${jsonHead(type)}${this.sequence++}${members}}`);
   }
 
   /** A delta event: its type and sequence number, `before`, `"delta":<text>`, then `after`. */
   delta(type: string, before: string, text: string, after: string): string {
-    return `${eventHead(type)}${this.sequence++}${before},"delta":${JSON.stringify(text)}${after}}\n\n`;
+    return encodeSseEventJson(type, `${jsonHead(type)}${this.sequence++}${before},"delta":${JSON.stringify(text)}${after}}`);
   }
 }
 
-/** `event: <type>` and the data line up to the sequence number's value, made once per type. */
-function eventHead(type: string): string {
-  let head = EVENT_HEADS.get(type);
+/** An event's JSON up to its sequence number's value (`{"type":<type>,"sequence_number":`), made once per type. */
+function jsonHead(type: string): string {
+  let head = JSON_HEADS.get(type);
   if (head === undefined) {
-    head = `event: ${type}\ndata: {"type":${JSON.stringify(type)},"sequence_number":`;
-    if (EVENT_HEADS.size < 64) EVENT_HEADS.set(type, head);
+    head = `{"type":${JSON.stringify(type)},"sequence_number":`;
+    if (JSON_HEADS.size < 64) JSON_HEADS.set(type, head);
   }
   return head;
 }
 
-const EVENT_HEADS = new Map<string, string>();
+const JSON_HEADS = new Map<string, string>();

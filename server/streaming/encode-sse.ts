@@ -1,16 +1,26 @@
 import type { ChatCompletionChunk } from '../../contract';
 
 /**
- * `data: <json>` events and the `[DONE]` marker of docs/chat-and-streaming.md. The translated
- * Responses stream writes its own events (docs/architecture.md, "One way to do each thing").
+ * The SSE text every stream the gateway writes is made of (docs/architecture.md, "One way to do
+ * each thing"): `data: <json>` events and the `[DONE]` marker of docs/chat-and-streaming.md, and
+ * named events (`event: <name>` + `data: <json>`) of the Messages and Responses streams.
  */
 export function encodeSseData(payload: unknown): string {
   return `data: ${JSON.stringify(payload)}\n\n`;
 }
 
-/** A named event (`event: <name>` + `data: <json>`), as the Anthropic Messages stream sends them. */
+/** A named event (`event: <name>` + `data: <json>`), as the Messages and Responses streams send them. */
 export function encodeSseEvent(name: string, payload: unknown): string {
-  return `event: ${name}\ndata: ${JSON.stringify(payload)}\n\n`;
+  return encodeSseEventJson(name, JSON.stringify(payload));
+}
+
+/**
+ * A named event whose data is JSON text the caller serialized (the Responses stream writes its
+ * events' JSON from parts made once per stream or item). JSON text holds no line break, so it is
+ * one `data:` line.
+ */
+export function encodeSseEventJson(name: string, json: string): string {
+  return `event: ${name}\ndata: ${json}\n\n`;
 }
 
 /**

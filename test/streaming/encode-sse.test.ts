@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatCompletionChunk } from '../../contract';
-import { ChunkEventEncoder, encodeSseData } from '../../server/streaming/encode-sse';
+import { ChunkEventEncoder, encodeSseData, encodeSseEvent, encodeSseEventJson } from '../../server/streaming/encode-sse';
 
 const header = { id: 'chatcmpl-1', object: 'chat.completion.chunk' as const, created: 1_700_000_000, model: 'gpt-test' };
 const content = (text: string): ChatCompletionChunk => ({
@@ -85,5 +85,15 @@ describe('ChunkEventEncoder', () => {
       expect(encoder.encode(chunk)).toBe(encodeSseData(chunk));
       expect(JSON.parse(encoder.encode(chunk).slice('data: '.length))).toEqual(JSON.parse(JSON.stringify(chunk)));
     }
+  });
+});
+
+describe('named events', () => {
+  it('are an event line and one data line of JSON, whether the caller serialized the JSON or not', () => {
+    const payload = { type: 'response.output_text.delta', sequence_number: 3, delta: 'line one\nline two' };
+    const frame =
+      'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":3,"delta":"line one\\nline two"}\n\n';
+    expect(encodeSseEvent(payload.type, payload)).toBe(frame);
+    expect(encodeSseEventJson(payload.type, JSON.stringify(payload))).toBe(frame);
   });
 });
