@@ -69,8 +69,17 @@ export interface ChatChunkStream {
   model: ModelConfig;
 }
 
-/** Reserved for the reply when the request sets no max_tokens (docs/rate-limits.md). */
+/** Reserved for the reply when the request sets no bound on it (docs/rate-limits.md). */
 const DEFAULT_COMPLETION_RESERVE = 4096;
+
+/**
+ * The reply's reservation when the request sets no bound on it (`max_tokens`,
+ * `max_output_tokens`, …): the model's `max_output_tokens` capped at DEFAULT_COMPLETION_RESERVE
+ * (docs/rate-limits.md, "Reservation and reconciliation").
+ */
+export function defaultCompletionReserve(model: ModelConfig): number {
+  return Math.min(model.maxOutputTokens ?? DEFAULT_COMPLETION_RESERVE, DEFAULT_COMPLETION_RESERVE);
+}
 
 /**
  * The chat call every chat-like route runs (docs/architecture.md, "Request path"): resolves
@@ -93,10 +102,7 @@ export async function runChatCall(dependencies: ChatDependencies, call: ChatCall
 
   // Reserved on a quick estimate; the tokenizer runs only if the provider reports no usage.
   const promptEstimate = promptTokenCounter(body);
-  const completionReserve =
-    body.max_completion_tokens ??
-    body.max_tokens ??
-    Math.min(model.maxOutputTokens ?? DEFAULT_COMPLETION_RESERVE, DEFAULT_COMPLETION_RESERVE);
+  const completionReserve = body.max_completion_tokens ?? body.max_tokens ?? defaultCompletionReserve(model);
   const quickPrompt = quickPromptTokens(body);
   const fields = call.fields ?? {
     prompt: 'messages',

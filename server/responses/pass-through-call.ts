@@ -1,5 +1,5 @@
 import type { ChatCompletionRequest, ResponsesRequest } from '../../contract';
-import { holdStreamSlot, type ChatDependencies } from '../completions/chat-call';
+import { defaultCompletionReserve, holdStreamSlot, type ChatDependencies } from '../completions/chat-call';
 import { Meter } from '../completions/meter';
 import { runNativePassThrough, type PassThroughFormat } from '../completions/pass-through';
 import type { Attempt } from '../completions/resolve-model';
@@ -17,8 +17,6 @@ export interface PassThroughCall extends ModelCall<ResponsesRequest> {
   /** The model and its fallbacks that serve the Responses API. */
   attempts: Attempt[];
 }
-
-const DEFAULT_COMPLETION_RESERVE = 4096;
 
 /** What the 400 of a request that can never fit the key's tokens per minute names (docs/operator-controls.md). */
 export const RESPONSES_FIELDS: ReservationFields = { prompt: 'input', completion: 'max_output_tokens' };
@@ -42,8 +40,7 @@ export async function runPassThrough(dependencies: ChatDependencies, call: PassT
   context.stream = stream;
 
   const promptEstimate = promptTokenCounter(estimate);
-  const completionReserve =
-    body.max_output_tokens ?? Math.min(model.maxOutputTokens ?? DEFAULT_COMPLETION_RESERVE, DEFAULT_COMPLETION_RESERVE);
+  const completionReserve = body.max_output_tokens ?? defaultCompletionReserve(model);
   const promptReserve = quickPromptTokens(estimate);
   checkReservationFits(effectiveLimits(call.key, dependencies.limits).tpm, promptReserve, completionReserve, RESPONSES_FIELDS);
   const meter = await Meter.open(dependencies, {

@@ -24,12 +24,14 @@ models:
     upstream_model: ${UPSTREAM_MODEL}
     capabilities: [chat]
     context_window: 128000
+    max_output_tokens: 16384
     pricing: { input_per_million: 1, output_per_million: 2 }
   - id: native-model
     provider: native
     upstream_model: ${UPSTREAM_MODEL}
     capabilities: [chat]
     context_window: 128000
+    max_output_tokens: 16384
     pricing: { input_per_million: 1, output_per_million: 2 }
   - id: claude-haiku
     provider: claude
@@ -168,5 +170,21 @@ describe('e2e: operator controls on /v1/messages and /v1/responses', () => {
     // Within the limit, the request goes through.
     native.reply({ type: 'json', body: textResponse(UPSTREAM_MODEL, 'Native hi', { input: 5, output: 2 }) });
     expect((await post(small, '/v1/responses', response('native-model', { max_output_tokens: 16 }))).status).toBe(200);
+  });
+
+  it('a request that sets no bound on its reply reserves the model’s max_output_tokens capped at 4,096, on both Responses paths', async () => {
+    // Both models declare 16,384: the reservation is 4,096 plus the prompt's few tokens.
+    const below = await createKey({ tpm: 4090 });
+    for (const model of ['native-model', 'chat-model']) {
+      expect(await post(below, '/v1/responses', response(model))).toEqual({
+        status: 400,
+        body: openAiError('invalid_request_error', 'request_too_large', 'max_output_tokens'),
+      });
+    }
+    expect(upstreamCalls()).toBe(0);
+    native.reply({ type: 'json', body: textResponse(UPSTREAM_MODEL, 'Native hi', { input: 5, output: 2 }) });
+    expect((await post(await createKey({ tpm: 4200 }), '/v1/responses', response('native-model'))).status).toBe(200);
+    chat.reply({ type: 'json', body: chatCompletion });
+    expect((await post(await createKey({ tpm: 4200 }), '/v1/responses', response('chat-model'))).status).toBe(200);
   });
 });
