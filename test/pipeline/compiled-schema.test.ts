@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { ChatCompletionRequestSchema, contract, EmbeddingsRequestSchema } from '../../contract';
 import { compileBodySchema, compileFastAccept } from '../../server/pipeline/compiled-schema';
 
@@ -164,5 +165,43 @@ describe('the contract schemas compiled for the hot request bodies', () => {
     expect(refused.error?.issues[0]?.path).toEqual(['input']);
     // The contract itself (OpenAPI, client) is unchanged.
     expect(contract.chat.create.body).toBe(ChatCompletionRequestSchema);
+  });
+});
+
+describe('the adjustments of the derived schema', () => {
+  const schema = z.object({ name: z.string().max(4), size: z.number().optional() });
+
+  it('a string maximum counts code points, half of it: a string zod may refuse never takes the fast path', () => {
+    const accepts = compileFastAccept(schema);
+    const validate = compileBodySchema(schema);
+    // [value, compiled check, zod]
+    const cases: [Record<string, unknown>, boolean, boolean][] = [
+      [{ name: 'ab' }, true, true],
+      [{ name: '😀' }, true, true],
+      [{ name: 'abcd' }, false, true],
+      [{ name: '😀😀' }, true, true],
+      [{ name: 'a😀' }, true, true],
+      [{ name: 'ab😀' }, false, true],
+      [{ name: '😀😀😀' }, false, false],
+      [{ name: 'abcde' }, false, false],
+      [{ name: 'a', size: Number.NaN }, false, false],
+    ];
+    for (const [value, fast, accepted] of cases) {
+      expect(accepts(value)).toBe(fast);
+      expect(validate(value).success).toBe(accepted);
+    }
+  });
+
+  it('refuses unknown keys and __proto__ for bodies passed on, keeps them for readers of its fields', () => {
+    const withExtra = { name: 'a', extra: 1 };
+    expect(compileFastAccept(schema)(withExtra)).toBe(false);
+    expect(compileBodySchema(schema)(withExtra)).toEqual({ success: true, data: { name: 'a' } });
+    const proto = JSON.parse('{"name":"a","__proto__":1}') as Record<string, unknown>;
+    expect(compileFastAccept(schema)(proto)).toBe(false);
+    expect(compileBodySchema(schema)(proto)).toEqual({ success: true, data: { name: 'a' } });
+    for (const value of [withExtra, proto]) {
+      const kept = compileBodySchema(schema, { unknownKeys: 'kept' })(value);
+      expect(kept.success && kept.data).toBe(value);
+    }
   });
 });

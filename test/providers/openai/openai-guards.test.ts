@@ -89,7 +89,7 @@ const embeddings = fields({
   usage,
 });
 
-describe('hand-written guards of the OpenAI upstream schemas', () => {
+describe('the compiled checks of the OpenAI upstream schemas', () => {
   it('pass the recorded bodies (the fast path is the common one)', () => {
     for (const body of [chatCompletionBody(), toolCallCompletionBody()])
       expect(passedByGuard(parseOpenAiChatCompletion(body), body)).toBe(true);
