@@ -203,16 +203,9 @@ export function createPrismaStore(db: GatewayDb, options: PrismaStoreOptions): S
 
     async recordUsage(events) {
       if (events.length === 0) return;
+      // The writer also moves each key's last use (docs/operator-controls.md), in the same
+      // transaction: one write per key and batch, never per request.
       await options.usageWriter.write(events);
-      // docs/operator-controls.md: last use moves with the usage batches, one write per key and
-      // batch, never per request. A failure here fails the batch, whose retry skips the events
-      // already stored and marks the keys again.
-      const lastUsed = new Map<string, Date>();
-      for (const event of events) {
-        const seen = lastUsed.get(event.keyId);
-        if (seen === undefined || seen < event.receivedAt) lastUsed.set(event.keyId, event.receivedAt);
-      }
-      await markKeysUsed(lastUsed);
     },
 
     markKeysUsed,
