@@ -36,13 +36,6 @@ export function createPrismaStore(db: GatewayDb, options: PrismaStoreOptions): S
   const now = options.now ?? (() => new Date());
   const dailyUsage = options.dailyUsage ?? dailyUsageThroughPrisma(db);
 
-  const markKeysUsed: Store['markKeysUsed'] = async (lastUsed) => {
-    // Never moves back: a batch retried late, or written by another instance, keeps the newest time.
-    for (const [id, at] of lastUsed) {
-      await db.apiKey.updateMany({ where: { id, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: at } }] }, data: { lastUsedAt: at } });
-    }
-  };
-
   return {
     kind: options.kind,
 
@@ -207,8 +200,6 @@ export function createPrismaStore(db: GatewayDb, options: PrismaStoreOptions): S
       // transaction: one write per key and batch, never per request.
       await options.usageWriter.write(events);
     },
-
-    markKeysUsed,
 
     async appendAudit(entry) {
       await db.auditEntry.create({ data: entry });

@@ -257,10 +257,10 @@ export interface Store {
    * (upsert-increment per key and day). Either everything is written or nothing.
    * Idempotent per event: an event whose `eventId` is already stored is skipped, in the
    * events and in the rollup, so retrying a batch whose commit was not acknowledged is safe.
+   * In the same transaction each key's `lastUsedAt` moves forward to its newest event of the
+   * batch (never back): one write per key and batch, never per request.
    */
   recordUsage(events: UsageEventRow[]): Promise<void>;
-  /** Moves each key's `lastUsedAt` forward to the given time (never back); one write per key per batch. */
-  markKeysUsed(lastUsed: Map<string, Date>): Promise<void>;
 
   appendAudit(entry: AuditEntryRow): Promise<void>;
   /** Newest first; `before` is the last entry of the previous page. */

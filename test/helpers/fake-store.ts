@@ -222,13 +222,6 @@ export class FakeStore implements Store {
     };
   }
 
-  async markKeysUsed(lastUsed: Map<string, Date>): Promise<void> {
-    for (const [id, at] of lastUsed) {
-      const key = this.apiKeys.get(id);
-      if (key && (key.lastUsedAt === null || key.lastUsedAt < at)) key.lastUsedAt = at;
-    }
-  }
-
   async appendAudit(entry: AuditEntryRow): Promise<void> {
     this.audit.push({ ...entry });
   }
