@@ -2,6 +2,7 @@ import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { dailyUsageThroughPg } from './daily-usage';
+import { keyDayUsageThroughPg } from './key-day-usage';
 import { ensureSqliteDirectory, parseDatabaseUrl, SQLITE_CONNECTION_PRAGMAS } from './database-url';
 import type { GatewayDb } from './gateway-db';
 import { PrismaClient as PostgresPrismaClient } from './generated/postgres/client';
@@ -61,6 +62,7 @@ export async function createStore(databaseUrl: string, options: CreateStoreOptio
     kind: 'postgres',
     ...withNow(options),
     dailyUsage: dailyUsageThroughPg(pool),
+    keyDayUsage: keyDayUsageThroughPg(pool),
     usageWriter: postgresUsageWriter(pool),
     // The adapter leaves a pool it did not create open.
     onClose: () => pool.end(),

@@ -1,5 +1,6 @@
 import { toBudgetColumn } from './budget-column';
 import { dailyUsageThroughPrisma, type DailyUsageQuery } from './daily-usage';
+import { keyDayUsageThroughPrisma, type KeyDayUsageQuery } from './key-day-usage';
 import { modelUsageThroughPrisma } from './model-usage';
 import { spendOfDaysThroughPrisma } from './spend-of-days';
 import { ACCOUNT_CEILINGS, type GatewayDb } from './gateway-db';
@@ -13,6 +14,8 @@ export interface PrismaStoreOptions {
   now?: () => Date;
   /** The report's rollup read; default a raw query through the client (Postgres passes the pg pool's). */
   dailyUsage?: DailyUsageQuery;
+  /** The report's read grouped by key (key-day-usage.ts); default through the client. */
+  keyDayUsage?: KeyDayUsageQuery;
   /** recordUsage's batch write, through the driver (usage-writer.ts); closed with the store. */
   usageWriter: UsageWriter;
   /** Releases what the client does not own (e.g. a pg pool); runs after `$disconnect` and the usage writer's close. */
@@ -35,6 +38,7 @@ const WITH_CEILINGS = { include: { account: ACCOUNT_CEILINGS } } as const;
 export function createPrismaStore(db: GatewayDb, options: PrismaStoreOptions): Store {
   const now = options.now ?? (() => new Date());
   const dailyUsage = options.dailyUsage ?? dailyUsageThroughPrisma(db);
+  const keyDayUsage = options.keyDayUsage ?? keyDayUsageThroughPrisma(db);
 
   return {
     kind: options.kind,
@@ -214,6 +218,8 @@ export function createPrismaStore(db: GatewayDb, options: PrismaStoreOptions): S
     },
 
     dailyUsage,
+
+    keyDayUsage,
 
     spendOfDays: (scope, startDay, endDay) => spendOfDaysThroughPrisma(db, scope, startDay, endDay),
 

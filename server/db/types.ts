@@ -194,6 +194,22 @@ export interface UsageDailyRow extends TokenCounts {
   costFemtoRemainder: number;
 }
 
+/**
+ * One key's rollup rows in a range of days, column by column (the usage report's read): the
+ * values of row i at index i of each array, in no particular order; each value as in
+ * UsageDailyRow.
+ */
+export interface KeyDayUsage {
+  keyId: string;
+  /** The row's day, as days after the range's first day. */
+  dayOffsets: number[];
+  requests: number[];
+  promptTokens: number[];
+  completionTokens: number[];
+  costNanoUsd: Array<number | bigint>;
+  costFemtoRemainder: number[];
+}
+
 /** One key's usage of one model over a range of days, summed from the usage events. */
 export interface ModelUsageRow extends TokenCounts {
   keyId: string;
@@ -267,6 +283,8 @@ export interface Store {
   listAudit(query: { accountId?: string; limit: number; before?: { at: Date; id: string } }): Promise<AuditEntryRow[]>;
   /** Rollup rows of an account with `startDay <= day <= endDay`, in no particular order. */
   dailyUsage(accountId: string, startDay: string, endDay: string): Promise<UsageDailyRow[]>;
+  /** The same rows, only what GET /v1/usage/keys's report shows, grouped by key: a key per entry. */
+  keyDayUsage(accountId: string, startDay: string, endDay: string): Promise<KeyDayUsage[]>;
   /**
    * docs/operator-controls.md, spend budgets: the exact cost (femto-USD) of a key's or an
    * account's usage on the days `startDay <= day < endDay` (no end: every later day), from the
