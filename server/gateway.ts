@@ -205,7 +205,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
 
   const metrics = createGatewayMetrics(
     {
-      usage: recorder ? () => recorder.stats() : undefined,
+      usage: recorder ? () => ({ ...recorder.stats(), ...recorder.pressure() }) : undefined,
       journal:
         journal && replayed
           ? () => ({ ...(journal as UsageJournal).stats(), replayed: replayed.replayed, torn: replayed.torn })

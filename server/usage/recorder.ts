@@ -5,13 +5,14 @@ import {
   type ResolvedRecorderOptions,
   type UsageRecorderLogger,
   type UsageRecorderOptions,
+  type UsageRecorderPressure,
   type UsageRecorderStats,
 } from './recorder-options';
 import type { UsageEvent, UsageSink } from './types';
 import { invalidUsageEventReason, ShanghaiDayCache, toUsageEventRow } from './usage-event-row';
 import { WriteTimer } from './write-timer';
 
-export type { UsageRecorderLogger, UsageRecorderOptions, UsageRecorderStats } from './recorder-options';
+export type { UsageRecorderLogger, UsageRecorderOptions, UsageRecorderPressure, UsageRecorderStats } from './recorder-options';
 
 type AttemptResult = { ok: true } | { ok: false; error: unknown };
 
@@ -44,10 +45,14 @@ export class UsageRecorder implements UsageSink {
   /** Lower bound of when the oldest queued event arrived; null when the queue is empty. */
   private pendingSince: number | null = null;
   private inFlight: UsageEventRow[] | null = null;
+  /** Lower bound of when the oldest event of the batch being written arrived. */
+  private inFlightSince = 0;
   /** Set when a drain gave up on the batch being written: counted lost, never put back. */
   private inFlightAbandoned = false;
 
   private written = 0;
+  private writes = 0;
+  private writeMs = 0;
   private dropped = 0;
   private lost = 0;
   private failing = false;
@@ -107,6 +112,22 @@ export class UsageRecorder implements UsageSink {
       dropped: this.dropped,
       lost: this.lost,
       failing: this.failing,
+    };
+  }
+
+  /**
+   * How hard the writer works (docs/usage-durability.md, "Metrics"): the age of the oldest
+   * event held, and the writes and the time spent in them. A writer busy all the time, or an
+   * oldest event older than a few flush intervals, shows the database falling behind before the
+   * buffer grows.
+   */
+  pressure(): UsageRecorderPressure {
+    const queued = this.pendingSince ?? Number.POSITIVE_INFINITY;
+    const since = Math.min(queued, this.inFlight === null ? Number.POSITIVE_INFINITY : this.inFlightSince);
+    return {
+      oldestBufferedMs: Number.isFinite(since) ? Math.max(0, this.now() - since) : 0,
+      writes: this.writes,
+      writeMs: this.writeMs,
     };
   }
 
@@ -208,11 +229,14 @@ export class UsageRecorder implements UsageSink {
     const batch = this.queue.take(size);
     if (this.queue.length === 0) this.pendingSince = null;
     this.inFlight = batch;
+    this.inFlightSince = since;
     this.inFlightAbandoned = false;
+    const started = this.now();
     try {
       // Inside the try: a store that throws synchronously is a failed write, not a crash.
       await this.store.recordUsage(batch);
     } catch (error) {
+      this.countWrite(started);
       const abandoned = this.inFlightAbandoned;
       this.inFlight = null;
       this.inFlightAbandoned = false;
@@ -223,6 +247,7 @@ export class UsageRecorder implements UsageSink {
       this.noteFailure(error);
       return { ok: false, error };
     }
+    this.countWrite(started);
     const abandoned = this.inFlightAbandoned;
     this.inFlight = null;
     this.inFlightAbandoned = false;
@@ -233,6 +258,11 @@ export class UsageRecorder implements UsageSink {
     this.noteSuccess(batch.length);
     this.notifyStored(batch);
     return { ok: true };
+  }
+
+  private countWrite(started: number): void {
+    this.writes += 1;
+    this.writeMs += Math.max(0, this.now() - started);
   }
 
   private notifyStored(batch: readonly UsageEventRow[]): void {
