@@ -7,7 +7,7 @@ import type { KeyDayUsage } from './types';
 export type KeyDayUsageQuery = (accountId: string, startDay: string, endDay: string) => Promise<KeyDayUsage[]>;
 
 /*
- * The usage report's read (docs/performance.md, "The usage report"): every rollup row of one
+ * The usage report's read (docs/performance.md, "Usage writes and the usage report"): every rollup row of one
  * account in a range of up to 92 days, i.e. up to 92 x its keys rows (70,000 for an account of
  * 1,000 keys), shaped for the report by the database: one text of all of them,
  * "<length of the key id>:<key id>,<day>,<requests>,<prompt tokens>,<completion

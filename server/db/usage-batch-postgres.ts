@@ -43,7 +43,7 @@ const quoted = (names: readonly string[]) => names.map((name) => `"${name}"`).jo
 
 /**
  * Store.recordUsage on Postgres in one statement, hence one round trip and its own
- * transaction (docs/performance.md, "Usage writes"):
+ * transaction (docs/performance.md, "Usage writes and the usage report"):
  * 1. `batch`: the events, unnested from the column arrays;
  * 2. `inserted`: INSERT … ON CONFLICT ("event_id") DO NOTHING RETURNING what the rollup needs:
  *    only the events actually inserted, each id once (an event already stored, its batch

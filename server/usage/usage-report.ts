@@ -36,8 +36,8 @@ export function resolveRange(query: UsageQuery, nowMs: number): { start: string;
  * A 92-day report of a big account has tens of thousands of rows: the store returns them
  * grouped by key, column by column (Store.keyDayUsage), and each key's days are placed by
  * their offset in the range and turned into the response in one pass, in plain numbers
- * (exact while below 2^53 nano-dollars, bigint beyond) (docs/performance.md, "The usage
- * report"). With `detail` (the admin report) every row and total also has the token
+ * (exact while below 2^53 nano-dollars, bigint beyond): docs/performance.md, "Usage writes
+ * and the usage report". With `detail` (the admin report) every row and total also has the token
  * breakdown, and each key its usage per model.
  */
 export function createUsageReporter(dependencies: { store: Store; now: () => number }): UsageReporter {
