@@ -115,20 +115,10 @@ export class UsageRecorder implements UsageSink {
     };
   }
 
-  /**
-   * How hard the writer works (docs/usage-durability.md, "Metrics"): the age of the oldest
-   * event held, and the writes and the time spent in them. A writer busy all the time, or an
-   * oldest event older than a few flush intervals, shows the database falling behind before the
-   * buffer grows.
-   */
+  /** How hard the writer works: the database falling behind shows here before the buffer grows (docs/usage-durability.md, "Metrics"). */
   pressure(): UsageRecorderPressure {
-    const queued = this.pendingSince ?? Number.POSITIVE_INFINITY;
-    const since = Math.min(queued, this.inFlight === null ? Number.POSITIVE_INFINITY : this.inFlightSince);
-    return {
-      oldestBufferedMs: Number.isFinite(since) ? Math.max(0, this.now() - since) : 0,
-      writes: this.writes,
-      writeMs: this.writeMs,
-    };
+    const since = Math.min(this.pendingSince ?? Infinity, this.inFlight === null ? Infinity : this.inFlightSince);
+    return { oldestBufferedMs: Number.isFinite(since) ? Math.max(0, this.now() - since) : 0, writes: this.writes, writeMs: this.writeMs };
   }
 
   /** Starts background writing (also after a drain). Events recorded before are kept. */
