@@ -9,7 +9,6 @@ import { PrismaClient as PostgresPrismaClient } from './generated/postgres/clien
 import { PrismaClient as SqlitePrismaClient } from './generated/sqlite/client';
 import { createPrismaStore } from './prisma-store';
 import type { Store } from './types';
-import type { UsageWriter } from './usage-writer';
 import { postgresUsageWriter } from './usage-writer-postgres';
 import { openSqliteUsageWriter } from './usage-writer-sqlite';
 
@@ -38,7 +37,7 @@ export async function createStore(databaseUrl: string, options: CreateStoreOptio
       // DATETIME text, which only sorts correctly when every row uses the same format.
       adapter: new PrismaBetterSqlite3({ url: target.filename, timeout: SQLITE_BUSY_TIMEOUT_MS }, { timestampFormat: 'iso8601' }),
     });
-    let usageWriter: UsageWriter;
+    let usageWriter: ReturnType<typeof openSqliteUsageWriter>;
     try {
       // Per connection (the adapter holds one); usage batches get a second connection of
       // their own, with the same pragmas.
@@ -48,7 +47,7 @@ export async function createStore(databaseUrl: string, options: CreateStoreOptio
       await db.$disconnect();
       throw error;
     }
-    return createPrismaStore(db, { kind: 'sqlite', ...withNow(options), usageWriter });
+    return createPrismaStore(db, { kind: 'sqlite', ...withNow(options), usageWriter, keyDayUsage: usageWriter.keyDayUsage });
   }
 
   // The store's own pool, shared by the Prisma adapter, the report's raw read (daily-usage.ts)

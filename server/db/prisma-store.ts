@@ -1,6 +1,6 @@
 import { toBudgetColumn } from './budget-column';
 import { dailyUsageThroughPrisma, type DailyUsageQuery } from './daily-usage';
-import { keyDayUsageThroughPrisma, type KeyDayUsageQuery } from './key-day-usage';
+import type { KeyDayUsageQuery } from './key-day-usage';
 import { modelUsageThroughPrisma } from './model-usage';
 import { spendOfDaysThroughPrisma } from './spend-of-days';
 import { ACCOUNT_CEILINGS, type GatewayDb } from './gateway-db';
@@ -14,8 +14,8 @@ export interface PrismaStoreOptions {
   now?: () => Date;
   /** The report's rollup read; default a raw query through the client (Postgres passes the pg pool's). */
   dailyUsage?: DailyUsageQuery;
-  /** The report's read grouped by key (key-day-usage.ts); default through the client. */
-  keyDayUsage?: KeyDayUsageQuery;
+  /** The report's read grouped by key, through the driver (key-day-usage.ts). */
+  keyDayUsage: KeyDayUsageQuery;
   /** recordUsage's batch write, through the driver (usage-writer.ts); closed with the store. */
   usageWriter: UsageWriter;
   /** Releases what the client does not own (e.g. a pg pool); runs after `$disconnect` and the usage writer's close. */
@@ -38,7 +38,6 @@ const WITH_CEILINGS = { include: { account: ACCOUNT_CEILINGS } } as const;
 export function createPrismaStore(db: GatewayDb, options: PrismaStoreOptions): Store {
   const now = options.now ?? (() => new Date());
   const dailyUsage = options.dailyUsage ?? dailyUsageThroughPrisma(db);
-  const keyDayUsage = options.keyDayUsage ?? keyDayUsageThroughPrisma(db);
 
   return {
     kind: options.kind,
@@ -219,7 +218,7 @@ export function createPrismaStore(db: GatewayDb, options: PrismaStoreOptions): S
 
     dailyUsage,
 
-    keyDayUsage,
+    keyDayUsage: options.keyDayUsage,
 
     spendOfDays: (scope, startDay, endDay) => spendOfDaysThroughPrisma(db, scope, startDay, endDay),
 

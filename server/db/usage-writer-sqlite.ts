@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { SQLITE_CONNECTION_PRAGMAS } from './database-url';
+import { parseAccountDays, SQLITE_KEY_DAY_USAGE_SQL, type KeyDayUsageQuery } from './key-day-usage';
 import type { UsageEventRow } from './types';
 import { eventValues, INSERT_EVENT_SQLITE_SQL, sqliteTimestamp } from './usage-events-insert';
 import { aggregateUsage, rollupValues, UPSERT_ROLLUP_SQLITE_SQL } from './usage-rollup';
@@ -12,7 +13,7 @@ import type { UsageWriter } from './usage-writer';
  * without waiting). Of the CPU a batch costs, what remains is mostly SQLite's own work on
  * the rows and their indexes.
  */
-export function openSqliteUsageWriter(filename: string, busyTimeoutMs: number): UsageWriter {
+export function openSqliteUsageWriter(filename: string, busyTimeoutMs: number): UsageWriter & { keyDayUsage: KeyDayUsageQuery } {
   const db = new Database(filename, { timeout: busyTimeoutMs });
   try {
     for (const pragma of SQLITE_CONNECTION_PRAGMAS) db.pragma(pragma);
@@ -22,6 +23,9 @@ export function openSqliteUsageWriter(filename: string, busyTimeoutMs: number): 
     const markKeyUsed = db.prepare<[string, string, string]>(
       'UPDATE "api_keys" SET "last_used_at" = ? WHERE "id" = ? AND ("last_used_at" IS NULL OR "last_used_at" < ?)',
     );
+    // The usage report's read (key-day-usage.ts) runs here too: synchronous like the batches,
+    // it never interleaves with one.
+    const keyDayUsageText = db.prepare<[string, string, string], string | null>(SQLITE_KEY_DAY_USAGE_SQL).pluck();
     const writeBatch = db.transaction((events: readonly UsageEventRow[]) => {
       // Only what this transaction inserted goes into the rollup: an event already stored
       // (its batch committed before, but the acknowledgement was lost) was counted then.
@@ -63,6 +67,8 @@ export function openSqliteUsageWriter(filename: string, busyTimeoutMs: number): 
             }
           });
         }),
+      keyDayUsage: async (accountId, startDay, endDay) =>
+        parseAccountDays(keyDayUsageText.get(accountId, startDay, endDay) ?? null, startDay),
       close: async () => {
         db.close();
       },
