@@ -37,7 +37,7 @@ export function keyDayUsageThroughPg(pool: pg.Pool): KeyDayUsageQuery {
 /**
  * SQLite's text of the same rows (parameters: account, first day, last day), run by the usage
  * writer's connection (usage-writer-sqlite.ts): through the Prisma client, the one text of a
- * big report cost three times what SQLite took to write it.
+ * big report cost a third more.
  */
 export const SQLITE_KEY_DAY_USAGE_SQL = `SELECT group_concat(length("key_id") || ':' || "key_id" || ',' || "day" || ',' || "requests" || ',' || "prompt_tokens" || ',' || "completion_tokens" || ',' || "cost_nano_usd" || ',' || "cost_femto_remainder", ';')
     FROM "usage_daily" WHERE "account_id" = ? AND "day" >= ? AND "day" <= ?`;
