@@ -30,5 +30,5 @@ export function createBareProxy(upstream: { host: string; port: number }) {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  void runProxyScript(process.argv.slice(2), (upstream) => createBareProxy({ host: upstream.hostname, port: Number(upstream.port) }));
+  await runProxyScript(process.argv.slice(2), (upstream) => createBareProxy({ host: upstream.hostname, port: Number(upstream.port) }));
 }

@@ -44,5 +44,5 @@ export function createJsonProxy(upstream: string) {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  void runProxyScript(process.argv.slice(2), (upstream) => createJsonProxy(upstream.origin));
+  await runProxyScript(process.argv.slice(2), (upstream) => createJsonProxy(upstream.origin));
 }

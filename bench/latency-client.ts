@@ -73,5 +73,5 @@ async function main(argv: string[]): Promise<void> {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  void main(process.argv.slice(2));
+  await main(process.argv.slice(2));
 }

@@ -47,7 +47,7 @@ export async function freePort(): Promise<number> {
  */
 export async function startScript(name: string, script: string, args: string[]): Promise<BenchProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const lines = createInterface({ input: child.stdout as NonNullable<ChildProcess['stdout']> });
+  const lines = createInterface({ input: child.stdout });
   const port = await new Promise<number>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`${name} exited with ${code} before listening`)));
     lines.once('line', (line) => resolve((JSON.parse(line) as { port: number }).port));

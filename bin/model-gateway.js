@@ -39,3 +39,6 @@ if (bundleIsCurrent()) {
   ({ main } = await import('../server/cli/main.ts'));
 }
 process.exitCode = await main(process.argv.slice(2));
+// The command is done and has closed what it opened; a socket a library is still closing gets
+// a moment, never a hang: a start that failed must end the process (README "Deployment").
+setTimeout(() => process.exit(), 3_000).unref();

@@ -62,6 +62,15 @@ export type UpdateAccountBody = z.infer<typeof UpdateAccountBodySchema>;
 
 export const KeyStatusSchema = z.enum(['ACTIVE', 'REVOKED']).describe('A revoked key is refused for good.');
 
+const SetterSchema = z
+  .enum(['operator', 'owner'])
+  .nullable()
+  .describe('Who set it; null while unset. What the operator set, the owner may tighten but not loosen or remove.');
+
+export const KeySettingsSetBySchema = z
+  .object({ rpm: SetterSchema, tpm: SetterSchema, models: SetterSchema, expires_at: SetterSchema, budget: SetterSchema })
+  .describe("Who set each of the key's settings.");
+
 export const ApiKeySchema = z
   .object({
     id: z.string().describe("The key's id (`key_…`), not the secret."),
@@ -83,6 +92,7 @@ export const ApiKeySchema = z
       .nullable()
       .describe('After a rotation, when the previous secret stops working; null when no previous secret is accepted.'),
     budget: BudgetSchema.nullable().describe("The key's own spend budget (the account's applies too); null = none."),
+    set_by: KeySettingsSetBySchema,
   })
   .describe('An LLM API key (`sk-…`) without its secret.');
 export type ApiKey = z.infer<typeof ApiKeySchema>;
@@ -283,6 +293,7 @@ export const adminContract = c.router(
           last_used_at: null,
           previous_secret_expires_at: null,
           budget: { amount_usd: 50, period: 'month', alert_at: [0.8] },
+          set_by: { rpm: 'operator', tpm: null, models: null, expires_at: null, budget: 'operator' },
           key: 'sk-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefgh9xYz',
         },
       }),
@@ -307,7 +318,7 @@ export const adminContract = c.router(
       method: 'PATCH',
       path: '/v1/admin/keys/:keyId',
       pathParams: KeyParams,
-      summary: 'Rename a key or change its limits (null = back to the default)',
+      summary: "Rename a key or change its limits (null = back to the default; an owner may tighten, not loosen, the operator's)",
       body: UpdateKeyBodySchema,
       responses: { 200: ApiKeySchema, ...errorResponses },
       metadata: adminMetadata('key'),

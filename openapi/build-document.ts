@@ -108,7 +108,7 @@ function parameters(route: AppRoute, writer: JsonSchemaWriter): JsonSchema[] {
 function responseEntry(status: number, schema: unknown, writer: JsonSchemaWriter, metadata: RouteMetadata): JsonSchema {
   const description = STATUS_TEXT[status] ?? `HTTP ${status}`;
   if (isNoBody(schema) || !isZodType(schema)) return { description };
-  const json: JsonSchema = { schema: writer.write(schema as ZodTypeAny) };
+  const json: JsonSchema = { schema: writer.write(schema) };
   if (status < 300 && metadata.examples?.response !== undefined) json.example = metadata.examples.response;
   const content: Record<string, JsonSchema> = { 'application/json': json };
   if (status === 200 && metadata.streamChunk)

@@ -25,11 +25,12 @@ import { createResilientRateLimitStore } from './rate-limit/resilient-store';
 import { createStreamLimiter } from './rate-limit/stream-limiter';
 import type { RateLimitStore } from './rate-limit/types';
 import type { UsageDurability } from './usage/durability';
-import { replayJournal } from './usage/journal-replay';
+import { claimJournalSlot, type JournalSlot, type JournalSlotRequest } from './usage/journal-slots';
+import { openUsageJournal, type OpenedJournal } from './usage/open-journal';
 import { RedisStreamDurability } from './usage/redis-stream-durability';
 import { UsageRecorder } from './usage/recorder';
 import { newUsageEventId } from './usage/usage-event-id';
-import { UsageJournal } from './usage/usage-journal';
+import type { UsageJournal } from './usage/usage-journal';
 import { startRetention } from './usage/retention';
 import type { UsageSink } from './usage/types';
 import { packageVersion } from './version';
@@ -54,10 +55,11 @@ export interface GatewayOptions {
   /** Replaces how GET /metrics renders (cluster workers answer for the whole cluster). */
   renderMetrics?: GatewayMetricsOptions['render'];
   /**
-   * This instance's usage journal directory (`usage.durability: journal`, docs/usage-durability.md):
-   * `serve` gives it (one per cluster worker); without it usage is kept in memory until stored.
+   * Where this instance's usage journal goes (`usage.durability: journal`, docs/usage-durability.md):
+   * the slot it claims under `usage.journal_dir`; `serve` gives it. Without it usage is kept in
+   * memory until stored.
    */
-  usageJournalDirectory?: string;
+  usageJournal?: JournalSlotRequest;
   /** Replaces the usage journal (tests: a journal whose disk is full). */
   usageDurability?: UsageDurability;
   /** Replaces the Redis budget store, still behind the shared breaker (tests: one whose Redis fails or hangs). */
@@ -72,6 +74,8 @@ export interface Gateway {
   keys: KeyCache;
   recorder: UsageRecorder | null;
   journal: UsageJournal | null;
+  /** The journal slot this instance claimed (null without a journal). */
+  journalSlot: JournalSlot | null;
   logger: Logger;
   metrics: GatewayMetrics;
   /** Flushes usage and closes connections; the HTTP server is the caller's. */
@@ -83,15 +87,41 @@ export interface Gateway {
  * root: nothing else creates clients or reads the config). Migrations are the caller's.
  */
 export async function createGateway(config: Config, options: GatewayOptions = {}): Promise<Gateway> {
+  // A start that fails closes what it opened (connections, timers, the journal slot), so the
+  // process can exit (README "Deployment"): nothing of it keeps running.
+  const onFailure: (() => unknown)[] = [];
+  try {
+    return await buildGateway(config, options, onFailure);
+  } catch (error) {
+    for (const close of onFailure.reverse()) {
+      try {
+        await close();
+      } catch {
+        // Closing what a failed start opened: the start's own error is the one to report.
+      }
+    }
+    throw error;
+  }
+}
+
+async function buildGateway(config: Config, options: GatewayOptions, onFailure: (() => unknown)[]): Promise<Gateway> {
   const logger = options.logger ?? createLogger({ level: config.logLevel });
   const now = options.now ?? Date.now;
   const generateId = options.generateId ?? randomHexIds();
+  // docs/usage-durability.md, "One directory, one process": the journal slot is claimed first,
+  // so a start that cannot have one fails before it connects to anything.
+  const recording = !options.usageSink;
+  const slot =
+    recording && config.usage.durability === 'journal' && options.usageJournal ? await claimJournalSlot(options.usageJournal) : null;
+  if (slot) onFailure.push(() => slot.claim.release());
   const store = options.store ?? (await createStore(config.databaseUrl));
+  if (!options.store) onFailure.push(() => store.close());
 
   const redis = config.redisUrl
     ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 0, enableOfflineQueue: false })
     : null;
   redis?.on('error', () => undefined);
+  if (redis) onFailure.push(() => redis.disconnect());
 
   // docs/keys-and-accounts.md: a key change reaches every instance within 1 s: at once through Redis
   // pub/sub, and through the cache's database re-check when Redis is absent or down.
@@ -102,6 +132,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
     broadcast: redis ? (event) => publishKeyEvent(redis, event) : undefined,
   });
   keys.start();
+  onFailure.push(() => keys.stop());
   const keyEvents = config.redisUrl
     ? subscribeKeyEvents({
         redisUrl: config.redisUrl,
@@ -111,6 +142,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
           logger.warn({ err: error }, 'key-change channel unavailable; key changes from other instances arrive by polling'),
       })
     : null;
+  if (keyEvents) onFailure.push(() => keyEvents.close());
   // docs/usage-durability.md: a call's usage XADD and its rate-limit settlement in one round trip.
   const transaction = redis ? new RedisTurnTransaction(redis) : null;
   // docs/rate-limits.md, "Several instances: Redis": one breaker for the rate limits and the
@@ -131,6 +163,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
           breaker,
         })
       : createMemoryRateLimitStore({ now });
+  onFailure.push(() => rateStore.close());
   const limiter = createKeyLimiter(rateStore);
   const streams = createStreamLimiter(config.limits.maxStreamsPerKey);
 
@@ -140,6 +173,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
     idleTimeoutMs: config.upstream.idleTimeoutMs,
     keepAliveMs: config.upstream.keepAliveMs,
   });
+  onFailure.push(() => http.close());
   const providers = createProviderRegistry({
     providers: Object.values(config.providers),
     http,
@@ -155,32 +189,31 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
     );
   }
 
-  let journal: UsageJournal | null = null;
-  const recorder = options.usageSink
-    ? null
-    : new UsageRecorder(store, {
+  let opened: OpenedJournal | null = null;
+  const recorder = recording
+    ? new UsageRecorder(store, {
         flushIntervalMs: config.usage.flushIntervalMs,
         batchSize: config.usage.flushBatchSize,
         maxBufferedEvents: config.usage.maxBufferedEvents,
         logger,
-        onStored: (rows) => journal?.stored(rows),
-      });
-  // Before anything is served: what the journal holds from a previous run is stored first.
-  const journalDirectory = config.usage.durability === 'journal' ? options.usageJournalDirectory : undefined;
-  const replayed =
-    recorder && journalDirectory ? await replayJournal(journalDirectory, store, { logger, batchSize: config.usage.flushBatchSize }) : null;
-  if (recorder && journalDirectory && replayed) {
-    journal = new UsageJournal({
-      directory: journalDirectory,
+        onStored: (rows) => opened?.journal.stored(rows),
+      })
+    : null;
+  // Before anything is served: what the claimed slot holds from a previous run is stored.
+  if (recorder && slot) {
+    opened = await openUsageJournal(slot, {
+      store,
       sink: recorder,
-      fsyncIntervalMs: config.usage.journalFsyncMs,
-      eventId: () => newUsageEventId(now()),
       logger,
       now,
-      firstSequence: replayed.nextSequence,
+      batchSize: config.usage.flushBatchSize,
+      fsyncIntervalMs: config.usage.journalFsyncMs,
     });
+    onFailure.push(opened.close);
   }
+  const journal = opened?.journal ?? null;
   recorder?.start();
+  if (recorder) onFailure.push(() => recorder.drain(1_000));
   let usageStream: RedisStreamDurability | null = null;
   if (config.usage.durability === 'redis_stream' && !options.usageSink) {
     if (!redis || !transaction) throw new Error('usage.durability redis_stream needs REDIS_URL');
@@ -194,7 +227,9 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
       eventId: () => newUsageEventId(now()),
       logger,
     });
-    await usageStream.start();
+    const started = usageStream;
+    onFailure.push(() => started.close(1_000));
+    await started.start();
   }
   const stopRetention = startRetention(store, {
     retentionDays: config.usage.retentionDays,
@@ -206,11 +241,13 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
   const metrics = createGatewayMetrics(
     {
       usage: recorder ? () => ({ ...recorder.stats(), ...recorder.pressure() }) : undefined,
-      journal:
-        journal && replayed
-          ? () => ({ ...(journal as UsageJournal).stats(), replayed: replayed.replayed, torn: replayed.torn })
-          : undefined,
-      usageStream: usageStream ? () => (usageStream as RedisStreamDurability).stats() : undefined,
+      journal: opened
+        ? () => {
+            const current = opened;
+            return { ...current.journal.stats(), replayed: current.replayedEvents(), torn: current.replayed.torn };
+          }
+        : undefined,
+      usageStream: usageStream ? () => usageStream.stats() : undefined,
       streamsInFlight: () => streams.active(),
       redisUp: breaker ? () => breaker.status() === 'ok' : undefined,
     },
@@ -277,6 +314,7 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
     keys,
     recorder,
     journal,
+    journalSlot: opened?.slot ?? null,
     logger,
     metrics,
     async close(closeOptions = {}) {
@@ -284,8 +322,8 @@ export async function createGateway(config: Config, options: GatewayOptions = {}
       await keyEvents?.close();
       stopRetention();
       const drained = recorder ? await recorder.drain(closeOptions.drainTimeoutMs ?? 10_000) : { written: 0, lost: 0 };
-      // Segments whose events were all stored are deleted; the rest wait for the next start.
-      journal?.close();
+      // Segments whose events were all stored are deleted; the rest wait for the next start. Then the slot is free.
+      opened?.close();
       await usageStream?.close(closeOptions.drainTimeoutMs ?? 10_000);
       await Promise.allSettled([http.close(), rateStore.close(), options.store ? Promise.resolve() : store.close()]);
       redis?.disconnect();

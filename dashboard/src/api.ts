@@ -44,7 +44,7 @@ interface AnyResponse {
 
 function isEnvelope(body: unknown): body is { error: { message: string; code: string | null; param: string | null } } {
   if (typeof body !== 'object' || body === null || !('error' in body)) return false;
-  const error = (body as { error: unknown }).error;
+  const error = body.error;
   return typeof error === 'object' && error !== null && typeof (error as { message?: unknown }).message === 'string';
 }
 
@@ -62,7 +62,7 @@ export async function expectStatus<R extends AnyResponse, S extends R['status']>
   } catch {
     throw new ApiError(0, 'The gateway could not be reached. Check the connection and try again.', 'network_error');
   }
-  if (response.status === status) return response.body as Extract<R, { status: S }>['body'];
+  if (response.status === status) return response.body;
   if (isEnvelope(response.body)) {
     const { message, code, param } = response.body.error;
     throw new ApiError(response.status, message, code, param);

@@ -102,4 +102,5 @@ async function start(): Promise<void> {
   startRouter(render);
 }
 
+// `start` shows its own errors (the sign-in page follows).
 void start();

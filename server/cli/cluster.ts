@@ -72,13 +72,26 @@ export async function runPrimary(
   // Workers start with the serving process's Node options even when the primary was started without them.
   cluster.setupPrimary({ execArgv: withServingFlags(process.execArgv) });
   const slots = new Map<number, number>();
+  /** Slots whose worker has served: a worker of any other slot that dies failed to start. */
+  const served = new Set<number>();
   const fork = (slot: number) => slots.set(cluster.fork({ [WORKER_SLOT_VARIABLE]: String(slot) }).id, slot);
-  cluster.on('listening', (worker) => logger.info({ worker: worker.id, pid: worker.process.pid }, 'worker listening'));
+  cluster.on('listening', (worker) => {
+    served.add(slots.get(worker.id) ?? 0);
+    logger.info({ worker: worker.id, pid: worker.process.pid }, 'worker listening');
+  });
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) {
       if (code !== 0) exitCode = 1;
       logger.info({ worker: worker.id, code, signal }, 'worker stopped');
       if (Object.keys(cluster.workers ?? {}).length === 0) resolveDone(exitCode);
+      return;
+    }
+    if (!served.has(slots.get(worker.id) ?? 0)) {
+      // A start that cannot serve (bad configuration, a journal slot held, the database gone)
+      // would fail the same way again: stop, so a supervisor sees the failure (README "Deployment").
+      logger.fatal({ worker: worker.id, code, signal }, 'a worker failed to start: stopping the cluster');
+      exitCode = 1;
+      void stop('a worker failed to start');
       return;
     }
     const now = Date.now();
@@ -87,7 +100,7 @@ export async function runPrimary(
     if (restarts.length > workers * 2) {
       logger.fatal({ worker: worker.id, code, signal, restarts: restarts.length }, 'workers keep dying: stopping the cluster');
       exitCode = 1;
-      void stop('worker failures');
+      stop('worker failures');
       return;
     }
     logger.error({ worker: worker.id, code, signal }, 'worker died; starting a new one');
@@ -96,7 +109,7 @@ export async function runPrimary(
     setTimeout(() => !stopping && fork(slot), RESTART_DELAY_MS).unref();
   });
 
-  const stop = async (reason: string) => {
+  const stop = (reason: string): void => {
     if (stopping) return;
     stopping = true;
     const running = Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined);
@@ -113,8 +126,8 @@ export async function runPrimary(
     }, options.stopTimeoutMs);
     timer.unref();
   };
-  process.once('SIGTERM', () => void stop('SIGTERM'));
-  process.once('SIGINT', () => void stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
 
   logger.info({ workers, pid: process.pid }, 'cluster primary: starting workers');
   for (let slot = 1; slot <= workers; slot++) fork(slot);

@@ -224,8 +224,8 @@ async function runStoreCommand(
         expiresAt: values['expires-at'] === undefined ? undefined : timeOption(values['expires-at']),
         budget: budgetFlags(values) ?? undefined,
       });
-      const { id, name, key, hint, status, blocked, created_at, models: allowed, expires_at, budget } = created;
-      return { id, name, key, hint, status, blocked, created_at, models: allowed, expires_at, budget };
+      const { id, name, key, hint, status, blocked, created_at, models: allowed, expires_at, budget, set_by } = created;
+      return { id, name, key, hint, status, blocked, created_at, models: allowed, expires_at, budget, set_by };
     }
     case 'keys list':
       return listApiKeys(dependencies, need('account'));

@@ -1,6 +1,6 @@
 import cluster from 'node:cluster';
 import type { Server } from 'node:http';
-import path from 'node:path';
+import net from 'node:net';
 import type { Config } from '../config/load-config';
 import { parseDatabaseUrl, redact } from '../db/database-url';
 import { migrate } from '../db/migrate';
@@ -49,11 +49,14 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   }
   const workers = options.workers ?? 1;
   if (workers > 1) {
+    await checkPortFree(config.server.host, config.server.port);
     // Workers drain requests, then usage; the margin covers their start and exit.
     const stopTimeoutMs = DRAIN_REQUESTS_MS + DRAIN_USAGE_MS + 5_000;
     return runPrimary(config, logger, workers, () => migrateWithRetry(config, logger), { stopTimeoutMs });
   }
 
+  // A port that is taken fails the start before the database or the usage journal is touched.
+  await checkPortFree(config.server.host, config.server.port);
   const applied = await migrateWithRetry(config, logger);
   if (applied.length > 0) logger.info({ applied }, 'database migrated');
   return serveInstance(config, logger, null);
@@ -61,23 +64,38 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
 
 /** One serving process: build the gateway, listen, drain on SIGTERM. Migrations are done. */
 async function serveInstance(config: Config, logger: Logger, clusterMetrics: WorkerMetrics | null): Promise<number> {
-  // One journal directory per serving process; a cluster worker's replacement takes over its slot's.
-  const slot = cluster.isWorker ? (process.env[WORKER_SLOT_VARIABLE] ?? String(cluster.worker?.id ?? 1)) : '1';
-  const usageJournalDirectory = path.resolve(config.usage.journalDir, `worker-${slot}`);
-  const options: GatewayOptions = { logger, processMetrics: true, usageJournalDirectory };
+  // docs/usage-durability.md, "One directory, one process": a cluster worker prefers its slot's
+  // journal (a replacement takes over a dead worker's); any process takes the next free slot
+  // when that one is held, unless USAGE_JOURNAL_DIR fixed it.
+  const preferredSlot = cluster.isWorker ? Number(process.env[WORKER_SLOT_VARIABLE] ?? cluster.worker?.id ?? 1) : 1;
+  const options: GatewayOptions = {
+    logger,
+    processMetrics: true,
+    usageJournal: { base: config.usage.journalDir, preferredSlot, fixed: config.usage.journalDirFixed },
+  };
   if (clusterMetrics) options.renderMetrics = (local) => clusterMetrics.render(local);
   const gateway = await createGateway(config, options);
   clusterMetrics?.attach(gateway.metrics.registry);
   const server = createHttpServer(gateway.app, config.server);
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.server.port, config.server.host, () => resolve());
-  });
+  try {
+    await listen(server, config.server.host, config.server.port);
+  } catch (error) {
+    // Nothing was served: give the journal slot and the connections back, then fail the start.
+    await gateway.close({ drainTimeoutMs: 1_000 });
+    throw error;
+  }
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.server.port;
   logger.info(
-    { host: config.server.host, port, database: redact(config.databaseUrl), redis: config.redisUrl ? 'on' : 'off', config: config.source },
+    {
+      host: config.server.host,
+      port,
+      database: redact(config.databaseUrl),
+      redis: config.redisUrl ? 'on' : 'off',
+      config: config.source,
+      usageJournal: gateway.journalSlot?.directory,
+    },
     'gateway listening',
   );
   logger.flush();
@@ -97,6 +115,29 @@ async function serveInstance(config: Config, logger: Logger, clusterMetrics: Wor
     process.once('SIGTERM', () => void stop('SIGTERM'));
     process.once('SIGINT', () => void stop('SIGINT'));
   });
+}
+
+/** Listens, or fails with one line naming the address (`EADDRINUSE`: another process has the port). */
+function listen(server: net.Server, host: string, port: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        new Error(
+          `cannot listen on ${host}:${port}: ${error.code === 'EADDRINUSE' ? 'the address is in use by another process' : error.message}`,
+          { cause: error },
+        ),
+      ),
+    );
+    server.listen(port, host, () => resolve());
+  });
+}
+
+/** Fails as `listen` would when the port is taken; port 0 (any free port) always passes. */
+async function checkPortFree(host: string, port: number): Promise<void> {
+  if (port === 0) return;
+  const probe = net.createServer();
+  await listen(probe, host, port);
+  await new Promise((resolve) => probe.close(resolve));
 }
 
 /** How often, while draining, sockets that went idle after their last response are closed. */

@@ -12,12 +12,12 @@
  * milliseconds) are mostly alive when a collection comes, because the requests of one
  * event-loop turn wait for their upstream replies together: V8 then tenures them, and every
  * request pays for it. The tenured objects die young anyway, so the old generation fills with
- * garbage (~3 KB per chat request: more full collections), and each store of a young object
- * into one goes through the write barrier into the remembered set, which the next young
- * collection has to scan. Measured with the benchmark's chat scenario: the young collections'
- * time per request 7.4 -> 2.9 µs, the CPU per request 6-9% lower (A/B, both builds under load
- * at once). Young collections still copy the few objects that live long (queued usage events)
- * to the old generation, as for any object without the hint.
+ * garbage (more full collections), and each store of a young object into one goes through
+ * the write barrier into the remembered set, which the next young collection has to scan.
+ * Without the pretenuring, young collections cost a request less and the CPU per request is
+ * lower (docs/performance.md, "Speed tricks in the code"). Young collections still copy the
+ * few objects that live long (queued usage events) to the old generation, as for any object
+ * without the hint.
  *
  * `--expose-gc`: the idle collector's full collection (server/memory/idle-collector.ts).
  */

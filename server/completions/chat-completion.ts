@@ -63,7 +63,7 @@ async function* streamEvents(chunks: ChatChunkStream, includeUsage: boolean): As
     yield encodeSseData(error.toBody());
     return;
   }
-  const final = last as ChatCompletionChunk | null;
+  const final = last;
   if (includeUsage && !sawUsage && final) {
     // A client that asked for usage gets the usage chunk, with the gateway's count (the one
     // billed) when the provider reported none.

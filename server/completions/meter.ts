@@ -42,8 +42,8 @@ export interface MeterOutcome extends TokenUsage {
 
 /**
  * A call's outcome with the usage's fields written out: the call sites run once a request,
- * and `{ model, ...usage, status }` costs V8 (Node 20) ~0.8 µs (docs/performance.md, "Speed
- * tricks in the code").
+ * and `{ model, ...usage, status }` leaves V8's fast path (docs/performance.md, "Speed tricks
+ * in the code").
  */
 export function meterOutcome(
   model: ModelConfig,
@@ -174,11 +174,10 @@ export class Meter {
     const latencyMs = this.dependencies.now() - this.base.receivedAt;
     const event = usageEvent(this.base, model, outcome, cost, outcome.estimated, outcome.status, outcome.errorCode, latencyMs);
     const durable = this.inFlight.finish(event);
-    if (this.budget) this.dependencies.budgets?.settle(this.budget, cost).catch(() => undefined);
-    // Reconciliation is off the response path: a failure here only skews the next window.
-    this.dependencies.limiter.settle(this.reservation, outcome.promptTokens + outcome.completionTokens).catch(() => undefined);
-    // Label objects written out: `{ ...labels, type }` costs V8 (Node 20) ~0.8 µs per object
-    // (a spread followed by more properties leaves its fast path); these run on every request.
+    if (this.budget && this.dependencies.budgets) settleInBackground(this.dependencies.budgets.settle(this.budget, cost));
+    settleInBackground(this.dependencies.limiter.settle(this.reservation, outcome.promptTokens + outcome.completionTokens));
+    // Label objects written out: `{ ...labels, type }` leaves V8's fast path (a spread followed
+    // by more properties, docs/performance.md); these run on every request.
     const { tokens } = this.dependencies.metrics;
     if (outcome.promptTokens > 0) tokens.inc({ model: model.id, provider: model.provider, type: 'prompt' }, outcome.promptTokens);
     if (outcome.completionTokens > 0)
@@ -187,8 +186,10 @@ export class Meter {
     this.context.completionTokens = outcome.completionTokens;
     this.markRecorded();
     const settled = durable.catch(rethrowUnavailable);
-    // Callers that do not wait (a failed call, a stream cut short) must not raise an unhandled rejection.
-    settled.catch(() => undefined);
+    // The callers that wait get the rejection; for those that do not (a failed call, a stream
+    // cut short) it must not be an unhandled one: a journal that cannot write refuses the next
+    // calls anyway (`available()`, checked in `open`).
+    settled.catch(ignoreUnwaitedRejection);
     return settled;
   }
 
@@ -200,12 +201,13 @@ export class Meter {
     if (this.finished) return;
     this.finished = true;
     this.inFlight.cancel();
-    this.dependencies.limiter.settle(this.reservation, 0).catch(() => undefined);
-    if (this.budget) this.dependencies.budgets?.settle(this.budget, 0n).catch(() => undefined);
+    settleInBackground(this.dependencies.limiter.settle(this.reservation, 0));
+    if (this.budget && this.dependencies.budgets) settleInBackground(this.dependencies.budgets.settle(this.budget, 0n));
     this.markRecorded();
   }
 
   failed(model: ModelConfig, error: GatewayError): void {
+    // The reply is the error's: nothing waits for the event, and `finish` handles its own rejection.
     void this.finish({ model, promptTokens: 0, completionTokens: 0, estimated: false, status: error.status, errorCode: error.code });
   }
 }
@@ -233,7 +235,7 @@ async function reserveBudget(
     input.context.addHeaders(granted.headers);
     return granted.reservation;
   } catch (error) {
-    dependencies.limiter.settle(reservation, 0).catch(() => undefined);
+    settleInBackground(dependencies.limiter.settle(reservation, 0));
     if (error instanceof GatewayError && error.status === 429) input.context.rateLimitExceeded = 'budget';
     throw error;
   }
@@ -242,6 +244,22 @@ async function reserveBudget(
 const DEFAULT_FIELDS: ReservationFields = { prompt: 'messages', completion: 'max_tokens' };
 /** A stream's checkpoint is journaled at most this often (docs/usage-durability.md). */
 const CHECKPOINT_MS = 1_000;
+
+/**
+ * Settling a reservation (docs/rate-limits.md, "Reservation and reconciliation"; the spend
+ * budgets of docs/operator-controls.md) is off the response path: the reply never waits for it.
+ * It fails only while Redis is down under `limits.redis_failure: closed` (under `open` it
+ * settles in the instance's own buckets and counters), and the breaker has logged that outage
+ * (docs/rate-limits.md). The reservation then stands as taken: the rate-limit bucket refills
+ * within its window, and a budget counter keeps the worst case until it is seeded again from
+ * the ledger. Nothing is retried.
+ */
+function settleInBackground(settlement: Promise<void>): void {
+  settlement.catch(ignoreSettlementFailure);
+}
+
+const ignoreSettlementFailure = (): void => undefined;
+const ignoreUnwaitedRejection = (): void => undefined;
 
 function rethrowUnavailable(error: unknown): never {
   throw usageUnavailable(error);
@@ -255,8 +273,8 @@ function interruptedEvent(base: EventBase, model: ModelConfig, usage: TokenUsage
 
 /**
  * One call's usage event, every field written out: spreading the base and the billed parts
- * into a literal with more properties costs V8 (Node 20) ~0.8 µs per spread
- * (docs/performance.md, "Speed tricks in the code"), and this runs once or twice a request.
+ * into a literal with more properties leaves V8's fast path (docs/performance.md, "Speed
+ * tricks in the code"), and this runs once or twice a request.
  * `promptTokens` and `completionTokens` are the totals as reported, the parts as billed.
  */
 function usageEvent(

@@ -141,7 +141,7 @@ async function* relay<A extends Attempt>(run: PassThroughRun<A>, upstream: HttpR
   let held = '';
   try {
     for await (const bytes of upstream.body) {
-      const text = pass(decoder.write(bytes as Buffer));
+      const text = pass(decoder.write(bytes));
       if (reader.completed && held === '') {
         // docs/usage-durability.md: the end event waits for the usage; the events before it go out.
         const [before, last] = splitBeforeLastEvent(text);
@@ -183,7 +183,8 @@ async function* relay<A extends Attempt>(run: PassThroughRun<A>, upstream: HttpR
       status = 499;
       errorCode = 'client_closed_request';
     }
-    // A complete reply's usage is recorded below, before its end event.
+    // A complete reply's usage is recorded below, before its end event. Here nothing waits:
+    // the meter's `finish` handles its own rejection.
     if (held.length === 0) void finish();
   }
   if (held.length === 0) return;

@@ -241,8 +241,13 @@ export const ConfigSchema = z
     source,
     ...file,
     server: { ...file.server, port: environment.PORT, host: environment.HOST },
-    // USAGE_JOURNAL_DIR replaces `usage.journal_dir` (a volume mounted per instance).
-    usage: { ...file.usage, journalDir: environment.USAGE_JOURNAL_DIR ?? file.usage.journalDir },
+    // USAGE_JOURNAL_DIR replaces `usage.journal_dir` and fixes it: a directory given to this
+    // instance, never traded for another slot (docs/usage-durability.md, "One directory, one process").
+    usage: {
+      ...file.usage,
+      journalDir: environment.USAGE_JOURNAL_DIR ?? file.usage.journalDir,
+      journalDirFixed: environment.USAGE_JOURNAL_DIR !== undefined,
+    },
     providers: Object.fromEntries(
       Object.entries(file.providers).map(([name, provider]) => {
         const key = provider.apiKeyEnv === null ? undefined : environment[provider.apiKeyEnv];

@@ -6,6 +6,7 @@ import type {
   AuditEntryRow,
   BigintRollupCounts,
   DashboardSessionRow,
+  KeySetting,
   LoginTokenRow,
   UsageDailyRow,
   UsageKeyRow,
@@ -26,14 +27,18 @@ type Order = 'asc' | 'desc';
  * is JSON text, the rollup's sums are BIGINT); rows.ts converts them.
  */
 export type AccountRecord = Omit<AccountRow, 'models' | 'budget'> & { models: string | null; budget: string | null };
-export type ApiKeyRecord = Omit<ApiKeyRow, 'status' | 'models' | 'blockedBy' | 'account' | 'budget'> & {
-  status: string;
-  /** JSON array text, or null. */
-  models: string | null;
-  /** JSON text (rows.ts), or null. */
-  budget: string | null;
-  blockedBy: string | null;
-};
+export type ApiKeyRecord = Omit<ApiKeyRow, 'status' | 'models' | 'blockedBy' | 'account' | 'budget' | 'setBy'> &
+  SetByColumns & {
+    status: string;
+    /** JSON array text, or null. */
+    models: string | null;
+    /** JSON text (rows.ts), or null. */
+    budget: string | null;
+    blockedBy: string | null;
+  };
+
+/** A key's `setBy` (types.ts), one column per setting. */
+export type SetByColumns = Record<`${KeySetting}SetBy`, string | null>;
 
 /** The account ceilings read with every key (the request path checks both). */
 export const ACCOUNT_CEILINGS = { select: { rpm: true, tpm: true, models: true, budget: true } } as const;
@@ -49,9 +54,10 @@ export type DashboardSessionRecord = DashboardSessionRow;
 export type LoginTokenRecord = LoginTokenRow;
 
 /** The changeable fields of a key (types.ts), as the records hold them, with the time of the change. */
-export type ApiKeyPatch = Partial<Pick<ApiKeyRecord, keyof ApiKeyRowPatch>> & {
-  updatedAt: Date;
-};
+export type ApiKeyPatch = Partial<Pick<ApiKeyRecord, Exclude<keyof ApiKeyRowPatch, 'setBy'>>> &
+  Partial<SetByColumns> & {
+    updatedAt: Date;
+  };
 
 export type AccountPatch = Partial<Pick<AccountRecord, 'name' | 'rpm' | 'tpm' | 'models' | 'budget'>>;
 

@@ -4,7 +4,7 @@ import type { KeyDayUsageQuery } from './key-day-usage';
 import { modelUsageThroughPrisma } from './model-usage';
 import { spendOfDaysThroughPrisma } from './spend-of-days';
 import { ACCOUNT_CEILINGS, type GatewayDb } from './gateway-db';
-import { toAccountRow, toApiKeyRow, toAuditEntryRow, toModelsColumn } from './rows';
+import { NOTHING_SET, toAccountRow, toApiKeyRow, toAuditEntryRow, toModelsColumn, toSetByColumns } from './rows';
 import type { Store } from './types';
 import type { UsageWriter } from './usage-writer';
 
@@ -104,6 +104,7 @@ export function createPrismaStore(db: GatewayDb, options: PrismaStoreOptions): S
           expiresAt: input.expiresAt ?? null,
           blockedBy: null,
           budget: toBudgetColumn(input.budget ?? null),
+          ...toSetByColumns(input.setBy ?? NOTHING_SET),
         },
         ...WITH_CEILINGS,
       });
@@ -153,6 +154,7 @@ export function createPrismaStore(db: GatewayDb, options: PrismaStoreOptions): S
             ]),
             ...(patch.models === undefined ? {} : { models: toModelsColumn(patch.models) }),
             ...(patch.budget === undefined ? {} : { budget: toBudgetColumn(patch.budget) }),
+            ...(patch.setBy === undefined ? {} : toSetByColumns(patch.setBy)),
             updatedAt: now(),
           },
           ...WITH_CEILINGS,

@@ -1,6 +1,6 @@
-import type { AccountCeilingsRecord, AccountRecord, ApiKeyWithAccountRecord, AuditEntryRecord } from './gateway-db';
+import type { AccountCeilingsRecord, AccountRecord, ApiKeyWithAccountRecord, AuditEntryRecord, SetByColumns } from './gateway-db';
 import { fromBudgetColumn } from './budget-column';
-import type { AccountCeilings, AccountRow, ApiKeyRow, AuditEntryRow, BlockedBy, KeyStatus, UsageDailyRow } from './types';
+import type { AccountCeilings, AccountRow, ApiKeyRow, AuditEntryRow, Authority, KeySettingsSetBy, KeyStatus, UsageDailyRow } from './types';
 
 /** Femto-dollars per nano-dollar: the rollup stores cost as nano-dollars plus a femto remainder. */
 export const FEMTO_PER_NANO = 1_000_000n;
@@ -63,19 +63,40 @@ export function toAuditEntryRow(record: AuditEntryRecord): AuditEntryRow {
   return { ...record, actor };
 }
 
-function toBlockedBy(value: string | null): BlockedBy | null {
+function toAuthority(value: string | null, column: string): Authority | null {
   if (value === null || value === 'operator' || value === 'owner') return value;
-  throw new Error(`api_keys.blocked_by holds an unknown value: ${JSON.stringify(value)}`);
+  throw new Error(`api_keys.${column} holds an unknown value: ${JSON.stringify(value)}`);
+}
+
+/** A key none of whose settings is set. */
+export const NOTHING_SET: KeySettingsSetBy = { rpm: null, tpm: null, models: null, expiresAt: null, budget: null };
+
+export function toSetByColumns(setBy: KeySettingsSetBy): SetByColumns {
+  return {
+    rpmSetBy: setBy.rpm,
+    tpmSetBy: setBy.tpm,
+    modelsSetBy: setBy.models,
+    expiresAtSetBy: setBy.expiresAt,
+    budgetSetBy: setBy.budget,
+  };
 }
 
 /** The fields whose database type is wider than the row's: checked, not cast. */
 export function toApiKeyRow(record: ApiKeyWithAccountRecord): ApiKeyRow {
+  const { rpmSetBy, tpmSetBy, modelsSetBy, expiresAtSetBy, budgetSetBy, ...rest } = record;
   return {
-    ...record,
+    ...rest,
     status: toKeyStatus(record.status),
     models: fromModelsColumn(record.models),
-    blockedBy: toBlockedBy(record.blockedBy),
+    blockedBy: toAuthority(record.blockedBy, 'blocked_by'),
     budget: fromBudgetColumn(record.budget),
+    setBy: {
+      rpm: toAuthority(rpmSetBy, 'rpm_set_by'),
+      tpm: toAuthority(tpmSetBy, 'tpm_set_by'),
+      models: toAuthority(modelsSetBy, 'models_set_by'),
+      expiresAt: toAuthority(expiresAtSetBy, 'expires_at_set_by'),
+      budget: toAuthority(budgetSetBy, 'budget_set_by'),
+    },
     account: toCeilings(record.account),
   };
 }

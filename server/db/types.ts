@@ -35,8 +35,17 @@ export interface AccountRow extends AccountCeilings {
   createdAt: Date;
 }
 
+/** Who set something on a key: what the operator set, an owner may tighten but not loosen. */
+export type Authority = 'operator' | 'owner';
+
 /** Who blocked a key: an owner cannot lift the operator's block. */
-export type BlockedBy = 'operator' | 'owner';
+export type BlockedBy = Authority;
+
+/** The key settings whose setter is kept (docs/operator-controls.md, "Who set a key's settings"). */
+export type KeySetting = 'rpm' | 'tpm' | 'models' | 'expiresAt' | 'budget';
+
+/** Who set each setting; null while the setting is unset. */
+export type KeySettingsSetBy = Record<KeySetting, Authority | null>;
 
 export interface ApiKeyRow {
   id: string;
@@ -65,6 +74,8 @@ export interface ApiKeyRow {
   previousKeyExpiresAt: Date | null;
   /** The key's own spend budget; null = none (the account's still applies). */
   budget: Budget | null;
+  /** Who set each of rpm, tpm, models, expiresAt and budget. */
+  setBy: KeySettingsSetBy;
   /** The account's ceilings, read with the key. */
   account: AccountCeilings;
 }
@@ -101,10 +112,11 @@ export type ApiKeyPatch = Partial<
     | 'previousKeyHash'
     | 'previousKeyExpiresAt'
     | 'budget'
+    | 'setBy'
   >
 >;
 
-/** What creating a key takes; no allow-list or expiry when absent. */
+/** What creating a key takes; no allow-list, expiry, budget or setter when absent. */
 export type NewApiKey = Omit<
   ApiKeyRow,
   | 'revokedAt'
@@ -119,8 +131,9 @@ export type NewApiKey = Omit<
   | 'models'
   | 'expiresAt'
   | 'budget'
+  | 'setBy'
 > &
-  Partial<Pick<ApiKeyRow, 'models' | 'expiresAt' | 'budget'>>;
+  Partial<Pick<ApiKeyRow, 'models' | 'expiresAt' | 'budget' | 'setBy'>>;
 
 export interface UsageKeyRow {
   id: string;

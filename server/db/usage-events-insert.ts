@@ -29,12 +29,13 @@ export const EVENT_COLUMNS = [
  * SQLite's INSERT of one usage event, skipping an event whose `event_id` is already stored (a
  * retried batch), so that only the events actually inserted are added into the rollup: the
  * writer reads better-sqlite3's `changes` (0 for a skipped row), as RETURNING costs SQLite
- * about 3 µs more per row (it collects the rows in a temporary table). Parameters as
+ * more per row (it collects the rows in a temporary table). Parameters as
  * `eventValues` gives them. (Postgres: usage-batch-postgres.ts.)
  *
  * Written through the drivers, not Prisma: even as raw SQL, Prisma's argument conversion,
- * query interpreter and $transaction machinery cost about 20 µs of CPU per event on the
- * event loop (15–40 ms per 500-event batch, in the p99 of every request waiting behind it).
+ * query interpreter and $transaction machinery cost CPU on the event loop for every event,
+ * and a whole batch's worth lands in the p99 of every request waiting behind it
+ * (docs/performance.md, measurement history).
  */
 export const INSERT_EVENT_SQLITE_SQL = `INSERT INTO "usage_events" (${EVENT_COLUMNS.map((column) => `"${column}"`).join(', ')})
       VALUES (${EVENT_COLUMNS.map(() => '?').join(', ')})

@@ -54,6 +54,15 @@ export const authenticationError = (code: 'missing_api_key' | 'invalid_api_key' 
 export const permissionError = (code: string, message: string, param: string | null = null): GatewayError =>
   new GatewayError(403, 'permission_error', code, message, { param });
 
+/**
+ * docs/operator-controls.md: what only the operator may do or loosen, refused to an account
+ * owner (an operator-only route, or loosening what the operator set on a key).
+ */
+export const operatorOnly = (
+  message = 'Only the operator (signed in with the admin token) can do this.',
+  param: string | null = null,
+): GatewayError => permissionError('operator_only', message, param);
+
 export const notFound = (
   code: 'model_not_found' | 'route_not_found' | 'not_found',
   message: string,
@@ -62,9 +71,6 @@ export const notFound = (
 
 export const rateLimited = (message: string, headers: Record<string, string>): GatewayError =>
   new GatewayError(429, 'rate_limit_error', 'rate_limit_exceeded', message, { headers });
-
-export const notImplemented = (what: string): GatewayError =>
-  new GatewayError(501, 'server_error', 'not_implemented', `${what} is not implemented yet.`);
 
 export const internalError = (requestId: string, cause?: unknown): GatewayError =>
   new GatewayError(

@@ -1,8 +1,10 @@
-import type { ApiKey, Budget as BudgetView, CreatedApiKey } from '../../contract';
+import type { ApiKey, CreatedApiKey } from '../../contract';
 import { toBudget, toBudgetView } from '../budgets/budget-view';
 import { OPERATOR, recordAudit, type Actor } from '../audit/audit-log';
+import { NOTHING_SET } from '../db/rows';
 import type { AccountCeilings, ApiKeyPatch, ApiKeyRow, Store } from '../db/types';
 import { invalidRequest, notFound, permissionError, type GatewayError } from '../errors/gateway-error';
+import { checkOwnerTightens, setByAfter, type KeySettings } from './key-authority';
 import type { KeyCache } from './key-cache';
 import { generateKeyText, hashKey, keyHint, newId } from './key-text';
 import { checkModelList } from './model-access';
@@ -13,6 +15,7 @@ import { checkModelList } from './model-access';
  * `blocked` toggles on ACTIVE keys only, a key stays within its account's ceilings, and an
  * owner cannot lift the operator's block. `cache` is this process's key cache; it applies a
  * change at once and announces it to the other instances (the CLI's cache only announces).
+ * What the operator set on a key, an owner may tighten but not loosen (key-authority.ts).
  * Without Redis, running servers pick changes up by polling.
  */
 export interface KeyOperationsDependencies {
@@ -45,6 +48,13 @@ export function toApiKeyView(row: ApiKeyRow): ApiKey {
     last_used_at: row.lastUsedAt ? row.lastUsedAt.toISOString() : null,
     previous_secret_expires_at: row.previousKeyHash !== null && row.previousKeyExpiresAt ? row.previousKeyExpiresAt.toISOString() : null,
     budget: toBudgetView(row.budget),
+    set_by: {
+      rpm: row.setBy.rpm,
+      tpm: row.setBy.tpm,
+      models: row.setBy.models,
+      expires_at: row.setBy.expiresAt,
+      budget: row.setBy.budget,
+    },
   };
 }
 
@@ -52,14 +62,6 @@ export function toApiKeyView(row: ApiKeyRow): ApiKey {
 function auditView(row: ApiKeyRow): Omit<ApiKey, 'last_used_at'> {
   const { last_used_at: _lastUsed, ...view } = toApiKeyView(row);
   return view;
-}
-
-export interface KeySettings {
-  rpm?: number | null;
-  tpm?: number | null;
-  models?: string[] | null;
-  expiresAt?: Date | null;
-  budget?: BudgetView | null;
 }
 
 /**
@@ -110,6 +112,7 @@ export async function createApiKey(
     models: input.models ?? null,
     expiresAt: input.expiresAt ?? null,
     budget: input.budget ? toBudget(input.budget, dependencies.now()) : null,
+    setBy: setByAfter(NOTHING_SET, input, dependencies.actor ?? OPERATOR),
     createdAt: new Date(dependencies.now()),
   });
   dependencies.cache?.putApiKey(row);
@@ -157,8 +160,9 @@ export async function changeApiKey(dependencies: KeyOperationsDependencies, keyI
       const { kind: _kind, name, ...settings } = change;
       const settingsChanged = Object.values(settings).some((value) => value !== undefined);
       if (revoked && settingsChanged) throw keyRevoked(keyId);
+      checkOwnerTightens(current, settings, actor);
       checkKeySettings(dependencies, current.account, settings);
-      patch = {};
+      patch = settingsChanged ? { setBy: setByAfter(current.setBy, settings, actor) } : {};
       if (name !== undefined) patch.name = name;
       if (settings.rpm !== undefined) patch.rpm = settings.rpm;
       if (settings.tpm !== undefined) patch.tpm = settings.tpm;

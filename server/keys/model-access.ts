@@ -41,6 +41,11 @@ function entryCovered(outer: readonly string[], entry: string): boolean {
   return outer.some((candidate) => candidate.endsWith('*') && prefix.startsWith(candidate.slice(0, -1)));
 }
 
+/** Whether `inner` allows no model that `outer` does not (docs/operator-controls.md, narrowing a list). */
+export function modelListWithin(outer: readonly string[], inner: readonly string[]): boolean {
+  return inner.every((entry) => entryCovered(outer, entry));
+}
+
 /**
  * Checks an allow-list being set: every exact id must be in the catalogue (a typo would
  * otherwise lock the key out silently), and, for a key, every entry must lie within the

@@ -14,8 +14,8 @@ const CENSOR = '[redacted]';
  *
  * The redaction is pino's `redact: ['authorization', '*.authorization', 'apiKey', …]`, with
  * the one-level-down (`*.`) half done by hand: pino applies a wildcard path to every value of
- * every line, numbers and strings included (about 10 µs per access-log line, measured), where
- * only objects can hold a key. Top-level keys stay with pino, which also covers child bindings.
+ * every line, numbers and strings included (a cost on every access-log line), where only
+ * objects can hold a key. Top-level keys stay with pino, which also covers child bindings.
  */
 export function createLogger(options: { level: string; destination?: DestinationStream }): Logger {
   // Lines of one event-loop turn go to pino's buffered destination in one write: line-batcher.ts.
@@ -38,10 +38,9 @@ export function createLogger(options: { level: string; destination?: Destination
 
 /**
  * The buffered destination writes once this much is pending (or on the flush every second,
- * serve.ts). Each asynchronous write costs ~25 µs of CPU whatever its size (the thread pool
- * hand-off, measured here: 28 µs for a 4 KiB write, 36 µs for 32 KiB), so at 4 KiB (~9
- * access-log lines) it cost ~3 µs per request under load; at 32 KiB it is ~0.3 µs. Measured
- * with the benchmark's chat scenario: −6% CPU per request (A/B, both builds under load at once).
+ * serve.ts). An asynchronous write costs about the same CPU whatever its size (the thread
+ * pool hand-off), so fewer, larger writes cost a request less: 32 KiB holds about seventy
+ * access-log lines, 4 KiB nine (docs/performance.md, "Speed tricks in the code").
  */
 const WRITE_AT_BYTES = 32 * 1024;
 
@@ -53,8 +52,8 @@ const infoLineWriters = new WeakMap<Logger, (fields: PlainFields, message: strin
 /**
  * Writes one info line of plain fields: for a logger made by createLogger, the line pino
  * would write (`{"level":30,"time":…,<fields>,"msg":…}`, undefined fields left out), built
- * directly: pino's generic path (serializers, redaction, formatters, key by key) costs
- * ~8 µs and a dozen allocations per access-log line, measured. None of the secret keys may
+ * directly: pino's generic path (serializers, redaction, formatters, key by key) costs a dozen
+ * allocations per access-log line, and CPU to match. None of the secret keys may
  * be among the fields (the caller's fields are fixed names). Other loggers (tests pass
  * their own) get `logger.info`. Nothing is written below the info level.
  */

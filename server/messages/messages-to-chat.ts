@@ -86,7 +86,7 @@ export function messagesReasoning(request: MessagesRequest): ReasoningRequest | 
   if (!thinking || thinking.type === 'disabled') return undefined;
   if (thinking.type === 'adaptive') return {};
   if (thinking.type === 'enabled' && 'budget_tokens' in thinking) {
-    const budgetTokens = thinking.budget_tokens as number;
+    const budgetTokens = thinking.budget_tokens;
     return { effort: effortForBudget(budgetTokens), budgetTokens };
   }
   return undefined;
@@ -152,7 +152,7 @@ function toolResult(
   const texts: string[] = [];
   const images: ContentPart[] = [];
   content.forEach((item, itemIndex) => {
-    const part = contentPart(item as MessagesContentBlockParam, `${param}.content[${itemIndex}]`);
+    const part = contentPart(item, `${param}.content[${itemIndex}]`);
     if (part?.type === 'text') texts.push(part.text);
     else if (part) images.push(part);
   });

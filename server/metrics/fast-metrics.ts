@@ -5,7 +5,7 @@ import type { Registry } from 'prom-client';
  * custom metrics: GET /metrics and the cluster's AggregatorRegistry read them through `get()`,
  * which gives prom-client's own format (same text, same JSON). What differs is the cost of a
  * call: prom-client validates the label names and hashes the label object on every `inc` and
- * `observe` (~1-2 µs each, six of them per model request); here a call joins the label values
+ * `observe` (six of them per model request); here a call joins the label values
  * in their declared order into a key and updates one Map entry. Label values are the strings
  * the callers pass (typed by the label names); values are not checked beyond that.
  */

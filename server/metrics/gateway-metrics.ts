@@ -183,7 +183,7 @@ export function createGatewayMetrics(sources: MetricsSources = {}, options: Gate
     gauge('gateway_usage_journal_pending_events', 'Journaled usage events not stored yet, plus calls in flight.', (stats) => stats.pending);
     gauge(
       'gateway_usage_journal_replayed_events',
-      'Usage events (interrupted calls included) replayed from the journal at start.',
+      'Usage events (interrupted calls included) replayed from the slot of this instance at start and from the slots of dead instances it adopted.',
       (stats) => stats.replayed,
     );
     gauge('gateway_usage_journal_torn_entries', 'Torn or unreadable journal entries dropped at start.', (stats) => stats.torn);

@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { AdminScope } from '../../contract';
 import type { Store } from '../db/types';
-import { permissionError } from '../errors/gateway-error';
+import { operatorOnly } from '../errors/gateway-error';
 import { accountNotFound, keyNotFound } from '../keys/key-operations';
 import { routeAuth, type Principal } from './authenticate';
 
@@ -42,7 +42,7 @@ export function authorizeAccount(options: { store: Store }) {
           .then((key) => next(key && key.accountId === accountId ? undefined : keyNotFound(keyId)), next);
       }
       default:
-        return next(permissionError('operator_only', 'Only the operator (signed in with the admin token) can do this.'));
+        return next(operatorOnly());
     }
   };
 }

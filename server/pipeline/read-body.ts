@@ -98,6 +98,7 @@ function readUtf8Json(request: IncomingMessage, limitBytes: number): Promise<Bod
       if (received > limitBytes) {
         detach();
         finished = true;
+        // discardThen only resolves (the 413 once the rest is read off or the client is gone).
         return void discardThen(request, limitBytes, tooLarge(limitBytes), received).then(resolve);
       }
       chunks.push(chunk);

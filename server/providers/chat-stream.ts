@@ -5,8 +5,9 @@ export type ChunkHeader = Pick<ChatCompletionChunk, 'id' | 'object' | 'created' 
 
 /**
  * A chunk of a stream's header, `choices` and, for the usage chunk, `usage`, built field by
- * field: `{ ...header, choices }` costs V8 (Node 20) ~0.8 µs per object (a spread followed by
- * more properties leaves its fast path), and chunks are made for every event of every stream.
+ * field: `{ ...header, choices }` costs V8 (Node 20) far more per object (a spread followed by
+ * more properties leaves its fast path; docs/performance.md, "Speed tricks in the code"), and
+ * chunks are made for every event of every stream.
  */
 export function chunkWith(
   header: ChunkHeader,

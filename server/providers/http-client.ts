@@ -29,9 +29,9 @@ export interface HttpClientOptions {
 
 /**
  * The pooled keep-alive upstream client: undici's Agent, driven through `dispatch` with the
- * handlers below. Not `fetch`: measured here, fetch + web streams costs ~900 µs of CPU per
- * request against ~250 µs for a bare proxy; nor `request`, whose Node Readable per reply costs
- * more than these handlers (see them).
+ * handlers below. Not `fetch`, whose web streams cost several times a bare proxy's CPU per
+ * request (docs/performance.md, "Speed tricks in the code"); nor `request`, whose Node
+ * Readable per reply costs more than these handlers (see them).
  */
 export function createHttpClient(options: HttpClientOptions): HttpClient & { close(): Promise<void> } {
   const { keepAliveMs } = options;

@@ -2,13 +2,11 @@ import {
   createSharedStoreBreaker,
   type SharedStoreBreaker,
   type SharedStoreBreakerOptions,
-  type SharedStoreFailurePolicy,
   type SharedStoreStatus,
 } from '../redis/shared-store-breaker';
 import { createMemoryRateLimitStore } from './memory-store';
 import type { RateLimitStore } from './types';
 
-export type RateLimitFailurePolicy = SharedStoreFailurePolicy;
 export type RateLimitStoreStatus = SharedStoreStatus;
 
 export type ResilientRateLimitStoreOptions = {

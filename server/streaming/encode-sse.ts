@@ -1,6 +1,9 @@
 import type { ChatCompletionChunk } from '../../contract';
 
-/** The one SSE encoder (docs/architecture.md): `data: <json>` events and the `[DONE]` marker of docs/chat-and-streaming.md. */
+/**
+ * `data: <json>` events and the `[DONE]` marker of docs/chat-and-streaming.md. The translated
+ * Responses stream writes its own events (docs/architecture.md, "One way to do each thing").
+ */
 export function encodeSseData(payload: unknown): string {
   return `data: ${JSON.stringify(payload)}\n\n`;
 }

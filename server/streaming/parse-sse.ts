@@ -52,7 +52,7 @@ export class SseDecoder {
   decode(bytes: Uint8Array): SseEvent[] {
     const events: SseEvent[] = [];
     const state = this.state;
-    let buffer = this.buffer + this.text(this.decoder.write(bytes as Buffer));
+    let buffer = this.buffer + this.text(this.decoder.write(bytes));
     // Nothing new (an empty read): keep a pending CR for the LF that may come next.
     if (buffer.length === 0) return events;
     let start = 0;

@@ -51,6 +51,7 @@ class SsePump {
       this.flush();
       if (!this.closed) this.response.flushHeaders();
     });
+    // `pull` catches its own failures (it destroys the response).
     void this.pull();
   }
 
@@ -91,6 +92,7 @@ class SsePump {
     this.waitingForDrain = true;
     this.response.onDrain(() => {
       this.waitingForDrain = false;
+      // As in `start`: `pull` catches its own failures.
       if (!this.pulling && !this.closed && !this.finished) void this.pull();
     });
   }

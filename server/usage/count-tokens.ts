@@ -5,8 +5,8 @@ import { tokenizer } from './tokenizer';
  * Token counts made by the gateway: (1) a quick estimate to reserve rate-limit tokens before
  * a call (reconciled with the real usage afterwards), (2) the billed usage when a provider
  * reports none (flagged `estimated`), counted with the o200k tokenizer, exact for current
- * OpenAI models and a close estimate for others. Tokenizing is kept off the common path: it
- * costs ~25 µs for a short chat prompt, about as much as the rest of the gateway's own work.
+ * OpenAI models and a close estimate for others. Tokenizing is kept off the common path: for
+ * a short chat prompt it costs about as much as the rest of the gateway's own work.
  */
 const PER_MESSAGE_OVERHEAD = 4;
 /** A typical image costs 85-1105 tokens depending on size and provider; reserve a middle value. */

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Store, UsageEventRow } from '../db/types';
+import { CLAIM_FILES } from './directory-claim';
 import { INTERRUPTED_CODE, INTERRUPTED_STATUS } from './durability';
 import { decodeJournalLine, JOURNAL_HEADER } from './journal-line';
 import type { UsageRecorderLogger } from './recorder-options';
@@ -35,11 +36,12 @@ interface Call {
 }
 
 /**
- * At start, before the gateway reports ready (docs/usage-durability.md): every event left in
- * the journal's segments is written to the store (idempotently: ids already stored are
- * skipped), every call begun but not ended is recorded once as 499 `interrupted` with its
- * last checkpoint, then the segments are deleted. A torn line is dropped and logged; a file
- * that is not ours is renamed aside, never read or deleted.
+ * At start, before the gateway reports ready (docs/usage-durability.md), in a directory this
+ * process has claimed (journal-slots.ts): every event left in the journal's segments is written
+ * to the store (idempotently: ids already stored are skipped), every call begun but not ended
+ * is recorded once as 499 `interrupted` with its last checkpoint, then the segments are
+ * deleted. A torn line is dropped and logged; a file that is not ours is renamed aside, never
+ * read or deleted.
  */
 export async function replayJournal(directory: string, store: Store, options: ReplayOptions): Promise<ReplayResult> {
   const result: ReplayResult = { replayed: 0, interrupted: 0, torn: 0, foreign: 0, nextSequence: 1 };
@@ -55,7 +57,7 @@ export async function replayJournal(directory: string, store: Store, options: Re
   for (const name of names) {
     const match = SEGMENT_PATTERN.exec(name);
     if (match === null) {
-      if (!name.endsWith('.foreign'))
+      if (!name.endsWith('.foreign') && !CLAIM_FILES.has(name))
         options.logger.warn({ directory, file: name }, 'usage journal: a file that is not a journal segment; left alone');
       continue;
     }

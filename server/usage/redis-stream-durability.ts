@@ -117,22 +117,23 @@ export class RedisStreamDurability implements UsageDurability {
 
   begin(interrupted: UsageEvent): InFlightUsage {
     const id = this.options.eventId();
-    this.send({ id, line: encodeJournalLine('open', id, interrupted), ended: false });
+    this.enqueue({ id, line: encodeJournalLine('open', id, interrupted), ended: false });
     let ended = false;
     return {
       eventId: id,
       checkpoint: (event) => {
-        if (!ended) this.send({ id, line: encodeJournalLine('progress', id, { ...event, status: INTERRUPTED_STATUS }), ended: false });
+        if (!ended) this.enqueue({ id, line: encodeJournalLine('progress', id, { ...event, status: INTERRUPTED_STATUS }), ended: false });
       },
       finish: (event) => {
         if (ended) return Promise.resolve();
         ended = true;
-        return this.send({ id, line: encodeJournalLine('event', id, event), ended: true });
+        this.enqueue({ id, line: encodeJournalLine('event', id, event), ended: true });
+        return this.outcome.next();
       },
       cancel: () => {
         if (ended) return;
         ended = true;
-        void this.send({ id, line: null, ended: true });
+        this.enqueue({ id, line: null, ended: true });
       },
     };
   }
@@ -149,10 +150,14 @@ export class RedisStreamDurability implements UsageDurability {
     this.reader.disconnect();
   }
 
-  private send(entry: { id: string; line: string | null; ended: boolean }): Promise<void> {
+  /**
+   * An entry for the turn's transaction. Only an ended call's event waits for its outcome
+   * (`finish`); open lines, checkpoints and cancellations do not, and a failed write shows in
+   * `available()` and the log.
+   */
+  private enqueue(entry: { id: string; line: string | null; ended: boolean }): void {
     if (this.buffer.length === 0) this.joinTurn();
     this.buffer.push(entry);
-    return this.outcome.next();
   }
 
   /**

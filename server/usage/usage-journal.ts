@@ -117,7 +117,8 @@ export class UsageJournal implements UsageDurability {
 
   /** A call's `progress` line (JournalCall). */
   checkpoint(id: string, event: UsageEvent): void {
-    this.append(encodeJournalLine('progress', id, { ...event, status: INTERRUPTED_STATUS }));
+    // Nobody waits for a checkpoint: a write that fails shows in `available()` and in the end's promise.
+    this.buffered(encodeJournalLine('progress', id, { ...event, status: INTERRUPTED_STATUS }));
   }
 
   /** A call ended (JournalCall): its event goes to the recorder and its line to the journal. */
@@ -174,12 +175,16 @@ export class UsageJournal implements UsageDurability {
     this.segments.length = 0;
   }
 
-  private append(line: string): Promise<void> {
+  /** A line for the turn's write; while writing fails, the retry timer writes the buffer. */
+  private buffered(line: string): void {
     this.buffer += line;
-    // While writing fails the retry timer writes the buffer; the caller learns at once.
-    if (this.failure !== null) return rejected(this.failure);
-    this.batch.schedule();
-    return this.settled();
+    if (this.failure === null) this.batch.schedule();
+  }
+
+  /** `buffered`, resolved once the line is in the file; while writing fails the caller learns at once. */
+  private append(line: string): Promise<void> {
+    this.buffered(line);
+    return this.failure !== null ? rejected(this.failure) : this.settled();
   }
 
   /** The open lines of the calls begun since the last write and still going, written first. */
@@ -361,6 +366,7 @@ class JournalCall implements InFlightUsage {
   cancel(): void {
     if (this.ended) return;
     this.ended = true;
+    // Nobody waits for a cancelled call's line: `end`'s promise never rejects unhandled (`rejected`, the batch's shared promise).
     void this.journal.end(this, null);
   }
 }

@@ -36,9 +36,10 @@ describe('model-gateway CLI', { timeout: 90_000 }, () => {
       'key',
       'models',
       'name',
+      'set_by',
       'status',
     ]);
-    expect(key).toMatchObject({ name: 'cli key', status: 'ACTIVE', blocked: false });
+    expect(key).toMatchObject({ name: 'cli key', status: 'ACTIVE', blocked: false, set_by: { rpm: 'operator', tpm: null } });
     const text = String(key.key);
     // Created by another process: works on the running server at once (cache miss -> database).
     const first = await chat(text);

@@ -112,6 +112,7 @@ describe('normalized runtime configuration', () => {
       maxBufferedEvents: 1_000_000,
       durability: 'journal',
       journalDir: 'data/usage-journal',
+      journalDirFixed: false,
       journalFsyncMs: 100,
       streamClaimIdleMs: 30_000,
       streamPrefix: 'mg:usage:',

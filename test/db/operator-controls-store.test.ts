@@ -4,7 +4,7 @@ import { migrate } from '../../server/db/migrate';
 import type { Store, UsageEventRow } from '../../server/db/types';
 import { dialectsUnderTest, type TestDatabase } from './databases';
 
-/** docs/operator-controls.md in the store, on SQLite and Postgres: ceilings, rotation, last use, the audit log. */
+/** docs/operator-controls.md in the store, on SQLite and Postgres: ceilings, who set a key's settings, rotation, last use, the audit log. */
 const T0 = new Date('2026-03-01T10:00:00.000Z');
 
 function usageEvent(index: number, keyId: string, receivedAt: Date): UsageEventRow {
@@ -115,6 +115,28 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
       });
       expect(await store.findApiKeyByHash('a'.repeat(64))).toBeNull();
       expect(await store.getApiKey('key_oc')).toMatchObject({ blocked: true, blockedBy: 'owner', expiresAt: T0 });
+    });
+
+    it('keeps who set each key setting, written whole and read back', async () => {
+      const setBy = { rpm: 'operator', tpm: null, models: 'owner', expiresAt: null, budget: null } as const;
+      await store.createApiKey({
+        id: 'key_set_by',
+        accountId: 'acct_oc',
+        name: 'set by',
+        keyHash: 'e'.repeat(64),
+        hint: 'sk-...eeee',
+        rpm: 5,
+        tpm: null,
+        models: ['gpt-*'],
+        createdAt: T0,
+        setBy,
+      });
+      expect((await store.getApiKey('key_set_by'))?.setBy).toEqual(setBy);
+      const changed = { ...setBy, models: 'operator', expiresAt: 'owner' } as const;
+      expect((await store.updateApiKey('key_set_by', { expiresAt: T0, setBy: changed }))?.setBy).toEqual(changed);
+      expect((await store.listApiKeys('acct_oc')).find((key) => key.id === 'key_set_by')?.setBy).toEqual(changed);
+      // A patch without setBy leaves it as it is.
+      expect((await store.updateApiKey('key_set_by', { name: 'renamed' }))?.setBy).toEqual(changed);
     });
 
     it('moves last use forward with the usage batches, never back', async () => {

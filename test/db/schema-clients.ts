@@ -48,6 +48,11 @@ export const apiKey = {
   previousKeyHash: 'a'.repeat(64),
   previousKeyExpiresAt: new Date('2026-01-02T04:00:00.000Z'),
   budget: '{"amount_femto_usd":"5000000000000000","period":"day","alert_at":[],"set_at":1767323045678}',
+  rpmSetBy: 'operator',
+  tpmSetBy: 'owner',
+  modelsSetBy: 'operator',
+  expiresAtSetBy: null,
+  budgetSetBy: 'owner',
 };
 export const auditEntry = {
   id: 'aud_schema',

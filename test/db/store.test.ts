@@ -62,6 +62,7 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
         previousKeyHash: null,
         previousKeyExpiresAt: null,
         budget: null,
+        setBy: { rpm: null, tpm: null, models: null, expiresAt: null, budget: null },
         account: { rpm: null, tpm: null, models: null, budget: null },
       });
       expect(await fixture.store.getApiKey('key_1')).toEqual(key);

@@ -158,7 +158,7 @@ describe('e2e: thinking <-> reasoning on translated paths', () => {
         max_tokens: 500,
         thinking: { type: 'adaptive' },
         messages: [{ role: 'user', content: 'Hello' }],
-      } as Anthropic.MessageStreamParams);
+      });
       const message = await stream.finalMessage();
       const body = gemini.requests[0]?.body as { generationConfig: Record<string, unknown> };
       expect(body.generationConfig.thinkingConfig).toEqual({ thinkingBudget: -1, includeThoughts: true });
@@ -319,7 +319,8 @@ describe('e2e: thinking <-> reasoning on translated paths', () => {
       let reasoning = '';
       let content = '';
       for await (const chunk of stream) {
-        const delta = chunk.choices[0]?.delta as { reasoning_content?: string; content?: string | null } | undefined;
+        // The OpenAI SDK's type has no `reasoning_content` (OpenAI-compatible servers' field, docs/chat-and-streaming.md).
+        const delta: { reasoning_content?: string; content?: string | null } | undefined = chunk.choices[0]?.delta;
         reasoning += delta?.reasoning_content ?? '';
         content += delta?.content ?? '';
       }

@@ -14,7 +14,7 @@ import type {
   UsageKeyRow,
   NewApiKey,
 } from '../../server/db/types';
-import { splitFemtoUsd } from '../../server/db/rows';
+import { NOTHING_SET, splitFemtoUsd } from '../../server/db/rows';
 import { parseDay } from '../../server/usage/shanghai-day';
 
 type DailyTotal = Omit<UsageDailyRow, 'costNanoUsd' | 'costFemtoRemainder'> & { costFemtoUsd: bigint };
@@ -278,6 +278,7 @@ export class FakeStore implements Store {
       models: null,
       expiresAt: null,
       budget: null,
+      setBy: NOTHING_SET,
       ...input,
       status: 'ACTIVE',
       blocked: false,

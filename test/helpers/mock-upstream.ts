@@ -67,6 +67,7 @@ export async function startMockUpstream<Reply extends { type: string }>(options:
   let fallback = options.defaultReply;
 
   const server = createServer((request, response) => {
+    // A failure here is a bug of the test: Vitest reports the unhandled rejection and fails the run.
     void handle(request, response);
   });
   server.on('connection', (socket) => {

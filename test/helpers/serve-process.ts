@@ -32,11 +32,19 @@ export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   return { ...base, ...env };
 }
 
-export async function spawnServe(env: Record<string, string>, args: string[] = []): Promise<ServeProcess> {
-  const port = await unusedPort();
+export interface ChildOptions {
+  /** The working directory (default: the repository): where default settings put `data/`. */
+  cwd?: string;
+}
+
+/**
+ * Each process gets its own usage journal (USAGE_JOURNAL_DIR) unless the test shares one (a
+ * restart on the same disk) or gives `USAGE_JOURNAL_DIR: ''`: default settings, slots under `cwd`.
+ */
+export async function spawnServe(env: Record<string, string>, args: string[] = [], options: ChildOptions = {}): Promise<ServeProcess> {
+  const port = env.PORT ? Number(env.PORT) : await unusedPort();
   const child = spawn(process.execPath, [CLI, 'serve', ...args], {
-    cwd: REPOSITORY,
-    // Each process its own usage journal unless the test shares one (a restart on the same disk).
+    cwd: options.cwd ?? REPOSITORY,
     env: childEnv({ PORT: String(port), HOST: '127.0.0.1', USAGE_JOURNAL_DIR: mkdtempSync(path.join(tmpdir(), 'usage-journal-')), ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -74,8 +82,13 @@ export async function waitForStatus(server: ServeProcess, path: string, status =
 }
 
 /** Runs one CLI command to completion; its JSON output, or a thrown error with its stderr. */
-export function runCli(env: Record<string, string>, args: string[]): unknown {
-  const result = spawnSync(process.execPath, [CLI, ...args], { cwd: REPOSITORY, env: childEnv(env), encoding: 'utf8', timeout: 60_000 });
+export function runCli(env: Record<string, string>, args: string[], options: ChildOptions = {}): unknown {
+  const result = spawnSync(process.execPath, [CLI, ...args], {
+    cwd: options.cwd ?? REPOSITORY,
+    env: childEnv(env),
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   if (result.status !== 0) throw new Error(`model-gateway ${args.join(' ')} exited ${result.status}: ${result.stderr}`);
   return JSON.parse(result.stdout) as unknown;
 }

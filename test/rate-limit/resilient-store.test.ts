@@ -119,7 +119,9 @@ describe('resilient rate-limit store', () => {
     const memory = createMemoryRateLimitStore();
     const overSocket = <T>(call: () => Promise<T>) =>
       new Promise<T>((resolve, reject) => {
-        socket.once('data', () => call().then(resolve, reject));
+        socket.once('data', () => {
+          call().then(resolve, reject);
+        });
         socket.write('take');
       });
     const changes: RateLimitStoreStatus[] = [];

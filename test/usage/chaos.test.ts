@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -11,10 +11,11 @@ import { createTestRedis, isRedisReachable, redisUrl } from '../rate-limit/redis
 
 /**
  * Usage that survives a crash (docs/usage-durability.md), as an operator would see it: real
- * gateway processes under concurrent chat and streaming load are SIGKILLed at random moments,
- * restarted on the same journal, and in the end every request answered 200 has exactly one
- * usage event, every other stored event belongs to a request cut short by a kill (recorded
- * once, mostly as 499 interrupted), and no request is counted twice.
+ * gateway processes, started from one checkout with default settings, under concurrent chat
+ * and streaming load are SIGKILLed at random moments, restarted on the same disk (or not: a
+ * slot nobody restarts is adopted by another instance), and in the end every request answered
+ * 200 has exactly one usage event, every other stored event belongs to a request cut short by
+ * a kill (recorded once, mostly as 499 interrupted), and no request is counted twice.
  *
  * CHAOS_ROUNDS sets the number of kills (3 here, more with `npm run chaos`).
  */
@@ -103,23 +104,46 @@ async function storedEvents(database: TestDatabase): Promise<StoredEvent[]> {
 /** redis_stream: how long a dead instance's entries and calls wait to be taken over. */
 const CLAIM_IDLE_MS = 2_000;
 
-async function chaos(database: TestDatabase, instances: number, extraEnv: Record<string, string>, usage = '') {
+interface ChaosRun {
+  /** Instances started in the first round. */
+  instances: number;
+  extraEnv: Record<string, string>;
+  /** Extra `usage:` settings of the configuration file. */
+  usage?: string;
+  /** Instances started again after the first round (default: all): the others never come back. */
+  restarted?: number;
+}
+
+/** Segment files left in any journal slot under `directory`'s default journal folder. */
+function leftSegments(directory: string): string[] {
+  const journal = path.join(directory, 'data', 'usage-journal');
+  if (!existsSync(journal)) return [];
+  return readdirSync(journal).flatMap((slot) =>
+    readdirSync(path.join(journal, slot))
+      .filter((name) => name.startsWith('segment-'))
+      .map((name) => `${slot}/${name}`),
+  );
+}
+
+async function chaos(database: TestDatabase, run: ChaosRun) {
+  const { instances, extraEnv, usage = '' } = run;
   const directory = mkdtempSync(path.join(tmpdir(), 'gw-chaos-'));
   writeFileSync(path.join(directory, 'gateway.yaml'), config(usage));
-  const env = { GATEWAY_CONFIG: path.join(directory, 'gateway.yaml'), DATABASE_URL: database.url, ...extraEnv };
-  const account = runCli(env, ['accounts', 'create', '--name', 'chaos']) as { id: string };
-  const { key } = runCli(env, ['keys', 'create', '--account', account.id, '--name', 'k']) as { key: string };
+  // Default settings, as the README starts several instances from one checkout: no
+  // USAGE_JOURNAL_DIR, so each process claims a free slot under <checkout>/data/usage-journal.
+  const env = { GATEWAY_CONFIG: path.join(directory, 'gateway.yaml'), DATABASE_URL: database.url, USAGE_JOURNAL_DIR: '', ...extraEnv };
+  const account = runCli(env, ['accounts', 'create', '--name', 'chaos'], { cwd: directory }) as { id: string };
+  const { key } = runCli(env, ['keys', 'create', '--account', account.id, '--name', 'k'], { cwd: directory }) as { key: string };
   const tally: Tally = { sent: new Set(), answered: new Set() };
-  // Each instance keeps its journal directory across its restarts (its persistent disk).
-  const journals = Array.from({ length: instances }, (_, index) => path.join(directory, `journal-${index}`));
-  const start = async () => {
-    const servers = await Promise.all(journals.map((journal) => spawnServe({ ...env, USAGE_JOURNAL_DIR: journal })));
+  const start = async (count: number) => {
+    const servers = await Promise.all(Array.from({ length: count }, () => spawnServe(env, [], { cwd: directory })));
     await Promise.all(servers.map((server) => waitForStatus(server, '/readyz')));
     return servers;
   };
+  const restarted = run.restarted ?? instances;
   try {
     for (let round = 0; round < ROUNDS; round++) {
-      const servers = await start();
+      const servers = await start(round === 0 ? instances : restarted);
       const running = load(servers, key, tally);
       await Promise.all(
         servers.map(async (server) => {
@@ -130,12 +154,13 @@ async function chaos(database: TestDatabase, instances: number, extraEnv: Record
       );
       await running;
     }
-    // The last start replays what the last kill left; then a clean stop.
-    const servers = await start();
+    // The last start replays what the last kill left (a slot nobody restarts is adopted); then a clean stop.
+    const servers = await start(restarted);
     // redis_stream: the killed instances' calls and entries are taken over once their heartbeats expire.
     if (usage.includes('redis_stream')) await new Promise((resolve) => setTimeout(resolve, CLAIM_IDLE_MS * 2 + 1_000));
     for (const server of servers) server.child.kill('SIGTERM');
     for (const server of servers) expect((await server.exited).code, server.output()).toBe(0);
+    expect(leftSegments(directory)).toEqual([]);
 
     const events = await storedEvents(database);
     const byRequest = new Map<string, StoredEvent[]>();
@@ -146,7 +171,7 @@ async function chaos(database: TestDatabase, instances: number, extraEnv: Record
     const extra = events.filter((event) => !tally.answered.has(event.requestId));
     const interrupted = extra.filter((event) => event.status === 499 && event.errorCode === 'interrupted').length;
     console.info(
-      `[chaos] ${instances} instance(s), ${ROUNDS} kills: ${tally.sent.size} sent, ${tally.answered.size} answered 200, ` +
+      `[chaos] ${instances} instance(s) (${restarted} restarted), ${ROUNDS} kills: ${tally.sent.size} sent, ${tally.answered.size} answered 200, ` +
         `${events.length} usage events (${interrupted} interrupted, ${extra.length - interrupted} other cut-short requests)`,
     );
     expect(twice).toEqual([]);
@@ -173,17 +198,27 @@ describe('chaos: SIGKILL under load, then restart', () => {
     async () => {
       const database = createSqliteDatabase();
       databases.push(database);
-      await chaos(database, 1, {});
+      await chaos(database, { instances: 1, extraEnv: {} });
     },
     120_000 + ROUNDS * 20_000,
   );
 
   it.skipIf(!postgresAndRedis)(
-    `Postgres + Redis, two instances: every answered request billed once after ${ROUNDS} kills`,
+    `Postgres + Redis, two instances from one checkout with default settings: every answered request billed once after ${ROUNDS} kills of both`,
     async () => {
       const database = await createPostgresDatabase();
       databases.push(database);
-      await chaos(database, 2, { REDIS_URL: redisUrl });
+      await chaos(database, { instances: 2, extraEnv: { REDIS_URL: redisUrl } });
+    },
+    120_000 + ROUNDS * 20_000,
+  );
+
+  it.skipIf(!postgresAndRedis)(
+    `Postgres + Redis, two instances, one never restarted after its kill: its slot adopted, every answered request billed once`,
+    async () => {
+      const database = await createPostgresDatabase();
+      databases.push(database);
+      await chaos(database, { instances: 2, restarted: 1, extraEnv: { REDIS_URL: redisUrl } });
     },
     120_000 + ROUNDS * 20_000,
   );
@@ -196,7 +231,7 @@ describe('chaos: SIGKILL under load, then restart', () => {
       const prefix = `mg:test-usage:${randomUUID()}:`;
       const usage = `, durability: redis_stream, stream_claim_idle_ms: ${CLAIM_IDLE_MS}, stream_prefix: "${prefix}"`;
       try {
-        await chaos(database, 2, { REDIS_URL: redisUrl }, usage);
+        await chaos(database, { instances: 2, extraEnv: { REDIS_URL: redisUrl }, usage });
       } finally {
         const redis = createTestRedis();
         redis.on('error', () => undefined);

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -28,15 +28,17 @@ describe('usage durability over HTTP', () => {
     rmSync(directory, { recursive: true, force: true });
   });
 
+  // The slot a single instance claims under its journal directory (docs/usage-durability.md).
+  const slot = () => join(directory, 'worker-1');
   const journalText = () =>
-    readdirSync(directory)
+    readdirSync(slot())
       .filter((name) => name.endsWith('.jsonl'))
-      .map((name) => readFileSync(join(directory, name), 'utf8'))
+      .map((name) => readFileSync(join(slot(), name), 'utf8'))
       .join('');
 
   it('a reply and a stream end only after their usage is journaled; the store gets the journaled id', async () => {
     directory = mkdtempSync(join(tmpdir(), 'usage-durability-'));
-    test = await startTestGateway({ usageJournalDirectory: directory });
+    test = await startTestGateway({ usageJournal: { base: directory, fixed: true } });
     const account = await test.createAccount();
     const { key } = await test.createKey(account);
 
@@ -145,8 +147,9 @@ describe('usage durability over HTTP', () => {
       latencyMs: 1,
     };
     // What a process killed mid-traffic leaves: an event not yet stored, a stream in flight with a checkpoint, a torn line.
+    mkdirSync(slot());
     writeFileSync(
-      join(directory, 'segment-000000000007.jsonl'),
+      join(slot(), 'segment-000000000007.jsonl'),
       JOURNAL_HEADER +
         encodeJournalLine('open', 'e-1', { ...base, requestId: 'r-1', completionTokens: 0, status: 499, errorCode: 'interrupted' }) +
         encodeJournalLine('event', 'e-1', { ...base, requestId: 'r-1', completionTokens: 9, status: 200, errorCode: null }) +
@@ -154,12 +157,12 @@ describe('usage durability over HTTP', () => {
         encodeJournalLine('progress', 'e-2', { ...base, requestId: 'r-2', completionTokens: 4, status: 499, errorCode: 'interrupted' }) +
         '{"v":1,"t":"event","id":"e-2","b":["costF',
     );
-    test = await startTestGateway({ usageJournalDirectory: directory, databaseUrl: first.databaseUrl });
+    test = await startTestGateway({ usageJournal: { base: directory, fixed: true }, databaseUrl: first.databaseUrl });
     expect(await test.store.countUsageEvents({ accountId: account })).toBe(2);
     const metrics = parsePrometheusText((await test.http.get('/metrics')).text);
     expect(sampleValue(metrics, 'gateway_usage_journal_replayed_events')).toBe(2);
     expect(sampleValue(metrics, 'gateway_usage_journal_torn_entries')).toBe(1);
-    expect(readdirSync(directory).some((name) => name === 'segment-000000000007.jsonl')).toBe(false);
+    expect(readdirSync(slot()).some((name) => name === 'segment-000000000007.jsonl')).toBe(false);
     if (testDialect() === 'sqlite') {
       const db = new Database(test.databaseUrl.slice('file:'.length), { readonly: true });
       const rows = db

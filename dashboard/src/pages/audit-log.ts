@@ -52,6 +52,7 @@ export function auditSection(accountId?: string): HTMLElement {
       more.disabled = false;
     }
   };
+  // `load` shows its own errors above the table.
   more.addEventListener('click', () => void load());
   void load();
 

@@ -65,3 +65,35 @@ export function keyTimesText(key: ApiKey): string {
   const used = key.last_used_at === null ? 'never used' : `last used ${formatDateTime(key.last_used_at)}`;
   return `${expiry} · ${used}`;
 }
+
+/*
+ * docs/operator-controls.md, "Who set a key's settings": what the operator set, the owner may
+ * tighten but not loosen or clear.
+ */
+type Setting = keyof ApiKey['set_by'];
+
+const SETTINGS: ReadonlyArray<[Setting, string, string]> = [
+  ['rpm', 'RPM', 'lower it'],
+  ['tpm', 'TPM', 'lower it'],
+  ['models', 'models', 'narrow it'],
+  ['expires_at', 'expiry', 'bring it earlier'],
+  ['budget', 'budget', 'lower its amount for the same period'],
+];
+
+/** "Set by the operator: RPM, budget", under a key's limits; nothing when the operator set none. */
+export function operatorSetNote(key: ApiKey): HTMLElement | null {
+  const names = SETTINGS.filter(([setting]) => key.set_by[setting] === 'operator').map(([, name]) => name);
+  return names.length === 0 ? null : h('small', { class: 'muted' }, `Set by the operator: ${names.join(', ')}`);
+}
+
+/** A limits dialog's hint, with what an owner may do to a setting the operator set. */
+export function settingHint(key: ApiKey, setting: Setting, hint: string, operator: boolean): string {
+  const entry = SETTINGS.find(([candidate]) => candidate === setting);
+  if (operator || key.set_by[setting] !== 'operator' || !entry) return hint;
+  return `${hint} Set by the operator: you may ${entry[2]}, not loosen or clear it.`.trim();
+}
+
+/** An input's value when the user changed it, else undefined: a dialog sends only what changed. */
+export function ifChanged<T>(input: HTMLInputElement, read: (input: HTMLInputElement) => T): T | undefined {
+  return input.value === input.defaultValue ? undefined : read(input);
+}

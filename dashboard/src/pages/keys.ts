@@ -10,7 +10,19 @@ import { secretPanel } from '../ui/secret';
 import { isOperator } from '../state';
 import { auditSection } from './audit-log';
 import { accountBudgetNote, budgetInputs, budgetSummary, budgetText, changedBudget, readBudget } from './budget-settings';
-import { expiresInput, graceInput, keyTimesText, modelsInput, modelsText, readExpires, readGrace, readModels } from './key-settings';
+import {
+  expiresInput,
+  graceInput,
+  ifChanged,
+  keyTimesText,
+  modelsInput,
+  modelsText,
+  operatorSetNote,
+  readExpires,
+  readGrace,
+  readModels,
+  settingHint,
+} from './key-settings';
 
 function limitInput(name: 'rpm' | 'tpm', value: number | null = null): HTMLInputElement {
   return h('input', { type: 'number', name, min: '1', step: '1', inputmode: 'numeric', value: value ?? '', placeholder: 'default' });
@@ -111,26 +123,32 @@ export async function keysPage({ main, params, isCurrent }: PageContext): Promis
       const models = modelsInput(key.models);
       const expires = expiresInput(key.expires_at);
       const budget = budgetInputs(key.budget);
+      const hint = (setting: keyof ApiKey['set_by'], text: string) => settingHint(key, setting, text, isOperator());
       formDialog({
         title: `Limits of “${key.name}”`,
         description: 'Per minute, shared by chat and embeddings, within the account’s ceilings. Leave a field empty for the default.',
         fields: [
-          field('Requests per minute (RPM)', rpm),
-          field('Tokens per minute (TPM)', tpm),
-          field('Models', models, 'Model ids or prefix* patterns, comma-separated; empty = every model the account may use.'),
-          field('Expires', expires, 'Empty = never.'),
-          field('Budget (USD)', budget.amount, 'Spend budget, within the account’s; empty = none.'),
+          field('Requests per minute (RPM)', rpm, hint('rpm', '')),
+          field('Tokens per minute (TPM)', tpm, hint('tpm', '')),
+          field(
+            'Models',
+            models,
+            hint('models', 'Model ids or prefix* patterns, comma-separated; empty = every model the account may use.'),
+          ),
+          field('Expires', expires, hint('expires_at', 'Empty = never.')),
+          field('Budget (USD)', budget.amount, hint('budget', 'Spend budget, within the account’s; empty = none.')),
           field('Budget period', budget.period, 'Calendar periods in Asia/Shanghai.'),
           field('Budget alerts', budget.alerts, 'Optional fractions, comma-separated, e.g. 0.8.'),
         ],
         submitLabel: 'Save limits',
         returnFocus: () => rowHeader(key.id),
         onSubmit: async () => {
+          // Only what changed: a setting left as it is keeps its setter and is not checked again.
           const body = {
-            rpm: readLimit(rpm),
-            tpm: readLimit(tpm),
-            models: readModels(models),
-            expires_at: readExpires(expires),
+            rpm: ifChanged(rpm, readLimit),
+            tpm: ifChanged(tpm, readLimit),
+            models: ifChanged(models, readModels),
+            expires_at: ifChanged(expires, readExpires),
             budget: changedBudget(budget, key.budget),
           };
           const updated = await expectStatus(api().admin.updateKey({ params: { keyId: key.id }, body }), 200);
@@ -179,6 +197,7 @@ export async function keysPage({ main, params, isCurrent }: PageContext): Promis
     );
     block.addEventListener('click', () => {
       const params = { params: { keyId: key.id } };
+      // `act` shows its own errors above the table.
       void act(
         block,
         () => expectStatus(key.blocked ? api().admin.unblockKey(params) : api().admin.blockKey(params), 200),
@@ -192,6 +211,7 @@ export async function keysPage({ main, params, isCurrent }: PageContext): Promis
   const revokeButton = (key: ApiKey): HTMLButtonElement => {
     const revoke = h('button', { type: 'button', class: 'button small danger', 'aria-label': `Revoke key ${key.name}` }, 'Revoke');
     revoke.addEventListener('click', () => {
+      // The dialog only resolves (true or false); `act` shows its own errors.
       void confirmDialog({
         title: `Revoke “${key.name}”?`,
         message: `Requests with ${key.hint} will be refused (401) from now on. Revoking is final: the key cannot be restored.`,
@@ -220,8 +240,9 @@ export async function keysPage({ main, params, isCurrent }: PageContext): Promis
       );
       return;
     }
-    const rows = keys.map((key) =>
-      h(
+    const rows = keys.map((key) => {
+      const operatorSet = operatorSetNote(key);
+      return h(
         'tr',
         { 'data-key-id': key.id, class: key.status === 'REVOKED' ? 'row-revoked' : null },
         h('th', { scope: 'row', 'data-label': 'Name', tabindex: '-1' }, key.name),
@@ -235,6 +256,7 @@ export async function keysPage({ main, params, isCurrent }: PageContext): Promis
           h('small', { class: 'muted' }, modelsText(key.models)),
           h('br'),
           budgetSummary(key.budget, { keyId: key.id }),
+          operatorSet && [h('br'), operatorSet],
         ),
         h('td', { 'data-label': 'Use' }, keyTimesText(key)),
         h(
@@ -243,8 +265,8 @@ export async function keysPage({ main, params, isCurrent }: PageContext): Promis
           h('time', { datetime: key.created_at, title: key.created_at }, formatDateTime(key.created_at)),
         ),
         h('td', { 'data-label': 'Actions' }, rowActions(key)),
-      ),
-    );
+      );
+    });
     replaceChildren(
       tableSlot,
       h(

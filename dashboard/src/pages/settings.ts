@@ -43,6 +43,7 @@ export async function settingsPage({ main, params, isCurrent }: PageContext): Pr
     );
   };
 
+  // The dialog only resolves; the request's errors are shown in `messages`.
   button.addEventListener('click', () => {
     void (async () => {
       if (info.exists) {

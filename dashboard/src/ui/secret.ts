@@ -33,6 +33,7 @@ export function secretPanel(options: SecretOptions): HTMLElement {
     spellcheck: 'false',
   });
   const copy = h('button', { type: 'button', class: 'button primary' }, 'Copy');
+  // `copyText` resolves to false when the clipboard refuses.
   copy.addEventListener('click', () => {
     void copyText(options.secret, value).then((copied) => {
       copy.textContent = copied ? 'Copied' : 'Copy';

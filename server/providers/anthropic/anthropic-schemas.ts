@@ -142,7 +142,6 @@ export const AnthropicErrorBodySchema = z
     error: z.object({ type: z.string(), message: z.string().optional() }).passthrough(),
   })
   .passthrough();
-export type AnthropicErrorBody = z.infer<typeof AnthropicErrorBodySchema>;
 
 // ---- Inbound (stream events) ------------------------------------------------------------
 

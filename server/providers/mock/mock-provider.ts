@@ -20,7 +20,7 @@ export function createMockProvider(options: ProviderFactoryOptions): ProviderAda
   const { name, now, generateId } = options;
   const settings = parseMockOptions(name, options.options);
   // Every mock reply is tokenized: the tables load now, at startup, rather than holding the
-  // event loop for 150-300 ms in the middle of the first request (and of the requests beside it).
+  // event loop in the middle of the first request (and of the requests beside it).
   tokenizer();
   const header = (model: string) => ({ id: `chatcmpl-${generateId()}`, created: Math.floor(now() / 1000), model });
 

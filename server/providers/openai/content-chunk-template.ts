@@ -63,7 +63,7 @@ export class ContentChunkTemplate {
     const probe = parseJson(`${prefix}"${PROBE}"${suffix}${tail}`);
     if (!probe.ok || probeContent(probe.value) !== PROBE) return null;
     if (padded && (probe.value as { obfuscation?: unknown }).obfuscation !== PADDING_PROBE) return null;
-    return new ContentChunkTemplate(prefix, suffix, padded, choice.index, choice.logprobs as null | undefined);
+    return new ContentChunkTemplate(prefix, suffix, padded, choice.index, choice.logprobs);
   }
 
   /** The content of an event with this template's text around it; null when the event is anything else. */

@@ -38,5 +38,5 @@ export function openAiStreamError(value: unknown, provider: string, apiKey: stri
 
 /** Whether a parsed SSE payload is an error event rather than a chunk. */
 export function isErrorEvent(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && 'error' in value && (value as { error: unknown }).error != null;
+  return typeof value === 'object' && value !== null && 'error' in value && value.error != null;
 }

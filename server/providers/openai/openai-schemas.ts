@@ -40,7 +40,6 @@ export const OpenAiToolCallSchema = z.object({
   type: z.literal('function').nullish(),
   function: z.object({ name: z.string(), arguments: ArgumentsSchema.nullish() }),
 });
-export type OpenAiToolCall = z.infer<typeof OpenAiToolCallSchema>;
 
 export const OpenAiChatCompletionSchema = z.object({
   id: optionalString,
@@ -132,4 +131,3 @@ export const OpenAiErrorBodySchema = z.union([
   z.object({ message: z.string() }),
   z.object({ detail: z.string() }),
 ]);
-export type OpenAiErrorBody = z.infer<typeof OpenAiErrorBodySchema>;
