@@ -163,7 +163,7 @@ async function runLayout(options: UsageBenchOptions, layoutName: UsageBenchLayou
         verdict: reportVerdict(report.p95Ms),
       },
       {
-        metric: '  of which store.dailyUsage, median ms',
+        metric: '  of which store.keyDayUsage (the rollup read), median ms',
         value: report.queryMedianMs.toFixed(1),
         target: '',
         verdict: 'info',
@@ -300,14 +300,14 @@ async function timeReport(
     const json = JSON.stringify(body);
     const serializeElapsed = performance.now() - serializeStarted;
     const queryStarted = performance.now();
-    const dailyRows = await store.dailyUsage(accountId, query.start, query.end);
+    const keyDays = await store.keyDayUsage(accountId, query.start, query.end);
     const queryElapsed = performance.now() - queryStarted;
     if (run < warmUp) continue;
     reportMs.push(elapsed);
     serializeMs.push(serializeElapsed);
     queryMs.push(queryElapsed);
     keys = body.keys.length;
-    rows = dailyRows.length;
+    rows = keyDays.reduce((sum, usage) => sum + usage.dayOffsets.length, 0);
     jsonBytes = json.length;
   }
   log(

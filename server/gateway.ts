@@ -240,7 +240,7 @@ async function buildGateway(config: Config, options: GatewayOptions, onFailure: 
 
   const metrics = createGatewayMetrics(
     {
-      usage: recorder ? () => recorder.stats() : undefined,
+      usage: recorder ? () => ({ ...recorder.stats(), ...recorder.pressure() }) : undefined,
       journal: opened
         ? () => {
             const current = opened;

@@ -2,13 +2,13 @@ import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { dailyUsageThroughPg } from './daily-usage';
+import { keyDayUsageThroughPg } from './key-day-usage';
 import { ensureSqliteDirectory, parseDatabaseUrl, SQLITE_CONNECTION_PRAGMAS } from './database-url';
 import type { GatewayDb } from './gateway-db';
 import { PrismaClient as PostgresPrismaClient } from './generated/postgres/client';
 import { PrismaClient as SqlitePrismaClient } from './generated/sqlite/client';
 import { createPrismaStore } from './prisma-store';
 import type { Store } from './types';
-import type { UsageWriter } from './usage-writer';
 import { postgresUsageWriter } from './usage-writer-postgres';
 import { openSqliteUsageWriter } from './usage-writer-sqlite';
 
@@ -37,7 +37,7 @@ export async function createStore(databaseUrl: string, options: CreateStoreOptio
       // DATETIME text, which only sorts correctly when every row uses the same format.
       adapter: new PrismaBetterSqlite3({ url: target.filename, timeout: SQLITE_BUSY_TIMEOUT_MS }, { timestampFormat: 'iso8601' }),
     });
-    let usageWriter: UsageWriter;
+    let usageWriter: ReturnType<typeof openSqliteUsageWriter>;
     try {
       // Per connection (the adapter holds one); usage batches get a second connection of
       // their own, with the same pragmas.
@@ -47,7 +47,7 @@ export async function createStore(databaseUrl: string, options: CreateStoreOptio
       await db.$disconnect();
       throw error;
     }
-    return createPrismaStore(db, { kind: 'sqlite', ...withNow(options), usageWriter });
+    return createPrismaStore(db, { kind: 'sqlite', ...withNow(options), usageWriter, keyDayUsage: usageWriter.keyDayUsage });
   }
 
   // The store's own pool, shared by the Prisma adapter, the report's raw read (daily-usage.ts)
@@ -61,6 +61,7 @@ export async function createStore(databaseUrl: string, options: CreateStoreOptio
     kind: 'postgres',
     ...withNow(options),
     dailyUsage: dailyUsageThroughPg(pool),
+    keyDayUsage: keyDayUsageThroughPg(pool),
     usageWriter: postgresUsageWriter(pool),
     // The adapter leaves a pool it did not create open.
     onClose: () => pool.end(),

@@ -1,5 +1,6 @@
 import { toBudgetColumn } from './budget-column';
 import { dailyUsageThroughPrisma, type DailyUsageQuery } from './daily-usage';
+import type { KeyDayUsageQuery } from './key-day-usage';
 import { modelUsageThroughPrisma } from './model-usage';
 import { spendOfDaysThroughPrisma } from './spend-of-days';
 import { ACCOUNT_CEILINGS, type GatewayDb } from './gateway-db';
@@ -13,6 +14,8 @@ export interface PrismaStoreOptions {
   now?: () => Date;
   /** The report's rollup read; default a raw query through the client (Postgres passes the pg pool's). */
   dailyUsage?: DailyUsageQuery;
+  /** The report's read grouped by key, through the driver (key-day-usage.ts). */
+  keyDayUsage: KeyDayUsageQuery;
   /** recordUsage's batch write, through the driver (usage-writer.ts); closed with the store. */
   usageWriter: UsageWriter;
   /** Releases what the client does not own (e.g. a pg pool); runs after `$disconnect` and the usage writer's close. */
@@ -35,13 +38,6 @@ const WITH_CEILINGS = { include: { account: ACCOUNT_CEILINGS } } as const;
 export function createPrismaStore(db: GatewayDb, options: PrismaStoreOptions): Store {
   const now = options.now ?? (() => new Date());
   const dailyUsage = options.dailyUsage ?? dailyUsageThroughPrisma(db);
-
-  const markKeysUsed: Store['markKeysUsed'] = async (lastUsed) => {
-    // Never moves back: a batch retried late, or written by another instance, keeps the newest time.
-    for (const [id, at] of lastUsed) {
-      await db.apiKey.updateMany({ where: { id, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: at } }] }, data: { lastUsedAt: at } });
-    }
-  };
 
   return {
     kind: options.kind,
@@ -205,19 +201,10 @@ export function createPrismaStore(db: GatewayDb, options: PrismaStoreOptions): S
 
     async recordUsage(events) {
       if (events.length === 0) return;
+      // The writer also moves each key's last use (docs/operator-controls.md), in the same
+      // transaction: one write per key and batch, never per request.
       await options.usageWriter.write(events);
-      // docs/operator-controls.md: last use moves with the usage batches, one write per key and
-      // batch, never per request. A failure here fails the batch, whose retry skips the events
-      // already stored and marks the keys again.
-      const lastUsed = new Map<string, Date>();
-      for (const event of events) {
-        const seen = lastUsed.get(event.keyId);
-        if (seen === undefined || seen < event.receivedAt) lastUsed.set(event.keyId, event.receivedAt);
-      }
-      await markKeysUsed(lastUsed);
     },
-
-    markKeysUsed,
 
     async appendAudit(entry) {
       await db.auditEntry.create({ data: entry });
@@ -232,6 +219,8 @@ export function createPrismaStore(db: GatewayDb, options: PrismaStoreOptions): S
     },
 
     dailyUsage,
+
+    keyDayUsage: options.keyDayUsage,
 
     spendOfDays: (scope, startDay, endDay) => spendOfDaysThroughPrisma(db, scope, startDay, endDay),
 

@@ -207,6 +207,22 @@ export interface UsageDailyRow extends TokenCounts {
   costFemtoRemainder: number;
 }
 
+/**
+ * One key's rollup rows in a range of days, column by column (the usage report's read): the
+ * values of row i at index i of each array, in no particular order; each value as in
+ * UsageDailyRow.
+ */
+export interface KeyDayUsage {
+  keyId: string;
+  /** The row's day, as days after the range's first day. */
+  dayOffsets: number[];
+  requests: number[];
+  promptTokens: number[];
+  completionTokens: number[];
+  costNanoUsd: Array<number | bigint>;
+  costFemtoRemainder: number[];
+}
+
 /** One key's usage of one model over a range of days, summed from the usage events. */
 export interface ModelUsageRow extends TokenCounts {
   keyId: string;
@@ -270,16 +286,18 @@ export interface Store {
    * (upsert-increment per key and day). Either everything is written or nothing.
    * Idempotent per event: an event whose `eventId` is already stored is skipped, in the
    * events and in the rollup, so retrying a batch whose commit was not acknowledged is safe.
+   * In the same transaction each key's `lastUsedAt` moves forward to its newest event of the
+   * batch (never back): one write per key and batch, never per request.
    */
   recordUsage(events: UsageEventRow[]): Promise<void>;
-  /** Moves each key's `lastUsedAt` forward to the given time (never back); one write per key per batch. */
-  markKeysUsed(lastUsed: Map<string, Date>): Promise<void>;
 
   appendAudit(entry: AuditEntryRow): Promise<void>;
   /** Newest first; `before` is the last entry of the previous page. */
   listAudit(query: { accountId?: string; limit: number; before?: { at: Date; id: string } }): Promise<AuditEntryRow[]>;
   /** Rollup rows of an account with `startDay <= day <= endDay`, in no particular order. */
   dailyUsage(accountId: string, startDay: string, endDay: string): Promise<UsageDailyRow[]>;
+  /** The same rows, only what GET /v1/usage/keys's report shows, grouped by key: a key per entry. */
+  keyDayUsage(accountId: string, startDay: string, endDay: string): Promise<KeyDayUsage[]>;
   /**
    * docs/operator-controls.md, spend budgets: the exact cost (femto-USD) of a key's or an
    * account's usage on the days `startDay <= day < endDay` (no end: every later day), from the

@@ -1,11 +1,8 @@
 import type { Dialect } from './migration-files';
-import { valuesRows } from './sql-values';
 import type { UsageEventRow } from './types';
 
-/** Postgres's multi-row INSERTs: 20 parameters per row, 10,000 per statement, under its 65,535. */
-export const EVENT_ROWS_PER_STATEMENT = 500;
-
-const EVENT_COLUMNS = [
+/** usage_events's columns as the writers bind them, in the order of `eventValues`. */
+export const EVENT_COLUMNS = [
   'event_id',
   'request_id',
   'account_id',
@@ -29,23 +26,20 @@ const EVENT_COLUMNS = [
 ] as const;
 
 /**
- * INSERT of `rows` usage events, skipping events whose `event_id` is already stored (a retried
- * batch), so that only the events actually inserted are added into the rollup. Postgres
- * learns which ones from RETURNING (rows skipped by DO NOTHING are not returned); SQLite runs
- * it one row at a time and reads better-sqlite3's `changes` (0 for a skipped row) instead, as
- * RETURNING costs it more per row (it collects the rows in a temporary table).
- * Parameters as `eventValues` gives them.
+ * SQLite's INSERT of one usage event, skipping an event whose `event_id` is already stored (a
+ * retried batch), so that only the events actually inserted are added into the rollup: the
+ * writer reads better-sqlite3's `changes` (0 for a skipped row), as RETURNING costs SQLite
+ * more per row (it collects the rows in a temporary table). Parameters as
+ * `eventValues` gives them. (Postgres: usage-batch-postgres.ts.)
  *
  * Written through the drivers, not Prisma: even as raw SQL, Prisma's argument conversion,
  * query interpreter and $transaction machinery cost CPU on the event loop for every event,
  * and a whole batch's worth lands in the p99 of every request waiting behind it
  * (docs/performance.md, measurement history).
  */
-export function insertEventsSql(rows: number, dialect: Dialect): string {
-  return `INSERT INTO "usage_events" (${EVENT_COLUMNS.map((column) => `"${column}"`).join(', ')})
-      VALUES ${valuesRows(rows, EVENT_COLUMNS.length, dialect)}
-      ON CONFLICT ("event_id") DO NOTHING${dialect === 'postgres' ? '\n      RETURNING "event_id"' : ''}`;
-}
+export const INSERT_EVENT_SQLITE_SQL = `INSERT INTO "usage_events" (${EVENT_COLUMNS.map((column) => `"${column}"`).join(', ')})
+      VALUES (${EVENT_COLUMNS.map(() => '?').join(', ')})
+      ON CONFLICT ("event_id") DO NOTHING`;
 
 /*
  * Values are stored exactly as Prisma stores them, since the rest of the store reads these
@@ -87,7 +81,7 @@ export function eventValues(event: UsageEventRow, dialect: Dialect): unknown[] {
 }
 
 /** The adapter's iso8601 text: pruneUsageEvents compares `received_at` as text, so every row needs it. */
-function sqliteTimestamp(date: Date): string {
+export function sqliteTimestamp(date: Date): string {
   return date.toISOString().replace('Z', '+00:00');
 }
 
@@ -99,11 +93,4 @@ function sqliteTimestamp(date: Date): string {
  */
 function postgresTimestamp(date: Date): string {
   return date.toISOString().slice(0, -1);
-}
-
-/** The events whose id is in `inserted`, each id once (`inserted` is consumed). */
-export function onlyInserted(events: readonly UsageEventRow[], inserted: Set<string>): readonly UsageEventRow[] {
-  // Every id returned is one of the batch's, so as many distinct ids as events means all of them.
-  if (inserted.size === events.length) return events;
-  return events.filter((event) => inserted.delete(event.eventId));
 }

@@ -1,6 +1,4 @@
 import { FEMTO_PER_NANO } from './rows';
-import type { Dialect } from './migration-files';
-import { valuesRows } from './sql-values';
 import type { BigintRollupCounts, UsageEventRow } from './types';
 
 export interface RollupIncrement extends BigintRollupCounts {
@@ -10,13 +8,10 @@ export interface RollupIncrement extends BigintRollupCounts {
   requests: number;
 }
 
-/** Keeps each upsert statement well under Postgres's bound-parameter limit. */
-export const ROLLUP_ROWS_PER_STATEMENT = 500;
-
 /**
- * Sums a batch of events per (keyId, day), so each rollup row is written once per batch;
- * ordered by keyId then day, so concurrent batches (several instances or workers, the bench's
- * preload) lock the rollup rows they share in the same order instead of deadlocking.
+ * SQLite's rollup increments: a batch's events summed per (keyId, day), so each rollup row is
+ * written once per batch, ordered by keyId then day. (Postgres sums them in its batch
+ * statement: usage-batch-postgres.ts.)
  */
 export function aggregateUsage(events: readonly UsageEventRow[]): RollupIncrement[] {
   const totals = new Map<string, { row: RollupIncrement; costFemtoUsd: bigint }>();
@@ -85,15 +80,13 @@ const ROLLUP_COLUMNS = [
 ] as const;
 
 /**
- * Upsert-increment of `rows` rollup rows; the same SQL runs on SQLite and Postgres (SQLite
- * prepares it once for one row and runs it per row). The femto remainder is carried into
+ * SQLite's upsert-increment of one rollup row. The femto remainder is carried into
  * nano-dollars as it goes, so neither int64 column can overflow at realistic spend (int64
- * nano-dollars hold 9.2 billion USD per key per day). A statement must not name one
- * (key_id, day) twice (Postgres refuses to update a row twice): `aggregateUsage` sums per pair.
+ * nano-dollars hold 9.2 billion USD per key per day); usage-batch-postgres.ts carries it the
+ * same way.
  */
-export function rollupUpsertSql(rows: number, dialect: Dialect): string {
-  return `INSERT INTO "usage_daily" AS "daily" (${ROLLUP_COLUMNS.map((column) => `"${column}"`).join(', ')})
-      VALUES ${valuesRows(rows, ROLLUP_COLUMNS.length, dialect)}
+export const UPSERT_ROLLUP_SQLITE_SQL = `INSERT INTO "usage_daily" AS "daily" (${ROLLUP_COLUMNS.map((column) => `"${column}"`).join(', ')})
+      VALUES (${ROLLUP_COLUMNS.map(() => '?').join(', ')})
       ON CONFLICT ("key_id", "day") DO UPDATE SET
         "requests" = "daily"."requests" + excluded."requests",
         "prompt_tokens" = "daily"."prompt_tokens" + excluded."prompt_tokens",
@@ -105,26 +98,21 @@ export function rollupUpsertSql(rows: number, dialect: Dialect): string {
         "cost_nano_usd" = "daily"."cost_nano_usd" + excluded."cost_nano_usd"
           + ("daily"."cost_femto_remainder" + excluded."cost_femto_remainder") / 1000000,
         "cost_femto_remainder" = ("daily"."cost_femto_remainder" + excluded."cost_femto_remainder") % 1000000`;
-}
 
-/**
- * One rollup row's parameters, in ROLLUP_COLUMNS order: the int64 columns as bigint for
- * better-sqlite3 (bound exactly), as decimal text for pg.
- */
-export function rollupValues(row: RollupIncrement, dialect: Dialect): unknown[] {
-  const int64 = dialect === 'sqlite' ? (value: bigint) => value : (value: bigint) => value.toString();
+/** One rollup row's parameters, in ROLLUP_COLUMNS order; the int64 columns as bigint (better-sqlite3 binds them exactly). */
+export function rollupValues(row: RollupIncrement): unknown[] {
   return [
     row.keyId,
     row.day,
     row.accountId,
     row.requests,
-    int64(row.promptTokens),
-    int64(row.completionTokens),
-    int64(row.cachedTokens),
-    int64(row.cacheWriteTokens),
-    int64(row.cacheWrite1hTokens),
-    int64(row.reasoningTokens),
-    int64(row.costNanoUsd),
-    int64(row.costFemtoRemainder),
+    row.promptTokens,
+    row.completionTokens,
+    row.cachedTokens,
+    row.cacheWriteTokens,
+    row.cacheWrite1hTokens,
+    row.reasoningTokens,
+    row.costNanoUsd,
+    row.costFemtoRemainder,
   ];
 }

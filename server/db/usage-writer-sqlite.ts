@@ -1,23 +1,31 @@
 import Database from 'better-sqlite3';
 import { SQLITE_CONNECTION_PRAGMAS } from './database-url';
+import { parseAccountDays, SQLITE_KEY_DAY_USAGE_SQL, type KeyDayUsageQuery } from './key-day-usage';
 import type { UsageEventRow } from './types';
-import { eventValues, insertEventsSql } from './usage-events-insert';
-import { aggregateUsage, rollupUpsertSql, rollupValues } from './usage-rollup';
+import { eventValues, INSERT_EVENT_SQLITE_SQL, sqliteTimestamp } from './usage-events-insert';
+import { aggregateUsage, rollupValues, UPSERT_ROLLUP_SQLITE_SQL } from './usage-rollup';
 import type { UsageWriter } from './usage-writer';
 
 /**
  * Store.recordUsage on SQLite: a dedicated better-sqlite3 connection to the store's file, its
- * two statements prepared once, each batch one IMMEDIATE transaction (the write lock waited
+ * three statements prepared once, each batch one IMMEDIATE transaction (the write lock waited
  * for and taken at BEGIN, never a read snapshot to upgrade half-way, which SQLite refuses
  * without waiting). Of the CPU a batch costs, what remains is mostly SQLite's own work on
  * the rows and their indexes.
  */
-export function openSqliteUsageWriter(filename: string, busyTimeoutMs: number): UsageWriter {
+export function openSqliteUsageWriter(filename: string, busyTimeoutMs: number): UsageWriter & { keyDayUsage: KeyDayUsageQuery } {
   const db = new Database(filename, { timeout: busyTimeoutMs });
   try {
     for (const pragma of SQLITE_CONNECTION_PRAGMAS) db.pragma(pragma);
-    const insertEvent = db.prepare<unknown[]>(insertEventsSql(1, 'sqlite'));
-    const upsertRollup = db.prepare<unknown[]>(rollupUpsertSql(1, 'sqlite'));
+    const insertEvent = db.prepare<unknown[]>(INSERT_EVENT_SQLITE_SQL);
+    const upsertRollup = db.prepare<unknown[]>(UPSERT_ROLLUP_SQLITE_SQL);
+    // docs/operator-controls.md: a key's last use moves with the usage batches, never back.
+    const markKeyUsed = db.prepare<[string, string, string]>(
+      'UPDATE "api_keys" SET "last_used_at" = ? WHERE "id" = ? AND ("last_used_at" IS NULL OR "last_used_at" < ?)',
+    );
+    // The usage report's read (key-day-usage.ts) runs here too: synchronous like the batches,
+    // it never interleaves with one.
+    const keyDayUsageText = db.prepare<[string, string, string], string | null>(SQLITE_KEY_DAY_USAGE_SQL).pluck();
     const writeBatch = db.transaction((events: readonly UsageEventRow[]) => {
       // Only what this transaction inserted goes into the rollup: an event already stored
       // (its batch committed before, but the acknowledgement was lost) was counted then.
@@ -27,7 +35,16 @@ export function openSqliteUsageWriter(filename: string, busyTimeoutMs: number): 
       for (const event of events) {
         if (insertEvent.run(...eventValues(event, 'sqlite')).changes > 0) inserted.push(event);
       }
-      for (const row of aggregateUsage(inserted)) upsertRollup.run(...rollupValues(row, 'sqlite'));
+      for (const row of aggregateUsage(inserted)) upsertRollup.run(...rollupValues(row));
+      const lastUsed = new Map<string, Date>();
+      for (const event of events) {
+        const seen = lastUsed.get(event.keyId);
+        if (seen === undefined || seen < event.receivedAt) lastUsed.set(event.keyId, event.receivedAt);
+      }
+      for (const [keyId, at] of lastUsed) {
+        const text = sqliteTimestamp(at);
+        markKeyUsed.run(text, keyId, text);
+      }
     });
 
     return {
@@ -50,6 +67,8 @@ export function openSqliteUsageWriter(filename: string, busyTimeoutMs: number): 
             }
           });
         }),
+      keyDayUsage: async (accountId, startDay, endDay) =>
+        parseAccountDays(keyDayUsageText.get(accountId, startDay, endDay) ?? null, startDay),
       close: async () => {
         db.close();
       },

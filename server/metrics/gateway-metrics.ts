@@ -29,6 +29,10 @@ export interface UsageBufferStats {
   dropped: number;
   lost: number;
   written: number;
+  /** The writer's back-pressure (UsageRecorder.pressure); absent where a test leaves it out. */
+  oldestBufferedMs?: number;
+  writes?: number;
+  writeMs?: number;
 }
 
 /** What the gauges read at scrape time; each is optional (tests replace parts of the gateway). */
@@ -207,7 +211,23 @@ export function createGatewayMetrics(sources: MetricsSources = {}, options: Gate
         },
       });
     };
+    new Gauge({
+      name: 'gateway_usage_oldest_buffered_seconds',
+      help: 'Age of the oldest usage event waiting in memory or being written; 0 when none.',
+      registers,
+      // Across cluster workers: the oldest.
+      aggregator: 'max',
+      collect() {
+        this.set((usage().oldestBufferedMs ?? 0) / 1000);
+      },
+    });
     mirrored('gateway_usage_written_events_total', 'Usage events written to the database.', (stats) => stats.written);
+    mirrored('gateway_usage_writes_total', 'Usage batch writes attempted, successful or not.', (stats) => stats.writes ?? 0);
+    mirrored(
+      'gateway_usage_write_seconds_total',
+      'Time spent writing usage batches: its rate is the share of the time the writer is busy (1 = saturated).',
+      (stats) => (stats.writeMs ?? 0) / 1000,
+    );
     mirrored(
       'gateway_usage_dropped_events_total',
       'Usage events dropped because the buffer was full (database down too long).',

@@ -46,6 +46,15 @@ export interface UsageRecorderStats {
   failing: boolean;
 }
 
+export interface UsageRecorderPressure {
+  /** Age of the oldest event held (queued or being written); 0 when none. */
+  oldestBufferedMs: number;
+  /** Writes attempted (batches), successful or not. */
+  writes: number;
+  /** Time spent in those writes. */
+  writeMs: number;
+}
+
 export type ResolvedRecorderOptions = Required<UsageRecorderOptions>;
 
 const DEFAULT_RETRY = { initialDelayMs: 100, maxDelayMs: 5_000 };

@@ -5,13 +5,14 @@ import {
   type ResolvedRecorderOptions,
   type UsageRecorderLogger,
   type UsageRecorderOptions,
+  type UsageRecorderPressure,
   type UsageRecorderStats,
 } from './recorder-options';
 import type { UsageEvent, UsageSink } from './types';
 import { invalidUsageEventReason, ShanghaiDayCache, toUsageEventRow } from './usage-event-row';
 import { WriteTimer } from './write-timer';
 
-export type { UsageRecorderLogger, UsageRecorderOptions, UsageRecorderStats } from './recorder-options';
+export type { UsageRecorderLogger, UsageRecorderOptions, UsageRecorderPressure, UsageRecorderStats } from './recorder-options';
 
 type AttemptResult = { ok: true } | { ok: false; error: unknown };
 
@@ -44,10 +45,14 @@ export class UsageRecorder implements UsageSink {
   /** Lower bound of when the oldest queued event arrived; null when the queue is empty. */
   private pendingSince: number | null = null;
   private inFlight: UsageEventRow[] | null = null;
+  /** Lower bound of when the oldest event of the batch being written arrived. */
+  private inFlightSince = 0;
   /** Set when a drain gave up on the batch being written: counted lost, never put back. */
   private inFlightAbandoned = false;
 
   private written = 0;
+  private writes = 0;
+  private writeMs = 0;
   private dropped = 0;
   private lost = 0;
   private failing = false;
@@ -108,6 +113,12 @@ export class UsageRecorder implements UsageSink {
       lost: this.lost,
       failing: this.failing,
     };
+  }
+
+  /** How hard the writer works: the database falling behind shows here before the buffer grows (docs/usage-durability.md, "Metrics"). */
+  pressure(): UsageRecorderPressure {
+    const since = Math.min(this.pendingSince ?? Infinity, this.inFlight === null ? Infinity : this.inFlightSince);
+    return { oldestBufferedMs: Number.isFinite(since) ? Math.max(0, this.now() - since) : 0, writes: this.writes, writeMs: this.writeMs };
   }
 
   /** Starts background writing (also after a drain). Events recorded before are kept. */
@@ -208,11 +219,14 @@ export class UsageRecorder implements UsageSink {
     const batch = this.queue.take(size);
     if (this.queue.length === 0) this.pendingSince = null;
     this.inFlight = batch;
+    this.inFlightSince = since;
     this.inFlightAbandoned = false;
+    const started = this.now();
     try {
       // Inside the try: a store that throws synchronously is a failed write, not a crash.
       await this.store.recordUsage(batch);
     } catch (error) {
+      this.countWrite(started);
       const abandoned = this.inFlightAbandoned;
       this.inFlight = null;
       this.inFlightAbandoned = false;
@@ -223,6 +237,7 @@ export class UsageRecorder implements UsageSink {
       this.noteFailure(error);
       return { ok: false, error };
     }
+    this.countWrite(started);
     const abandoned = this.inFlightAbandoned;
     this.inFlight = null;
     this.inFlightAbandoned = false;
@@ -233,6 +248,11 @@ export class UsageRecorder implements UsageSink {
     this.noteSuccess(batch.length);
     this.notifyStored(batch);
     return { ok: true };
+  }
+
+  private countWrite(started: number): void {
+    this.writes += 1;
+    this.writeMs += Math.max(0, this.now() - started);
   }
 
   private notifyStored(batch: readonly UsageEventRow[]): void {

@@ -103,7 +103,9 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
           requestId: 'req_fmt_1',
           accountId: account.id,
           keyId: 'key_fmt',
-          model: 'gpt-4o',
+          // Postgres gets the batch as array literals: quotes, backslashes, commas, braces and
+          // the text NULL (not a null) must come through as they are.
+          model: 'vendor/"quoted", {braced} \\ model',
           provider: 'openai',
           day: '2026-02-01',
           receivedAt: new Date('2026-01-31T16:00:00.000Z'),
@@ -117,7 +119,7 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
           estimated: true,
           stream: false,
           status: 499,
-          errorCode: 'client_closed',
+          errorCode: 'NULL',
           latencyMs: 0,
         };
         const second: UsageEventRow = {

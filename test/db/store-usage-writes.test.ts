@@ -69,7 +69,7 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
           const other = new pg.Client({ connectionString: fixture.database.url });
           await other.connect();
           try {
-            // Holds the rollup's table so the batch stops at its upsert, events inserted, then
+            // Holds the rollup's table so the batch waits for it, its statement running, then
             // ends the batch's connection there (a server restart, a network failure).
             await other.query('BEGIN');
             await other.query('LOCK TABLE "usage_daily" IN EXCLUSIVE MODE');

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dailyCostFemtoUsd } from '../../server/db/rows';
-import type { UsageEventRow } from '../../server/db/types';
+import type { UsageDailyRow, UsageEventRow } from '../../server/db/types';
 import { dialectsUnderTest } from './databases';
 import { byKeyAndDay, T0, usageEvent, useMigratedStore } from './store-fixtures';
 
@@ -225,6 +225,59 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
         expect(row?.costFemtoRemainder).toBe(Number((1_000n * max) % 1_000_000n));
       });
 
+      it("reads the report's rows grouped by key exactly as dailyUsage reads them, whatever a key id holds", async () => {
+        const max = 9_223_372_036_854_775_807n;
+        const keyIds = ['k_plain', 'k,odd;id:1', 'k_\u{1F600}_ü'];
+        const days = ['2026-07-10', '2026-07-11', '2026-07-12'];
+        const events = keyIds.flatMap((keyId, keyIndex) =>
+          days
+            .filter((_, dayIndex) => dayIndex !== keyIndex)
+            .flatMap((day, dayIndex) =>
+              Array.from({ length: keyIndex === 2 && dayIndex === 0 ? 1_000 : 1 + dayIndex }, (_, index) =>
+                usageEvent({
+                  accountId: 'acc_u1',
+                  keyId,
+                  day,
+                  promptTokens: 1_000 * keyIndex + index,
+                  completionTokens: 7 + dayIndex,
+                  // The last key's first day beyond 2^53 nano-dollars (1,000 events at the largest cost).
+                  costFemtoUsd: keyIndex === 2 && dayIndex === 0 ? max : BigInt(123_456_789 * (index + 1)),
+                }),
+              ),
+            ),
+        );
+        await fixture.store.recordUsage(events);
+        const start = '2026-07-09';
+        const grouped = await fixture.store.keyDayUsage('acc_u1', start, '2026-07-12');
+        const asRows = grouped.flatMap((usage) =>
+          usage.dayOffsets.map((offset, index) => ({
+            keyId: usage.keyId,
+            day: `2026-07-${String(9 + offset).padStart(2, '0')}`,
+            requests: usage.requests[index],
+            promptTokens: usage.promptTokens[index],
+            completionTokens: usage.completionTokens[index],
+            costNanoUsd: usage.costNanoUsd[index],
+            costFemtoRemainder: usage.costFemtoRemainder[index],
+          })),
+        );
+        expect(grouped.map((usage) => usage.keyId).sort()).toEqual([...keyIds].sort());
+        const daily = await fixture.store.dailyUsage('acc_u1', start, '2026-07-12');
+        expect(daily).toHaveLength(6);
+        expect(byKeyAndDay(asRows as UsageDailyRow[])).toEqual(
+          byKeyAndDay(daily).map((row) => ({
+            keyId: row.keyId,
+            day: row.day,
+            requests: row.requests,
+            promptTokens: row.promptTokens,
+            completionTokens: row.completionTokens,
+            costNanoUsd: row.costNanoUsd,
+            costFemtoRemainder: row.costFemtoRemainder,
+          })),
+        );
+        expect(asRows.some((row) => typeof row.costNanoUsd === 'bigint')).toBe(true);
+        expect(await fixture.store.keyDayUsage('acc_u1', '2026-07-13', '2026-07-14')).toEqual([]);
+      });
+
       it('records a batch given twice once, in the events and in the rollup (a retry after a lost COMMIT acknowledgement)', async () => {
         const batch = [
           usageEvent({
@@ -282,13 +335,13 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
         expect(rows.map((row) => [row.requests, dailyCostFemtoUsd(row)])).toEqual([[1, 5n]]);
       });
 
-      it('records a batch of over 500 events, in several statements on Postgres, skipping those already stored', async () => {
+      it('records a batch of over 500 events, skipping those already stored', async () => {
         const days = ['2026-06-20', '2026-06-21', '2026-06-22'];
         const batch = Array.from({ length: 1_203 }, (_, index) =>
           usageEvent({ accountId: 'acc_u2', keyId: `k_many_${index % 7}`, day: days[index % 3] as string, costFemtoUsd: BigInt(index) }),
         );
         const before = await fixture.store.countUsageEvents({ accountId: 'acc_u2' });
-        // Part of it was stored before, across the first statement's last rows and the second's first.
+        // Part of it was stored before: a stretch of its middle, then its tail again after it.
         await fixture.store.recordUsage(batch.slice(450, 620));
         await fixture.store.recordUsage(batch);
         await fixture.store.recordUsage(batch.slice(1_000));

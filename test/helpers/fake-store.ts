@@ -5,6 +5,7 @@ import type {
   ApiKeyRow,
   AuditEntryRow,
   DashboardSessionRow,
+  KeyDayUsage,
   LoginTokenRow,
   ModelUsageRow,
   Store,
@@ -14,6 +15,7 @@ import type {
   NewApiKey,
 } from '../../server/db/types';
 import { NOTHING_SET, splitFemtoUsd } from '../../server/db/rows';
+import { parseDay } from '../../server/usage/shanghai-day';
 
 type DailyTotal = Omit<UsageDailyRow, 'costNanoUsd' | 'costFemtoRemainder'> & { costFemtoUsd: bigint };
 
@@ -151,6 +153,32 @@ export class FakeStore implements Store {
       .map(({ costFemtoUsd, ...row }) => ({ ...row, ...splitFemtoUsd(costFemtoUsd) }));
   }
 
+  async keyDayUsage(accountId: string, startDay: string, endDay: string): Promise<KeyDayUsage[]> {
+    const byKey = new Map<string, KeyDayUsage>();
+    for (const row of await this.dailyUsage(accountId, startDay, endDay)) {
+      let usage = byKey.get(row.keyId);
+      if (usage === undefined) {
+        usage = {
+          keyId: row.keyId,
+          dayOffsets: [],
+          requests: [],
+          promptTokens: [],
+          completionTokens: [],
+          costNanoUsd: [],
+          costFemtoRemainder: [],
+        };
+        byKey.set(row.keyId, usage);
+      }
+      usage.dayOffsets.push((parseDay(row.day) ?? 0) - (parseDay(startDay) ?? 0));
+      usage.requests.push(row.requests);
+      usage.promptTokens.push(row.promptTokens);
+      usage.completionTokens.push(row.completionTokens);
+      usage.costNanoUsd.push(row.costNanoUsd);
+      usage.costFemtoRemainder.push(row.costFemtoRemainder);
+    }
+    return [...byKey.values()];
+  }
+
   async spendOfDays(scope: { keyId: string } | { accountId: string }, startDay: string, endDay: string | null): Promise<bigint> {
     let spend = 0n;
     for (const row of this.daily.values()) {
@@ -220,13 +248,6 @@ export class FakeStore implements Store {
       ...key,
       account: { rpm: account?.rpm ?? null, tpm: account?.tpm ?? null, models: account?.models ?? null, budget: account?.budget ?? null },
     };
-  }
-
-  async markKeysUsed(lastUsed: Map<string, Date>): Promise<void> {
-    for (const [id, at] of lastUsed) {
-      const key = this.apiKeys.get(id);
-      if (key && (key.lastUsedAt === null || key.lastUsedAt < at)) key.lastUsedAt = at;
-    }
   }
 
   async appendAudit(entry: AuditEntryRow): Promise<void> {

@@ -120,6 +120,9 @@ describe('GET /metrics', () => {
     expect(sampleValue(after, 'gateway_streams_in_flight')).toBe(0);
     expect(after.some((sample) => sample.name === 'gateway_usage_buffered_events')).toBe(true);
     expect(after.some((sample) => sample.name === 'gateway_usage_dropped_events_total')).toBe(true);
+    for (const name of ['gateway_usage_oldest_buffered_seconds', 'gateway_usage_writes_total', 'gateway_usage_write_seconds_total']) {
+      expect(after.some((sample) => sample.name === name)).toBe(true);
+    }
   });
 
   it('never shows a key in its output', async () => {

@@ -64,6 +64,22 @@ describe('UsageRecorder batching', () => {
     expect(recorder.stats()).toEqual({ buffered: 0, written: 7, dropped: 0, lost: 0, failing: false });
   });
 
+  it('shows how hard it works: the age of the oldest event held, and the writes and their time', async () => {
+    const { store, recorder } = setup({ batchSize: 5 });
+    store.latencyMs = 400;
+    recorder.start();
+    expect(recorder.pressure()).toEqual({ oldestBufferedMs: 0, writes: 0, writeMs: 0 });
+    for (let index = 0; index < 10; index += 1) recorder.record(fakeUsageEvent(index));
+    // The first batch is being written, the second waits behind it: the oldest is 100 ms old.
+    await vi.advanceTimersByTimeAsync(100);
+    expect(recorder.pressure()).toEqual({ oldestBufferedMs: 100, writes: 0, writeMs: 0 });
+    await vi.advanceTimersByTimeAsync(400);
+    expect(recorder.pressure()).toEqual({ oldestBufferedMs: 500, writes: 1, writeMs: 400 });
+    await vi.advanceTimersByTimeAsync(300);
+    expect(recorder.pressure()).toEqual({ oldestBufferedMs: 0, writes: 2, writeMs: 800 });
+    expect(recorder.stats()).toMatchObject({ buffered: 0, written: 10 });
+  });
+
   it('writes at most flushIntervalMs after the first buffered event', async () => {
     const { store, recorder } = setup({ flushIntervalMs: 500 });
     recorder.start();

@@ -75,12 +75,18 @@ describe.skipIf(!redisUrl)('usage.durability redis_stream', () => {
       expect(reply.status).toBe(200);
     }
     const metrics = async () => parsePrometheusText((await (test as TestGateway).http.get('/metrics')).text);
-    // Scrapes share one sample for a second: polled until the consumer stored all three.
+    // Scrapes share one sample for a second: polled until the consumer stored all three and
+    // deleted them from the stream (it deletes them after storing them).
     await expect
-      .poll(async () => sampleValue(await metrics(), 'gateway_usage_stream_stored_events'), { timeout: 10_000, interval: 300 })
-      .toBe(3);
+      .poll(
+        async () => {
+          const sample = await metrics();
+          return [sampleValue(sample, 'gateway_usage_stream_stored_events'), sampleValue(sample, 'gateway_usage_stream_length')];
+        },
+        { timeout: 10_000, interval: 300 },
+      )
+      .toEqual([3, 0]);
     const sample = await metrics();
-    expect(sampleValue(sample, 'gateway_usage_stream_length')).toBe(0);
     expect(sampleValue(sample, 'gateway_usage_stream_pending_entries')).toBe(0);
     expect(sampleValue(sample, 'gateway_usage_stream_in_flight_calls')).toBe(0);
     expect(sampleValue(sample, 'gateway_usage_stream_bytes')).toBeGreaterThan(0);
