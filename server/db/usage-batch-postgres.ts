@@ -1,4 +1,4 @@
-import { EVENT_COLUMNS, eventValues } from './usage-events-insert';
+import { EVENT_COLUMNS, eventValues, TOKEN_COLUMNS } from './usage-events-insert';
 import type { UsageEventRow } from './types';
 
 /**
@@ -29,16 +29,6 @@ const EVENT_COLUMN_TYPES: Record<(typeof EVENT_COLUMNS)[number], string> = {
   latency_ms: 'integer',
 };
 
-/** The token columns the rollup sums (usage_daily has the same names). */
-const SUMMED_TOKENS = [
-  'prompt_tokens',
-  'completion_tokens',
-  'cached_tokens',
-  'cache_write_tokens',
-  'cache_write_1h_tokens',
-  'reasoning_tokens',
-] as const;
-
 const quoted = (names: readonly string[]) => names.map((name) => `"${name}"`).join(', ');
 
 /**
@@ -66,20 +56,20 @@ export const RECORD_USAGE_STATEMENT = {
   INSERT INTO "usage_events" (${quoted(EVENT_COLUMNS)})
   SELECT ${quoted(EVENT_COLUMNS)} FROM "batch"
   ON CONFLICT ("event_id") DO NOTHING
-  RETURNING "key_id", "day", "account_id", ${quoted(SUMMED_TOKENS)}, "cost_femto_usd"
+  RETURNING "key_id", "day", "account_id", ${quoted(TOKEN_COLUMNS)}, "cost_femto_usd"
 ), "totals" AS (
   SELECT "key_id", "day", "account_id", count(*)::integer AS "requests",
-    ${SUMMED_TOKENS.map((column) => `sum("${column}")::bigint AS "${column}"`).join(', ')},
+    ${TOKEN_COLUMNS.map((column) => `sum("${column}")::bigint AS "${column}"`).join(', ')},
     sum("cost_femto_usd") AS "cost_femto_usd"
   FROM "inserted" GROUP BY "key_id", "day", "account_id"
 ), "rollup" AS (
-  INSERT INTO "usage_daily" AS "daily" ("key_id", "day", "account_id", "requests", ${quoted(SUMMED_TOKENS)}, "cost_nano_usd", "cost_femto_remainder")
-  SELECT "key_id", "day", "account_id", "requests", ${quoted(SUMMED_TOKENS)},
+  INSERT INTO "usage_daily" AS "daily" ("key_id", "day", "account_id", "requests", ${quoted(TOKEN_COLUMNS)}, "cost_nano_usd", "cost_femto_remainder")
+  SELECT "key_id", "day", "account_id", "requests", ${quoted(TOKEN_COLUMNS)},
     div("cost_femto_usd", 1000000)::bigint, mod("cost_femto_usd", 1000000)::bigint
   FROM "totals" ORDER BY "key_id", "day"
   ON CONFLICT ("key_id", "day") DO UPDATE SET
     "requests" = "daily"."requests" + excluded."requests",
-    ${SUMMED_TOKENS.map((column) => `"${column}" = "daily"."${column}" + excluded."${column}"`).join(',\n    ')},
+    ${TOKEN_COLUMNS.map((column) => `"${column}" = "daily"."${column}" + excluded."${column}"`).join(',\n    ')},
     "cost_nano_usd" = "daily"."cost_nano_usd" + excluded."cost_nano_usd"
       + ("daily"."cost_femto_remainder" + excluded."cost_femto_remainder") / 1000000,
     "cost_femto_remainder" = ("daily"."cost_femto_remainder" + excluded."cost_femto_remainder") % 1000000

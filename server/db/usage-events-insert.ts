@@ -1,6 +1,16 @@
 import type { Dialect } from './migration-files';
 import type { UsageEventRow } from './types';
 
+/** The token counts, named alike in usage_events and usage_daily (the rollup sums them). */
+export const TOKEN_COLUMNS = [
+  'prompt_tokens',
+  'completion_tokens',
+  'cached_tokens',
+  'cache_write_tokens',
+  'cache_write_1h_tokens',
+  'reasoning_tokens',
+] as const;
+
 /** usage_events's columns as the writers bind them, in the order of `eventValues`. */
 export const EVENT_COLUMNS = [
   'event_id',
@@ -11,12 +21,7 @@ export const EVENT_COLUMNS = [
   'provider',
   'day',
   'received_at',
-  'prompt_tokens',
-  'completion_tokens',
-  'cached_tokens',
-  'cache_write_tokens',
-  'cache_write_1h_tokens',
-  'reasoning_tokens',
+  ...TOKEN_COLUMNS,
   'cost_femto_usd',
   'estimated',
   'stream',

@@ -1,5 +1,6 @@
 import { FEMTO_PER_NANO } from './rows';
 import type { BigintRollupCounts, UsageEventRow } from './types';
+import { TOKEN_COLUMNS } from './usage-events-insert';
 
 export interface RollupIncrement extends BigintRollupCounts {
   keyId: string;
@@ -64,20 +65,7 @@ function compareText(a: string, b: string): number {
 }
 
 /** The rollup's columns, in the order of `rollupValues`. */
-const ROLLUP_COLUMNS = [
-  'key_id',
-  'day',
-  'account_id',
-  'requests',
-  'prompt_tokens',
-  'completion_tokens',
-  'cached_tokens',
-  'cache_write_tokens',
-  'cache_write_1h_tokens',
-  'reasoning_tokens',
-  'cost_nano_usd',
-  'cost_femto_remainder',
-] as const;
+const ROLLUP_COLUMNS = ['key_id', 'day', 'account_id', 'requests', ...TOKEN_COLUMNS, 'cost_nano_usd', 'cost_femto_remainder'] as const;
 
 /**
  * SQLite's upsert-increment of one rollup row. The femto remainder is carried into
