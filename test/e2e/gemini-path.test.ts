@@ -2,20 +2,19 @@ import { describe, expect, it } from 'vitest';
 import { startMockGeminiUpstream, type MockGeminiUpstream } from '../helpers/mock-gemini-upstream';
 import {
   apiErrorOf,
-  collect,
   decodeFloat32Base64,
   PIXEL_DATA_URL,
   PIXEL_PNG_BASE64,
   rawPost,
   upstreamSection,
   usageFor,
-  WEATHER_TOOL,
   useUpstreamE2e,
 } from './helpers';
 
 /**
- * The `gemini` provider type end to end: the official OpenAI client -> the gateway -> a local
- * Gemini API, and back. Snapshots hold the translated request the upstream received.
+ * The `gemini` provider type end to end, beyond what every type shares (provider-paths.test.ts):
+ * the official OpenAI client -> the gateway -> a local Gemini API, and back. Snapshots hold
+ * the translated request the upstream received.
  */
 const PROVIDER_KEY = 'AIzaSyE2E-GeminiKey-0123456789abcdefghijk';
 
@@ -53,167 +52,8 @@ function reply(parts: unknown[], finishReason = 'STOP', usageMetadata: unknown =
   };
 }
 
-function streamEvent(parts: unknown[], extra: { finishReason?: string; usageMetadata?: unknown } = {}) {
-  return {
-    candidates: [{ content: { role: 'model', parts }, index: 0, ...(extra.finishReason ? { finishReason: extra.finishReason } : {}) }],
-    ...(extra.usageMetadata ? { usageMetadata: extra.usageMetadata } : {}),
-    modelVersion: 'gemini-2.5-flash',
-  };
-}
-
-const TEXT_STREAM = [
-  streamEvent([{ text: 'Hel' }]),
-  streamEvent([{ text: 'lo!' }], { usageMetadata: { promptTokenCount: 9, candidatesTokenCount: 2, totalTokenCount: 11 } }),
-  streamEvent([], { finishReason: 'STOP', usageMetadata: { promptTokenCount: 9, candidatesTokenCount: 4, totalTokenCount: 13 } }),
-];
-
 describe('e2e: the gemini provider path', () => {
   const fixture = useUpstreamE2e(startMockGeminiUpstream, CONFIG, { env: { E2E_GEMINI_KEY: PROVIDER_KEY } });
-
-  it('answers a chat completion under the catalogue id, with the upstream usage', async () => {
-    const { upstream, e2e } = fixture;
-    upstream.reply(reply([{ text: 'Hi there.' }]));
-    const { data, response } = await e2e.client.chat.completions
-      .create({
-        model: 'flash',
-        messages: [
-          { role: 'system', content: 'Be brief.' },
-          { role: 'user', content: 'Hello' },
-        ],
-        temperature: 0.3,
-        max_tokens: 64,
-        seed: 3,
-      })
-      .withResponse();
-    expect(data.model).toBe('flash');
-    expect(data.choices).toEqual([{ index: 0, message: { role: 'assistant', content: 'Hi there.' }, finish_reason: 'stop' }]);
-    expect(data.usage).toEqual({ prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 });
-
-    const [request] = upstream.requests;
-    expect(request?.path).toBe('/v1beta/models/gemini-2.5-flash:generateContent');
-    expect(request?.headers['x-goog-api-key']).toBe(PROVIDER_KEY);
-    expect(request?.path).not.toContain('key=');
-    expect(request?.body).toMatchSnapshot();
-
-    const event = await usageFor(e2e, response.headers.get('x-request-id'));
-    expect(event).toMatchObject({
-      model: 'flash',
-      provider: 'google',
-      promptTokens: 12,
-      completionTokens: 5,
-      estimated: false,
-      status: 200,
-    });
-  });
-
-  it('streams with include_usage: deltas, finish_reason, one final usage chunk', async () => {
-    const { upstream, e2e } = fixture;
-    upstream.reply({ type: 'sse', events: TEXT_STREAM, chunkBytes: 9 });
-    const stream = await e2e.client.chat.completions.create({
-      model: 'flash',
-      messages: [{ role: 'user', content: 'Say hello' }],
-      stream: true,
-      stream_options: { include_usage: true },
-    });
-    const collected = await collect(stream);
-    expect(collected.text).toBe('Hello!');
-    expect(collected.chunks[0]?.choices[0]?.delta.role).toBe('assistant');
-    expect(collected.roles).toEqual(['assistant']);
-    expect(collected.finishReasons).toEqual(['stop']);
-    expect([...collected.models]).toEqual(['flash']);
-    expect(collected.usageChunks.map((chunk) => chunk.usage)).toEqual([
-      // 9 x 0.3 + 4 x 2.5 USD per million tokens.
-      { prompt_tokens: 9, completion_tokens: 4, total_tokens: 13, cost_usd: 0.0000127 },
-    ]);
-    expect(collected.chunks.at(-1)?.choices).toEqual([]);
-    expect(upstream.requests[0]?.path).toBe('/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse');
-    expect(upstream.requests[0]?.body).toMatchSnapshot();
-  });
-
-  it('streams without include_usage: no usage chunk, but the usage event has the upstream tokens', async () => {
-    const { upstream, e2e } = fixture;
-    upstream.reply({ type: 'sse', events: TEXT_STREAM });
-    const { data: stream, response } = await e2e.client.chat.completions
-      .create({ model: 'flash', messages: [{ role: 'user', content: 'Say hello' }], stream: true })
-      .withResponse();
-    const collected = await collect(stream);
-    expect(collected.text).toBe('Hello!');
-    expect(collected.usageChunks).toEqual([]);
-    expect(collected.chunks.every((chunk) => chunk.usage == null)).toBe(true);
-    const event = await usageFor(e2e, response.headers.get('x-request-id'));
-    expect(event).toMatchObject({ model: 'flash', promptTokens: 9, completionTokens: 4, estimated: false, stream: true, status: 200 });
-  });
-
-  it('streams an estimated usage chunk when Gemini sends no usageMetadata', async () => {
-    const { upstream, e2e } = fixture;
-    upstream.reply({ type: 'sse', events: [streamEvent([{ text: 'Hello!' }]), streamEvent([], { finishReason: 'STOP' })] });
-    const { data: stream, response } = await e2e.client.chat.completions
-      .create({ model: 'flash', messages: [{ role: 'user', content: 'Say hello' }], stream: true, stream_options: { include_usage: true } })
-      .withResponse();
-    const collected = await collect(stream);
-    expect(collected.text).toBe('Hello!');
-    expect(collected.usageChunks).toHaveLength(1);
-    const usage = collected.usageChunks[0]!.usage!;
-    const event = await usageFor(e2e, response.headers.get('x-request-id'));
-    expect(event).toMatchObject({ estimated: true, promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens });
-  });
-
-  it('round-trips a tool call: functionCall out, functionResponse back to the upstream', async () => {
-    const { upstream, e2e } = fixture;
-    upstream.reply(
-      reply([{ functionCall: { id: 'fc-e2e-1', name: 'get_weather', args: { city: 'Paris' } } }]),
-      reply([{ text: 'It is 21 °C in Paris.' }]),
-    );
-    const first = await e2e.client.chat.completions.create({
-      model: 'flash',
-      messages: [{ role: 'user', content: 'Weather in Paris?' }],
-      tools: [WEATHER_TOOL],
-      tool_choice: 'required',
-    });
-    expect(first.choices[0]?.finish_reason).toBe('tool_calls');
-    const message = first.choices[0]!.message;
-    expect(message.tool_calls).toEqual([
-      { id: 'fc-e2e-1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
-    ]);
-
-    const second = await e2e.client.chat.completions.create({
-      model: 'flash',
-      messages: [
-        { role: 'user', content: 'Weather in Paris?' },
-        { role: 'assistant', content: null, tool_calls: message.tool_calls },
-        { role: 'tool', tool_call_id: 'fc-e2e-1', content: '{"temp_c":21}' },
-      ],
-      tools: [WEATHER_TOOL],
-    });
-    expect(second.choices[0]?.message.content).toBe('It is 21 °C in Paris.');
-    expect(upstream.requests[1]?.body).toMatchObject({
-      contents: [
-        { role: 'user', parts: [{ text: 'Weather in Paris?' }] },
-        { role: 'model', parts: [{ functionCall: { id: 'fc-e2e-1', name: 'get_weather', args: { city: 'Paris' } } }] },
-        { role: 'user', parts: [{ functionResponse: { id: 'fc-e2e-1', name: 'get_weather', response: { temp_c: 21 } } }] },
-      ],
-    });
-    expect(upstream.requests.map((request) => request.body)).toMatchSnapshot();
-  });
-
-  it('streams a tool call as one delta.tool_calls with an index', async () => {
-    const { upstream, e2e } = fixture;
-    upstream.reply({
-      type: 'sse',
-      events: [
-        streamEvent([{ functionCall: { name: 'get_weather', args: { city: 'Paris' } } }], { finishReason: 'STOP', usageMetadata: USAGE }),
-      ],
-    });
-    const stream = await e2e.client.chat.completions.create({
-      model: 'flash',
-      messages: [{ role: 'user', content: 'Weather?' }],
-      tools: [WEATHER_TOOL],
-      stream: true,
-    });
-    const collected = await collect(stream);
-    expect(collected.toolCalls).toEqual([{ id: expect.stringMatching(/^call_/), name: 'get_weather', arguments: '{"city":"Paris"}' }]);
-    expect(collected.finishReasons).toEqual(['tool_calls']);
-  });
 
   it('JSON mode, stop sequences and an image part are translated', async () => {
     const { upstream, e2e } = fixture;
@@ -244,6 +84,9 @@ describe('e2e: the gemini provider path', () => {
     });
     expect(image.choices[0]?.message.content).toBe('A pixel.');
 
+    // The key in its header, never in the query string.
+    expect(upstream.requests.map((request) => request.headers['x-goog-api-key'])).toEqual([PROVIDER_KEY, PROVIDER_KEY, PROVIDER_KEY]);
+    expect(upstream.requests.every((request) => !request.path.includes('key='))).toBe(true);
     const [jsonBody, stopBody, imageBody] = upstream.requests.map((request) => request.body);
     expect(jsonBody).toMatchObject({ generationConfig: { responseMimeType: 'application/json' } });
     expect(stopBody).toMatchObject({ generationConfig: { stopSequences: ['three'] } });

@@ -1,20 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { startMockOpenAiUpstream, type MockOpenAiUpstream, type SseStep } from '../helpers/mock-openai-upstream';
-import {
-  apiErrorOf,
-  collect,
-  decodeFloat32Base64,
-  PIXEL_DATA_URL,
-  rawPost,
-  upstreamSection,
-  usageFor,
-  WEATHER_TOOL,
-  useUpstreamE2e,
-} from './helpers';
+import { chatStreamReply, startMockOpenAiUpstream, type MockOpenAiUpstream } from '../helpers/mock-openai-upstream';
+import { apiErrorOf, collect, decodeFloat32Base64, PIXEL_DATA_URL, rawPost, upstreamSection, usageFor, useUpstreamE2e } from './helpers';
 
 /**
- * The `openai` provider type end to end: the official client -> the gateway -> a local
- * OpenAI-compatible upstream, and back. Snapshots hold the request the upstream received.
+ * The `openai` provider type end to end, beyond what every type shares (provider-paths.test.ts):
+ * the official client -> the gateway -> a local OpenAI-compatible upstream, and back.
+ * Snapshots hold the request the upstream received.
  */
 const PROVIDER_KEY = 'sk-proj-E2eOpenAiKey-0123456789abcdefghijklmnopqrstuv';
 const UPSTREAM_CHAT = 'gpt-4o-mini-2024-07-18';
@@ -60,191 +51,21 @@ function completion(message: Message, finishReason = 'stop', usage = { prompt_to
   };
 }
 
-const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
-  id: 'chatcmpl-upstream-2',
-  object: 'chat.completion.chunk',
-  created: 1_767_225_600,
-  model: UPSTREAM_CHAT,
-  choices: [{ index: 0, delta, finish_reason: finishReason }],
-});
-
-const TEXT_STREAM: SseStep[] = [
-  { data: chunk({ role: 'assistant', content: '' }) },
-  { data: chunk({ content: 'Hel' }) },
-  { data: chunk({ content: 'lo!' }) },
-  { data: chunk({}, 'stop') },
-  { data: { ...chunk({}), choices: [], usage: { prompt_tokens: 13, completion_tokens: 4, total_tokens: 17 } } },
-];
-
 describe('e2e: the openai provider path', () => {
   const fixture = useUpstreamE2e(startMockOpenAiUpstream, configYaml, { env: { E2E_OPENAI_KEY: PROVIDER_KEY } });
 
   const lastUpstreamBody = () => fixture.upstream.requests.at(-1)?.body;
 
-  it('answers a chat completion under the catalogue id, with the upstream usage', async () => {
+  it('asks the upstream for usage on a stream the client asked none for, to bill it exactly', async () => {
     const { upstream, e2e } = fixture;
-    upstream.reply({ type: 'json', body: completion({ role: 'assistant', content: 'Hi there.' }) });
-    const { data, response } = await e2e.client.chat.completions
-      .create({
-        model: 'gpt-chat',
-        messages: [
-          { role: 'system', content: 'Be brief.' },
-          { role: 'user', content: 'Hello' },
-        ],
-        temperature: 0.2,
-        max_tokens: 50,
-        seed: 7,
-        user: 'u-1',
-      })
-      .withResponse();
-    expect(data.model).toBe('gpt-chat');
-    expect(data.choices).toEqual([
-      { index: 0, message: { role: 'assistant', content: 'Hi there.' }, finish_reason: 'stop', logprobs: null },
-    ]);
-    expect(data.usage).toEqual({ prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 });
-
-    expect(upstream.requests).toHaveLength(1);
-    const [request] = upstream.requests;
-    expect(request?.path).toBe('/v1/chat/completions');
-    expect(request?.headers.authorization).toBe(`Bearer ${PROVIDER_KEY}`);
-    expect(request?.body).toMatchSnapshot();
-
-    const event = await usageFor(e2e, response.headers.get('x-request-id'));
-    expect(event).toMatchObject({
-      model: 'gpt-chat',
-      provider: 'oai',
-      promptTokens: 11,
-      completionTokens: 7,
-      estimated: false,
-      status: 200,
-    });
-    // 11 x 0.15 + 7 x 0.6 USD per million = 5.85e-6 USD = 5.85e9 femto-dollars.
-    expect(event.costFemtoUsd).toBe(5_850_000_000n);
-  });
-
-  it('streams with include_usage: deltas, finish_reason, one final usage chunk', async () => {
-    const { upstream, e2e } = fixture;
-    upstream.reply({ type: 'sse', events: TEXT_STREAM });
-    const stream = await e2e.client.chat.completions.create({
-      model: 'gpt-chat',
-      messages: [{ role: 'user', content: 'Say hello' }],
-      stream: true,
-      stream_options: { include_usage: true },
-    });
-    const collected = await collect(stream);
-    expect(collected.text).toBe('Hello!');
-    expect(collected.chunks[0]?.choices[0]?.delta.role).toBe('assistant');
-    expect(collected.finishReasons).toEqual(['stop']);
-    expect([...collected.models]).toEqual(['gpt-chat']);
-    expect(collected.usageChunks.map((item) => item.usage)).toEqual([
-      // 13 x 0.15 + 4 x 0.6 USD per million tokens.
-      { prompt_tokens: 13, completion_tokens: 4, total_tokens: 17, cost_usd: 0.00000435 },
-    ]);
-    expect(collected.chunks.at(-1)?.choices).toEqual([]);
-    expect(lastUpstreamBody()).toMatchSnapshot();
-  });
-
-  it('streams without include_usage: no usage chunk, but the usage event has the upstream tokens', async () => {
-    const { upstream, e2e } = fixture;
-    upstream.reply({ type: 'sse', events: TEXT_STREAM });
+    upstream.reply(chatStreamReply(['Hel', 'lo!'], { prompt: 13, completion: 4 }, UPSTREAM_CHAT));
     const { data: stream, response } = await e2e.client.chat.completions
       .create({ model: 'gpt-chat', messages: [{ role: 'user', content: 'Say hello' }], stream: true })
       .withResponse();
-    const collected = await collect(stream);
-    expect(collected.text).toBe('Hello!');
-    expect(collected.usageChunks).toEqual([]);
-    expect(collected.chunks.every((item) => item.usage == null)).toBe(true);
-    // The gateway still asks the upstream for usage, to bill exactly.
+    expect((await collect(stream)).usageChunks).toEqual([]);
     expect(lastUpstreamBody()).toMatchObject({ stream: true, stream_options: { include_usage: true } });
     const event = await usageFor(e2e, response.headers.get('x-request-id'));
     expect(event).toMatchObject({ model: 'gpt-chat', promptTokens: 13, completionTokens: 4, estimated: false, stream: true, status: 200 });
-  });
-
-  it('streams an estimated usage chunk when the upstream reports none (servers that ignore include_usage)', async () => {
-    const { upstream, e2e } = fixture;
-    upstream.reply({ type: 'sse', events: TEXT_STREAM.slice(0, -1) });
-    const { data: stream, response } = await e2e.client.chat.completions
-      .create({
-        model: 'gpt-chat',
-        messages: [{ role: 'user', content: 'Say hello' }],
-        stream: true,
-        stream_options: { include_usage: true },
-      })
-      .withResponse();
-    const collected = await collect(stream);
-    expect(collected.text).toBe('Hello!');
-    expect(collected.usageChunks).toHaveLength(1);
-    expect(collected.chunks.at(-1)).toBe(collected.usageChunks[0]);
-    const usage = collected.usageChunks[0]!.usage!;
-    const event = await usageFor(e2e, response.headers.get('x-request-id'));
-    expect(event).toMatchObject({ estimated: true, promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens });
-    expect(usage.completion_tokens).toBeGreaterThan(0);
-  });
-
-  it('round-trips a tool call: the tool result message reaches the upstream', async () => {
-    const { upstream, e2e } = fixture;
-    const toolCall = { id: 'call_abc123', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } };
-    upstream.reply(
-      { type: 'json', body: completion({ role: 'assistant', content: null, tool_calls: [toolCall] }, 'tool_calls') },
-      { type: 'json', body: completion({ role: 'assistant', content: 'It is 21 °C in Paris.' }) },
-    );
-    const first = await e2e.client.chat.completions.create({
-      model: 'gpt-chat',
-      messages: [{ role: 'user', content: 'Weather in Paris?' }],
-      tools: [WEATHER_TOOL],
-      tool_choice: 'auto',
-    });
-    expect(first.choices[0]?.finish_reason).toBe('tool_calls');
-    expect(first.choices[0]?.message.tool_calls).toEqual([toolCall]);
-
-    const second = await e2e.client.chat.completions.create({
-      model: 'gpt-chat',
-      messages: [
-        { role: 'user', content: 'Weather in Paris?' },
-        {
-          role: 'assistant',
-          content: null,
-          tool_calls: [{ id: 'call_abc123', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
-        },
-        { role: 'tool', tool_call_id: 'call_abc123', content: '{"temp_c":21}' },
-      ],
-      tools: [WEATHER_TOOL],
-    });
-    expect(second.choices[0]?.message.content).toBe('It is 21 °C in Paris.');
-    expect((upstream.requests[1]?.body as { messages: unknown[] }).messages.at(-1)).toEqual({
-      role: 'tool',
-      tool_call_id: 'call_abc123',
-      content: '{"temp_c":21}',
-    });
-    expect(upstream.requests.map((request) => request.body)).toMatchSnapshot();
-  });
-
-  it('streams a tool call as delta.tool_calls with an index', async () => {
-    const { upstream, e2e } = fixture;
-    upstream.reply({
-      type: 'sse',
-      events: [
-        {
-          data: chunk({
-            role: 'assistant',
-            content: null,
-            tool_calls: [{ index: 0, id: 'call_s1', type: 'function', function: { name: 'get_weather', arguments: '' } }],
-          }),
-        },
-        { data: chunk({ tool_calls: [{ index: 0, function: { arguments: '{"city":' } }] }) },
-        { data: chunk({ tool_calls: [{ index: 0, function: { arguments: '"Paris"}' } }] }) },
-        { data: chunk({}, 'tool_calls') },
-      ],
-    });
-    const stream = await e2e.client.chat.completions.create({
-      model: 'gpt-chat',
-      messages: [{ role: 'user', content: 'Weather?' }],
-      tools: [WEATHER_TOOL],
-      stream: true,
-    });
-    const collected = await collect(stream);
-    expect(collected.toolCalls).toEqual([{ id: 'call_s1', name: 'get_weather', arguments: '{"city":"Paris"}' }]);
-    expect(collected.finishReasons).toEqual(['tool_calls']);
   });
 
   it('passes JSON mode, stop sequences and image parts through', async () => {
