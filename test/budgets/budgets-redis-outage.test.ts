@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BudgetStore } from '../../server/budgets/budget-store';
 import { createRedisBudgetStore } from '../../server/budgets/redis-budget-store';
 import { parsePrometheusText, sampleValue } from '../helpers/prometheus-text';
-import { createTestDatabase, startTestGateway, type TestGateway } from '../helpers/test-gateway';
+import { createTestDatabase, mockChatConfig, startTestGateway, type TestGateway } from '../helpers/test-gateway';
 import type { TestDatabase } from '../db/databases';
 import { createTestRedis, deleteKeys, isRedisReachable, redisUrl } from '../rate-limit/redis-test-client';
 
@@ -18,17 +18,8 @@ import { createTestRedis, deleteKeys, isRedisReachable, redisUrl } from '../rate
 const available = await isRedisReachable();
 if (!available) console.warn('[budgets] Redis unreachable: skipping the budget outage tests (CI runs them).');
 
-const config = (policy: 'open' | 'closed') => `
-providers:
-  mock: { type: mock }
-limits: { default_rpm: 100000, default_tpm: 100000000, redis_failure: ${policy} }
-models:
-  - id: mock-chat
-    provider: mock
-    capabilities: [chat]
-    context_window: 8000
-    pricing: { input_per_million: 1.5, output_per_million: 2.25 }
-`;
+const config = (policy: 'open' | 'closed') =>
+  mockChatConfig({ sections: [`limits: { default_rpm: 100000, default_tpm: 100000000, redis_failure: ${policy} }`] });
 
 /** The Redis budget store with a switch: `fail` refuses every call, `hang` never answers. */
 function switchableBudgetStore(inner: BudgetStore) {

@@ -6,7 +6,7 @@ import { createStore } from '../../server/db/create-store';
 import { createPostgresDatabase, isPostgresAvailable, type TestDatabase } from '../db/databases';
 import { parsePrometheusText, sampleValue } from '../helpers/prometheus-text';
 import { logLines, runCli, spawnServe, type ServeProcess, waitForStatus } from '../helpers/serve-process';
-import { createTestDatabase } from '../helpers/test-gateway';
+import { createTestDatabase, mockChatConfig } from '../helpers/test-gateway';
 import { isRedisReachable, redisUrl } from '../rate-limit/redis-test-client';
 
 /**
@@ -18,17 +18,10 @@ import { isRedisReachable, redisUrl } from '../rate-limit/redis-test-client';
 const STREAMS = 8;
 const CHUNK_DELAY_MS = 100;
 const CHUNKS = 10;
-const CONFIG = `
-providers:
-  mock: { type: mock, options: { chunk_delay_ms: ${CHUNK_DELAY_MS}, chunks: ${CHUNKS} } }
-limits: { default_rpm: 100000, default_tpm: 100000000 }
-models:
-  - id: mock-chat
-    provider: mock
-    capabilities: [chat]
-    context_window: 8000
-    pricing: { input_per_million: 1.5, output_per_million: 2.25 }
-`;
+const CONFIG = mockChatConfig({
+  mockOptions: `{ chunk_delay_ms: ${CHUNK_DELAY_MS}, chunks: ${CHUNKS} }`,
+  sections: ['limits: { default_rpm: 100000, default_tpm: 100000000 }'],
+});
 const services = (await isPostgresAvailable()) && (await isRedisReachable());
 if (!services) console.warn('[ops] Postgres or Redis unreachable: skipping the --workers tests (CI runs them).');
 

@@ -64,6 +64,26 @@ export function slowChatConfig(mockOptions: string, extraYaml = ''): string {
 ${extraYaml}`);
 }
 
+/**
+ * A config of one mock provider and one chat model on it, `mock-chat` (8,000-token context,
+ * 1.5 / 2.25 USD per million tokens unless `pricing` says otherwise): `mockOptions` is the
+ * provider's options (a YAML flow mapping: latency_ms, chunk_delay_ms, chunks), `sections` the
+ * top-level sections around it (limits, usage, …), one per line.
+ */
+export function mockChatConfig(options: { mockOptions?: string; sections?: string[]; pricing?: string } = {}): string {
+  const provider = options.mockOptions === undefined ? '{ type: mock }' : `{ type: mock, options: ${options.mockOptions} }`;
+  return `
+providers:
+  mock: ${provider}
+${(options.sections ?? []).map((section) => `${section}\n`).join('')}models:
+  - id: mock-chat
+    provider: mock
+    capabilities: [chat]
+    context_window: 8000
+    pricing: ${options.pricing ?? '{ input_per_million: 1.5, output_per_million: 2.25 }'}
+`;
+}
+
 export interface TestGatewayOptions extends GatewayOptions {
   /** Whole YAML config; defaults to BASE_TEST_CONFIG. */
   configYaml?: string;

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePrometheusText, sampleValue } from '../helpers/prometheus-text';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
-import { createTestDatabase, startTestGateway, type TestGateway } from '../helpers/test-gateway';
+import { createTestDatabase, mockChatConfig, startTestGateway, type TestGateway } from '../helpers/test-gateway';
 import type { TestDatabase } from '../db/databases';
 import { isRedisReachable, redisUrl } from '../rate-limit/redis-test-client';
 
@@ -16,17 +16,10 @@ import { isRedisReachable, redisUrl } from '../rate-limit/redis-test-client';
 const available = await isRedisReachable();
 if (!available) console.warn('[ops] Redis unreachable: skipping the Redis outage tests (CI runs them).');
 
-const CONFIG = `
-providers:
-  mock: { type: mock }
-limits: { default_rpm: 100000, default_tpm: 100000000 }
-models:
-  - id: mock-chat
-    provider: mock
-    capabilities: [chat]
-    context_window: 8000
-    pricing: { input_per_million: 1, output_per_million: 2 }
-`;
+const CONFIG = mockChatConfig({
+  sections: ['limits: { default_rpm: 100000, default_tpm: 100000000 }'],
+  pricing: '{ input_per_million: 1, output_per_million: 2 }',
+});
 
 async function within(limitMs: number, probe: () => Promise<boolean>): Promise<number> {
   const startedAt = performance.now();

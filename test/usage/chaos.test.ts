@@ -7,6 +7,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPostgresDatabase, createSqliteDatabase, isPostgresAvailable, type TestDatabase } from '../db/databases';
 import { runCli, spawnServe, type ServeProcess, waitForStatus } from '../helpers/serve-process';
+import { mockChatConfig } from '../helpers/test-gateway';
 import { createTestRedis, isRedisReachable, redisUrl } from '../rate-limit/redis-test-client';
 
 /**
@@ -21,18 +22,14 @@ import { createTestRedis, isRedisReachable, redisUrl } from '../rate-limit/redis
  */
 const ROUNDS = Number(process.env.CHAOS_ROUNDS ?? 3);
 const CLIENTS = 16;
-const config = (usage: string) => `
-providers:
-  mock: { type: mock, options: { chunk_delay_ms: 30, chunks: 8 } }
-limits: { default_rpm: 10000000, default_tpm: 10000000000, max_streams_per_key: 1000 }
-usage: { flush_interval_ms: 200, journal_fsync_ms: 50${usage} }
-models:
-  - id: mock-chat
-    provider: mock
-    capabilities: [chat]
-    context_window: 8000
-    pricing: { input_per_million: 1.5, output_per_million: 2.25 }
-`;
+const config = (usage: string) =>
+  mockChatConfig({
+    mockOptions: '{ chunk_delay_ms: 30, chunks: 8 }',
+    sections: [
+      'limits: { default_rpm: 10000000, default_tpm: 10000000000, max_streams_per_key: 1000 }',
+      `usage: { flush_interval_ms: 200, journal_fsync_ms: 50${usage} }`,
+    ],
+  });
 
 interface Tally {
   /** Request ids the client sent. */

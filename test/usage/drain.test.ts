@@ -9,7 +9,7 @@ import { createStore } from '../../server/db/create-store';
 import { migrate } from '../../server/db/migrate';
 import type { Store } from '../../server/db/types';
 import { rawQuery, type TestDatabase } from '../db/databases';
-import { createTestDatabase, startTestGateway, type TestGateway } from '../helpers/test-gateway';
+import { createTestDatabase, mockChatConfig, startTestGateway, type TestGateway } from '../helpers/test-gateway';
 import { exactReport, REPORT_TEST_CONFIG, TestClock } from './usage-http-helpers';
 
 /**
@@ -24,17 +24,10 @@ const IN_FLIGHT_REQUESTS = 50;
 /** Long enough that every request is surely inside the server when SIGTERM arrives. */
 const MOCK_LATENCY_MS = 1_500;
 
-const DRAIN_CONFIG = `
-providers:
-  mock: { type: mock, options: { latency_ms: ${MOCK_LATENCY_MS} } }
-limits: { default_rpm: 100000, default_tpm: 100000000 }
-models:
-  - id: mock-chat
-    provider: mock
-    capabilities: [chat]
-    context_window: 8000
-    pricing: { input_per_million: 1.5, output_per_million: 2.25 }
-`;
+const DRAIN_CONFIG = mockChatConfig({
+  mockOptions: `{ latency_ms: ${MOCK_LATENCY_MS} }`,
+  sections: ['limits: { default_rpm: 100000, default_tpm: 100000000 }'],
+});
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
