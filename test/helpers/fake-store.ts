@@ -125,14 +125,7 @@ export class FakeStore implements Store {
           keyId: event.keyId,
           accountId: event.accountId,
           day: event.day,
-          requests: 0,
-          promptTokens: 0,
-          completionTokens: 0,
-          cachedTokens: 0,
-          cacheWriteTokens: 0,
-          cacheWrite1hTokens: 0,
-          reasoningTokens: 0,
-          costFemtoUsd: 0n,
+          ...noUsage(),
         };
         addUsage(row, event);
         this.daily.set(mapKey, row);
@@ -196,14 +189,7 @@ export class FakeStore implements Store {
       const row = rows.get(mapKey) ?? {
         keyId: event.keyId,
         model: event.model,
-        requests: 0,
-        promptTokens: 0,
-        completionTokens: 0,
-        cachedTokens: 0,
-        cacheWriteTokens: 0,
-        cacheWrite1hTokens: 0,
-        reasoningTokens: 0,
-        costFemtoUsd: 0n,
+        ...noUsage(),
       };
       addUsage(row, event);
       rows.set(mapKey, row);
@@ -408,4 +394,18 @@ function compare(left: string, right: string): number {
 
 function definedOnly<T extends object>(patch: T): Partial<T> {
   return Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)) as Partial<T>;
+}
+
+/** The sums of a row no event was added to yet. */
+function noUsage() {
+  return {
+    requests: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+    cachedTokens: 0,
+    cacheWriteTokens: 0,
+    cacheWrite1hTokens: 0,
+    reasoningTokens: 0,
+    costFemtoUsd: 0n,
+  };
 }
