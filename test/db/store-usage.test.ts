@@ -159,6 +159,17 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
         expect(await fixture.store.countUsageEvents({ accountId: 'acc_u2' })).toBe(1);
       });
 
+      it("sums a key's spend on a model past the 64-bit range of femto-dollars exactly", async () => {
+        // Two calls of $6,000.000000000000001 each: 1.2e19 femto-dollars together, past 2^63 - 1.
+        const expensive = 6_000_000_000_000_000_001n;
+        await fixture.store.recordUsage([
+          usageEvent({ accountId: 'acc_u2', keyId: 'k_spender', day: '2026-07-01', costFemtoUsd: expensive }),
+          usageEvent({ accountId: 'acc_u2', keyId: 'k_spender', day: '2026-07-02', costFemtoUsd: expensive }),
+        ]);
+        const rows = await fixture.store.modelUsage('acc_u2', '2026-07-01', '2026-07-02');
+        expect(rows).toEqual([expect.objectContaining({ keyId: 'k_spender', requests: 2, costFemtoUsd: 2n * expensive })]);
+      });
+
       it('filters the rollup by account and an inclusive day range', async () => {
         await fixture.store.recordUsage(
           ['2026-04-01', '2026-04-15', '2026-04-30', '2026-05-01'].flatMap((day) => [
