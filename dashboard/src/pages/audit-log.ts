@@ -1,21 +1,10 @@
-import type { AuditEntry } from '../../../contract';
 import { api, expectStatus } from '../api';
+import { auditChangeText } from '../audit-change';
 import { h, replaceChildren } from '../dom';
 import { formatDateTime } from '../format';
 import { errorBox } from '../ui/notice';
 
 const PAGE = 25;
-
-/** What changed between an entry's before and after, as "field: old → new". */
-function changeText(entry: AuditEntry): string {
-  if (entry.before === null) return 'created';
-  const after = entry.after ?? {};
-  const changed = Object.keys(after).filter((name) => JSON.stringify(after[name]) !== JSON.stringify(entry.before?.[name]));
-  return (
-    changed.map((name) => `${name}: ${JSON.stringify(entry.before?.[name] ?? null)} → ${JSON.stringify(after[name])}`).join('; ') ||
-    'no change'
-  );
-}
 
 /**
  * docs/operator-controls.md: the audit log, newest first, a page at a time. An owner's
@@ -39,7 +28,7 @@ export function auditSection(accountId?: string): HTMLElement {
             h('td', { 'data-label': 'When' }, h('time', { datetime: entry.at, title: entry.at }, formatDateTime(entry.at))),
             h('td', { 'data-label': 'Who' }, entry.actor === 'operator' ? 'Operator' : 'Owner'),
             h('td', { 'data-label': 'What' }, h('code', {}, entry.action), ' ', h('code', {}, entry.target_id)),
-            h('td', { 'data-label': 'Change' }, changeText(entry)),
+            h('td', { 'data-label': 'Change' }, auditChangeText(entry)),
           ),
         );
       }
