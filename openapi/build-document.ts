@@ -100,8 +100,8 @@ function objectShape(schema: unknown): Record<string, ZodTypeAny> {
 
 /**
  * A parameter generateOpenApi found, with its schema written from the route's zod schema.
- * Header parameters are left out: the routes' headers are the credentials (described by the
- * security schemes) and Anthropic's version headers (described by the operation).
+ * Header parameters are not written: the only route headers are the Messages routes' (credentials,
+ * which the security schemes stand for, and Anthropic's version headers).
  */
 function parameter(generated: Parameter, route: AppRoute, writer: JsonSchemaWriter): JsonSchema[] {
   if (!('in' in generated) || (generated.in !== 'path' && generated.in !== 'query')) return [];
