@@ -14,7 +14,17 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['node_modules/', '**/node_modules/', 'dist/', '**/dist/', 'dashboard/dist/', 'server/db/generated/', 'coverage/', 'data/'],
+    ignores: [
+      'node_modules/',
+      '**/node_modules/',
+      'dist/',
+      '**/dist/',
+      'dashboard/dist/',
+      'server/db/generated/',
+      'coverage/',
+      'data/',
+      'test/openapi-tools/.generated/',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,

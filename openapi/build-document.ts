@@ -1,4 +1,5 @@
 import { isZodType, type AppRoute } from '@ts-rest/core';
+import { generateOpenApi } from '@ts-rest/open-api';
 import { z, type ZodTypeAny } from 'zod';
 import * as schemas from '../contract';
 import { contract, SESSION_COOKIE_NAME, CSRF_HEADER, type RouteAuth } from '../contract';
@@ -86,23 +87,31 @@ const STATUS_TEXT: Record<number, string> = {
 };
 
 const isNoBody = (value: unknown): boolean => typeof value === 'symbol';
-const toOpenApiPath = (path: string): string => path.replace(/:(\w+)/g, '{$1}');
-const operationId = (name: string): string => name.replace(/\.(\w)/g, (_match, letter: string) => letter.toUpperCase());
+/** `chat.create` -> `chatCreate`. */
+const camelCase = (name: string): string => name.replace(/\.(\w)/g, (_match, letter: string) => letter.toUpperCase());
+
+type GenerateOptions = NonNullable<Parameters<typeof generateOpenApi>[2]>;
+type Operation = ReturnType<NonNullable<GenerateOptions['operationMapper']>>;
+type Parameter = NonNullable<Operation['parameters']>[number];
 
 function objectShape(schema: unknown): Record<string, ZodTypeAny> {
   return schema instanceof z.ZodObject ? (schema.shape as Record<string, ZodTypeAny>) : {};
 }
 
-function parameters(route: AppRoute, writer: JsonSchemaWriter): JsonSchema[] {
-  const result: JsonSchema[] = [];
-  for (const [name, schema] of Object.entries(objectShape(route.pathParams))) {
-    result.push({ name, in: 'path', required: true, description: schema.description ?? `The ${name}.`, schema: writer.write(schema) });
-  }
-  for (const [name, schema] of Object.entries(objectShape(route.query))) {
-    const { description, ...rest } = writer.write(schema);
-    result.push({ name, in: 'query', required: !schema.isOptional(), description: description ?? name, schema: rest });
-  }
-  return result;
+/**
+ * A parameter generateOpenApi found, with its schema written from the route's zod schema.
+ * Header parameters are not written: the only route headers are the Messages routes' (credentials,
+ * which the security schemes stand for, and Anthropic's version headers).
+ */
+function parameter(generated: Parameter, route: AppRoute, writer: JsonSchemaWriter): JsonSchema[] {
+  if (!('in' in generated) || (generated.in !== 'path' && generated.in !== 'query')) return [];
+  const { name } = generated;
+  const schema = objectShape(generated.in === 'path' ? route.pathParams : route.query)[name];
+  if (schema === undefined) return [{ ...generated, description: `The ${name}.` }];
+  if (generated.in === 'path')
+    return [{ name, in: 'path', required: true, description: schema.description ?? `The ${name}.`, schema: writer.write(schema) }];
+  const { description, ...rest } = writer.write(schema);
+  return [{ name, in: 'query', required: generated.required === true, description: description ?? name, schema: rest }];
 }
 
 function responseEntry(status: number, schema: unknown, writer: JsonSchemaWriter, metadata: RouteMetadata): JsonSchema {
@@ -137,60 +146,74 @@ function eventStream(chunk: ZodTypeAny, example: string | undefined, writer: Jso
   return result;
 }
 
-function operation(route: AppRoute & { name: string }, writer: JsonSchemaWriter): JsonSchema {
+/**
+ * generateOpenApi's `operationMapper`: the operation it generated (key path as operationId,
+ * group as tag, summary, description, parameters, request body, one response per status),
+ * completed from the route's metadata (auth, examples, stream events) and with every schema
+ * written by the JsonSchemaWriter from the route's zod schemas (JSON Schema 2020-12 with named
+ * components, where generateOpenApi writes OpenAPI 3.0 schemas, all inline).
+ */
+function completeOperation(generated: Operation, route: AppRoute, writer: JsonSchemaWriter): Operation {
   const metadata = (route.metadata ?? {}) as RouteMetadata;
-  const group = route.name.split('.')[0] ?? '';
+  const name = generated.operationId ?? '';
+  const group = generated.tags?.[0] ?? '';
   const result: JsonSchema = {
-    operationId: operationId(route.name),
-    summary: route.summary ?? route.name,
-    description: route.description ?? route.summary ?? route.name,
+    operationId: camelCase(name),
+    summary: generated.summary ?? name,
+    description: generated.description ?? generated.summary ?? name,
     tags: [TAGS[group]?.name ?? group],
     security: SCHEMES_BY_AUTH[metadata.auth ?? 'none'].map((scheme) => ({ [scheme]: [] })),
   };
-  const routeParameters = parameters(route, writer);
-  if (routeParameters.length > 0) result.parameters = routeParameters;
-  if (route.method !== 'GET' && 'body' in route && !isNoBody(route.body) && isZodType(route.body)) {
+  const parameters = (generated.parameters ?? []).flatMap((entry) => parameter(entry, route, writer));
+  if (parameters.length > 0) result.parameters = parameters;
+  if (generated.requestBody !== undefined && 'body' in route) {
     const json: JsonSchema = { schema: writer.write(route.body as ZodTypeAny) };
     if (metadata.examples?.request !== undefined) json.example = metadata.examples.request;
     result.requestBody = { required: true, content: { 'application/json': json } };
   }
+  const responses = route.responses as Record<string, unknown>;
   result.responses = Object.fromEntries(
-    Object.entries(route.responses).map(([status, schema]) => [status, responseEntry(Number(status), schema, writer, metadata)]),
+    Object.keys(generated.responses as object).map((status) => [
+      status,
+      responseEntry(Number(status), responses[status], writer, metadata),
+    ]),
   );
-  return result;
+  return result as Operation;
 }
 
 /**
- * The OpenAPI 3.1 document, generated from the one contract: operations from the routes
- * (summary, description, examples and auth from their entries and metadata), schemas from
- * the zod schemas (descriptions from `.describe()`), security schemes from the route's auth,
- * and the text/event-stream form of streamed replies.
+ * The OpenAPI 3.1 document, generated from the one contract by @ts-rest/open-api's
+ * generateOpenApi: operations from the routes (summary, description, examples and auth from
+ * their entries and metadata), schemas from the zod schemas (descriptions from `.describe()`),
+ * security schemes from the route's auth, and the text/event-stream form of streamed replies.
  */
 export function buildOpenApiDocument(version: string): Record<string, unknown> {
   const writer = new JsonSchemaWriter(namedSchemas());
-  const paths: Record<string, Record<string, JsonSchema>> = {};
-  for (const route of listRoutes(contract)) {
-    const path = toOpenApiPath(route.path);
-    paths[path] ??= {};
-    paths[path][route.method.toLowerCase()] = operation(route, writer);
-  }
-  return {
-    openapi: '3.1.0',
-    jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
-    info: {
-      title: 'Model Gateway',
-      version,
-      summary: 'One OpenAI-compatible API in front of many model providers.',
-      description:
-        'Chat completions (with streaming), the OpenAI Responses and Anthropic Messages APIs, embeddings, a model catalogue ' +
-        'and a per-key usage report, behind API keys with rate limits and exact usage accounting. Errors have the body ' +
-        '`{"error": {"message", "type", "param", "code"}}` (docs/errors.md), except on /v1/messages, which answers with ' +
-        "Anthropic's error body.",
-      license: { name: 'MIT', identifier: 'MIT' },
+  // generateOpenApi puts `openapi` and `paths` first and sets `openapi` to 3.0: the document
+  // keeps its own order (header, paths, components) and version.
+  const { paths, components, ...header } = generateOpenApi(
+    contract,
+    {
+      jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
+      info: {
+        title: 'Model Gateway',
+        version,
+        summary: 'One OpenAI-compatible API in front of many model providers.',
+        description:
+          'Chat completions (with streaming), the OpenAI Responses and Anthropic Messages APIs, embeddings, a model catalogue ' +
+          'and a per-key usage report, behind API keys with rate limits and exact usage accounting. Errors have the body ' +
+          '`{"error": {"message", "type", "param", "code"}}` (docs/errors.md), except on /v1/messages, which answers with ' +
+          "Anthropic's error body.",
+        license: { name: 'MIT', identifier: 'MIT' },
+      },
+      servers: [{ url: '/', description: 'The gateway serving this document.' }],
+      tags: Object.values(TAGS),
+      components: { schemas: writer.writeComponents(), securitySchemes: SECURITY_SCHEMES },
     },
-    servers: [{ url: '/', description: 'The gateway serving this document.' }],
-    tags: Object.values(TAGS),
-    paths,
-    components: { schemas: writer.writeComponents(), securitySchemes: SECURITY_SCHEMES },
-  };
+    {
+      setOperationId: 'concatenated-path',
+      operationMapper: (operation, route) => completeOperation(operation, route, writer),
+    },
+  );
+  return { ...header, openapi: '3.1.0', paths, components };
 }

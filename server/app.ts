@@ -51,7 +51,8 @@ export interface AppDependencies {
   durability?: UsageDurability;
   logger: Logger;
   readiness: ReadinessCheck;
-  openapiDocument: Record<string, unknown>;
+  /** Builds the OpenAPI document (docs/client-and-openapi.md); called once, on its first request. */
+  openapiDocument: () => Record<string, unknown>;
   /** Clock (ms) and id generator: injected so tests can fix them. */
   now: () => number;
   generateId: () => string;

@@ -299,7 +299,7 @@ async function buildGateway(config: Config, options: GatewayOptions, onFailure: 
     durability,
     logger,
     readiness,
-    openapiDocument: buildOpenApiDocument(packageVersion()),
+    openapiDocument: () => buildOpenApiDocument(packageVersion()),
     now,
     generateId,
     metrics,

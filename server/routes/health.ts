@@ -10,7 +10,8 @@ export interface Readiness {
 }
 export type ReadinessCheck = () => Promise<Readiness>;
 
-export function healthRouter(readiness: ReadinessCheck, openapiDocument: Record<string, unknown>) {
+export function healthRouter(readiness: ReadinessCheck, buildOpenApiDocument: () => Record<string, unknown>) {
+  let openapiDocument: Record<string, unknown> | undefined;
   return s.router(contract.health, {
     health: async () => ({ status: 200, body: { status: 'ok' as const } }),
     ready: async () => {
@@ -19,6 +20,6 @@ export function healthRouter(readiness: ReadinessCheck, openapiDocument: Record<
         ? { status: 200, body: { status: 'ok' as const, checks } }
         : { status: 503, body: { status: 'unavailable' as const, checks } };
     },
-    openapi: async () => ({ status: 200, body: openapiDocument }),
+    openapi: async () => ({ status: 200, body: (openapiDocument ??= buildOpenApiDocument()) }),
   });
 }
