@@ -98,7 +98,8 @@ for (const schema of schemas) {
 }
 
 const identifier = /^[A-Za-z_$][\w$]*$/;
-const propertyKey = (name) => (identifier.test(name) ? name : JSON.stringify(name));
+/** A numeric key stays a number (`200:`, as ts-rest reads a route's statuses), others are quoted when needed. */
+const propertyKey = (name) => (identifier.test(name) || /^(0|[1-9]\d*)$/.test(name) ? name : JSON.stringify(name));
 
 /** Prints a type as TypeScript source, naming what has a name; `uses` collects those names. */
 class Printer {
