@@ -89,7 +89,10 @@ function nameable(type) {
   if (!(type.flags & ts.TypeFlags.Union)) return false;
   const literal = ts.TypeFlags.StringLiteral | ts.TypeFlags.NumberLiteral;
   const allowed = ts.TypeFlags.Object | ts.TypeFlags.Intersection | literal | ts.TypeFlags.Null | ts.TypeFlags.Undefined;
-  return type.types.every((member) => member.flags & allowed) && type.types.some((member) => member.flags & (ts.TypeFlags.Object | ts.TypeFlags.Intersection | literal));
+  return (
+    type.types.every((member) => member.flags & allowed) &&
+    type.types.some((member) => member.flags & (ts.TypeFlags.Object | ts.TypeFlags.Intersection | literal))
+  );
 }
 for (const schema of schemas) {
   if (!namedSchemas.has(schema.type)) namedSchemas.set(schema.type, schema);
@@ -162,7 +165,9 @@ class Printer {
     if (plain && new Set(names).size === names.length && !members.some((member) => namedOutputs.has(member))) {
       return this.members(members, input);
     }
-    return members.map((member) => (member.flags & ts.TypeFlags.Union ? `(${this.print(member, { input })})` : this.print(member, { input }))).join(' & ');
+    return members
+      .map((member) => (member.flags & ts.TypeFlags.Union ? `(${this.print(member, { input })})` : this.print(member, { input })))
+      .join(' & ');
   }
 
   object(type, input) {
@@ -186,7 +191,8 @@ class Printer {
       const element = this.print(checker.getTypeArguments(type)[0], { input });
       return `${type.symbol?.name === 'ReadonlyArray' ? 'readonly ' : ''}${wrapArrayElement(element)}[]`;
     }
-    if (checker.getSignaturesOfType(type, ts.SignatureKind.Call).length > 0) throw new Error(`cannot print a function: ${checker.typeToString(type)}`);
+    if (checker.getSignaturesOfType(type, ts.SignatureKind.Call).length > 0)
+      throw new Error(`cannot print a function: ${checker.typeToString(type)}`);
     if (this.stack.has(type)) throw new Error(`recursive type without a name: ${checker.typeToString(type)}`);
     this.stack.add(type);
     try {
@@ -205,7 +211,9 @@ class Printer {
         lines.push(`${readonly}${propertyKey(property.name)}${optional}: ${this.print(checker.getTypeOfSymbol(property), { input })};`);
       }
       for (const index of checker.getIndexInfosOfType(part)) {
-        lines.push(`${index.isReadonly ? 'readonly ' : ''}[key: ${checker.typeToString(index.keyType)}]: ${this.print(index.type, { input })};`);
+        lines.push(
+          `${index.isReadonly ? 'readonly ' : ''}[key: ${checker.typeToString(index.keyType)}]: ${this.print(index.type, { input })};`,
+        );
       }
     }
     return lines.length === 0 ? '{}' : `{ ${lines.join(' ')} }`;
@@ -229,7 +237,7 @@ for (const schema of schemas) {
   const input = inputType(schema.type);
   if (nameable(input) && !namedInputs.has(input)) namedInputs.set(input, schema);
 }
-for (let changed = true; changed; ) {
+for (let changed = true; changed;) {
   changed = false;
   for (const schema of schemas) {
     if (schema.inputName !== schema.outputName) continue;
@@ -263,7 +271,9 @@ for (const file of sources) {
     const output = printer.print(outputType(schema.type), { top: true });
     added.push(declarationOf(schema.outputName, output, outputType(schema.type)));
     if (schema.inputName !== schema.outputName) {
-      added.push(declarationOf(schema.inputName, printer.print(inputType(schema.type), { top: true, input: true }), inputType(schema.type)));
+      added.push(
+        declarationOf(schema.inputName, printer.print(inputType(schema.type), { top: true, input: true }), inputType(schema.type)),
+      );
     }
   }
   for (const statement of declarationFile.statements) {
@@ -323,7 +333,5 @@ function importLines(uses, file, declarationFile) {
     const specifier = typeof source === 'string' ? source : moduleOf(source);
     bySource.set(specifier, [...(bySource.get(specifier) ?? []), name]);
   }
-  return [...bySource]
-    .map(([specifier, names]) => `import type { ${names.sort().join(', ')} } from '${specifier}';\n`)
-    .join('');
+  return [...bySource].map(([specifier, names]) => `import type { ${names.sort().join(', ')} } from '${specifier}';\n`).join('');
 }
