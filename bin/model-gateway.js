@@ -3,8 +3,9 @@
 // file by `npm run build` (also run by `npm install`), when that bundle is at least as new
 // as every source file: it starts faster and uses ~100 MB less memory than compiling the
 // TypeScript on the fly. Otherwise (a source edited since, or no bundle) the sources run
-// through tsx's loader, so an edit never runs stale code. MODEL_GATEWAY_FROM_SOURCE=1 forces
-// the sources. The shebang gives the serving process's V8 options and malloc settings
+// through tsx's loader (a devDependency), so an edit never runs stale code. MODEL_GATEWAY_FROM_SOURCE=1
+// forces the sources. The published package carries the bundle and no sources: it runs the bundle.
+// The shebang gives the serving process's V8 options and malloc settings
 // (server/cli/serving-flags.ts); `npm start` gives them too.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +15,7 @@ const root = fileURLToPath(new URL('../', import.meta.url));
 const bundle = path.join(root, 'dist', 'model-gateway.js');
 
 function newestSourceMtime(directory) {
+  if (!existsSync(directory)) return 0;
   let newest = 0;
   for (const entry of readdirSync(directory, { withFileTypes: true })) {
     const full = path.join(directory, entry.name);

@@ -1,6 +1,6 @@
-import { initClient, type AppRoute } from '@ts-rest/core';
+import { initClient, type AppRoute, type InitClientReturn } from '@ts-rest/core';
 import type { z } from 'zod';
-import { contract } from './index.js';
+import { contract, type Contract } from './index.js';
 import type { ErrorBodyShape } from './errors.js';
 import { readEvents } from './event-stream.js';
 
@@ -118,27 +118,42 @@ export async function* streamRoute<R extends StreamingRoute>(
   }
 }
 
+function clientArguments(options: GatewayClientOptions) {
+  return {
+    baseUrl: options.baseUrl.replace(/\/+$/, ''),
+    baseHeaders: requestHeaders(options),
+    throwOnUnknownStatus: false,
+    ...(options.credentials ? { credentials: options.credentials } : {}),
+  };
+}
+
+/** The streaming calls the client adds to the contract's routes. */
+export interface GatewayStreams {
+  /** Streams any route whose contract entry has `metadata.streamChunk`. */
+  stream<R extends StreamingRoute>(route: R, body: StreamBodyOf<R>, streamOptions?: StreamOptions): AsyncGenerator<StreamChunkOf<R>>;
+  /** POST /v1/chat/completions with `stream: true`: the `chat.completion.chunk` events. */
+  streamChatCompletion(
+    body: StreamBodyOf<Contract['chat']['create']>,
+    streamOptions?: StreamOptions,
+  ): AsyncGenerator<StreamChunkOf<Contract['chat']['create']>>;
+}
+
+/**
+ * The client's type, named so that its declaration refers to the contract's route types instead
+ * of spelling out every route (docs/client-and-openapi.md, "Declarations").
+ */
+export type GatewayClient = InitClientReturn<Contract, ReturnType<typeof clientArguments>> & GatewayStreams;
+
 /**
  * The typed client for TypeScript consumers: every route of the contract as a typed call
  * returning `{ status, body, headers }`, and `stream(route, body)` / `streamChatCompletion(body)`
  * for streamed replies as typed events (docs/client-and-openapi.md).
  */
-export function createGatewayClient(options: GatewayClientOptions) {
-  const calls = initClient(contract, {
-    baseUrl: options.baseUrl.replace(/\/+$/, ''),
-    baseHeaders: requestHeaders(options),
-    throwOnUnknownStatus: false,
-    ...(options.credentials ? { credentials: options.credentials } : {}),
-  });
+export function createGatewayClient(options: GatewayClientOptions): GatewayClient {
+  const calls = initClient(contract, clientArguments(options));
   return {
     ...calls,
-    /** Streams any route whose contract entry has `metadata.streamChunk`. */
-    stream: <R extends StreamingRoute>(route: R, body: StreamBodyOf<R>, streamOptions?: StreamOptions) =>
-      streamRoute(options, route, body, streamOptions),
-    /** POST /v1/chat/completions with `stream: true`: the `chat.completion.chunk` events. */
-    streamChatCompletion: (body: StreamBodyOf<typeof contract.chat.create>, streamOptions?: StreamOptions) =>
-      streamRoute(options, contract.chat.create, body, streamOptions),
+    stream: (route, body, streamOptions) => streamRoute(options, route, body, streamOptions),
+    streamChatCompletion: (body, streamOptions) => streamRoute(options, contract.chat.create, body, streamOptions),
   };
 }
-
-export type GatewayClient = ReturnType<typeof createGatewayClient>;

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -128,6 +129,131 @@ void gateway.admin.createKey({ params: { accountId: 'acc' }, body: { name: 'ci',
   }
   // Two whole tsc runs: tens of seconds alone, minutes on a slow machine running the other test pass beside it.
 }, 300_000);
+
+/**
+ * What an editor pays for the package's declarations: a consumer that calls every route (with
+ * `skipLibCheck: false`, TypeScript's default) is type-checked alone and its cost printed
+ * (docs/client-and-openapi.md, "Declarations"). The assertions hold with a wide margin: tsc's
+ * count of type instantiations (deterministic; expanded zod inference gave millions) and its peak
+ * memory, read by /usr/bin/time where the machine has it.
+ */
+it('a consumer calling every route type-checks with skipLibCheck off, with few instantiations and little memory', async () => {
+  writeFileSync(path.join(scratch, 'every-route.ts'), EVERY_ROUTE);
+  const compilerOptions = {
+    strict: true,
+    exactOptionalPropertyTypes: true,
+    noEmit: true,
+    target: 'ES2022',
+    lib: ['ES2022', 'DOM'],
+    types: [],
+    module: 'NodeNext',
+    moduleResolution: 'NodeNext',
+    skipLibCheck: false,
+  };
+  writeFileSync(path.join(scratch, 'tsconfig.every-route.json'), JSON.stringify({ compilerOptions, files: ['every-route.ts'] }));
+  const timed = existsSync('/usr/bin/time');
+  const command = timed
+    ? ['/usr/bin/time', ['-v', 'node', tsc, '-p', 'tsconfig.every-route.json', '--extendedDiagnostics']]
+    : ['node', [tsc, '-p', 'tsconfig.every-route.json', '--extendedDiagnostics']];
+  const result = await run(command[0] as string, command[1] as string[], { cwd: scratch }).catch(
+    (error: { stdout: string; stderr: string }) => ({ ...error, failed: true }),
+  );
+  const errors = result.stdout.split('\n').filter((line) => line.includes('error TS'));
+  expect(errors).toEqual([]);
+  expect('failed' in result).toBe(false);
+  const figure = (pattern: RegExp, text: string) => Number(pattern.exec(text)?.[1] ?? Number.NaN);
+  const instantiations = figure(/Instantiations:\s+(\d+)/, result.stdout);
+  const checkSeconds = figure(/Check time:\s+([\d.]+)s/, result.stdout);
+  const cpuSeconds = figure(/User time \(seconds\): ([\d.]+)/, result.stderr) + figure(/System time \(seconds\): ([\d.]+)/, result.stderr);
+  const peakMegabytes = figure(/Maximum resident set size \(kbytes\): (\d+)/, result.stderr) / 1024;
+  console.log(
+    `every-route consumer, tsc --noEmit with skipLibCheck off: ${instantiations} instantiations, check ${checkSeconds} s, ` +
+      (timed ? `CPU ${cpuSeconds.toFixed(1)} s, peak RSS ${peakMegabytes.toFixed(0)} MB` : 'no /usr/bin/time for CPU and memory'),
+  );
+  expect(instantiations).toBeLessThan(1_000_000);
+  if (timed) expect(peakMegabytes).toBeLessThan(600);
+}, 300_000);
+
+const EVERY_ROUTE = `import { createGatewayClient, type ChatCompletion, type MessagesResponse, type ResponseObject } from '@model-gateway/client';
+import { contract, type ApiKey, type DetailedUsageReport, type UsageReport } from '@model-gateway/client/contract';
+
+const gateway = createGatewayClient({ baseUrl: 'http://localhost:8080', apiKey: 'sk-test' });
+const ids = { accountId: 'acct_1', keyId: 'key_1' };
+
+export async function everyRoute(): Promise<unknown[]> {
+  const chat = await gateway.chat.create({ body: { model: 'm', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 8 } });
+  const completion: ChatCompletion | null = chat.status === 200 ? chat.body : null;
+  const embeddings = await gateway.embeddings.create({ body: { model: 'e', input: ['a', 'b'] } });
+  const vectors = embeddings.status === 200 ? embeddings.body.data.map((item) => item.embedding) : [];
+  const responses = await gateway.responses.create({ body: { model: 'm', input: 'Hi' } });
+  const response: ResponseObject | null = responses.status === 200 ? responses.body : null;
+  const messages = await gateway.messages.create({
+    query: { beta: 'true' },
+    headers: {},
+    body: { model: 'm', max_tokens: 16, messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }] },
+  });
+  const message: MessagesResponse | null = messages.status === 200 ? messages.body : null;
+  const counted = await gateway.messages.countTokens({ query: {}, headers: {}, body: { model: 'm', messages: [{ role: 'user', content: 'Hi' }] } });
+  const tokens: number = counted.status === 200 ? counted.body.input_tokens : 0;
+  const models = await gateway.models.list();
+  const usage = await gateway.usage.keys({ query: { start: '2026-01-01', end: '2026-01-31' } });
+  const report: UsageReport | null = usage.status === 200 ? usage.body : null;
+  const accounts = await gateway.admin.listAccounts();
+  const account = await gateway.admin.createAccount({ body: { name: 'Acme' } });
+  const updated = await gateway.admin.updateAccount({ params: ids, body: { rpm: 100, tpm: null } });
+  const fetched = await gateway.admin.getAccount({ params: ids });
+  const accountBudget = await gateway.admin.getAccountBudget({ params: ids });
+  const keys = await gateway.admin.listKeys({ params: ids });
+  const listed: ApiKey[] = keys.status === 200 ? keys.body.data : [];
+  const created = await gateway.admin.createKey({ params: ids, body: { name: 'ci', rpm: 60 } });
+  const key = await gateway.admin.getKey({ params: ids });
+  const keyBudget = await gateway.admin.getKeyBudget({ params: ids });
+  const changed = await gateway.admin.updateKey({ params: ids, body: { name: 'renamed' } });
+  const revoked = await gateway.admin.revokeKey({ params: ids });
+  const blocked = await gateway.admin.blockKey({ params: ids });
+  const unblocked = await gateway.admin.unblockKey({ params: ids });
+  const rotated = await gateway.admin.rotateKey({ params: ids, body: { grace_seconds: 60 } });
+  const audit = await gateway.admin.listAudit({ query: { limit: 10 } });
+  const usageKey = await gateway.admin.getUsageKey({ params: ids });
+  const newUsageKey = await gateway.admin.createUsageKey({ params: ids });
+  const link = await gateway.admin.createLoginLink({ params: ids });
+  const accountUsage = await gateway.admin.getUsage({ params: ids, query: {} });
+  const detailed: DetailedUsageReport | null = accountUsage.status === 200 ? accountUsage.body : null;
+  const signedIn = await gateway.session.signIn({ body: { token: 'lt-1' } });
+  const session = await gateway.session.getSession();
+  const signedOut = await gateway.session.signOut();
+  const health = await gateway.health.health();
+  const ready = await gateway.health.ready();
+  const openapi = await gateway.health.openapi();
+  let streamed = '';
+  for await (const chunk of gateway.streamChatCompletion({ model: 'm', messages: [{ role: 'user', content: 'Hi' }] })) {
+    streamed += chunk.choices[0]?.delta.content ?? '';
+  }
+  for await (const event of gateway.stream(contract.messages.create, { model: 'm', max_tokens: 8, messages: [{ role: 'user', content: 'Hi' }] })) {
+    if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') streamed += event.delta.text;
+  }
+  for await (const event of gateway.stream(contract.responses.create, { model: 'm', input: 'Hi' })) {
+    if (event.type === 'response.output_text.delta') streamed += event.delta;
+  }
+  return [completion, vectors, response, message, tokens, models.status, report, accounts.status, account.status, updated.status,
+    fetched.status, accountBudget.status, listed, created.status, key.status, keyBudget.status, changed.status, revoked.status,
+    blocked.status, unblocked.status, rotated.status, audit.status, usageKey.status, newUsageKey.status, link.status, detailed,
+    signedIn.status, session.status, signedOut.status, health.status, ready.status, openapi.status, streamed];
+}
+
+// The types are the contract's, not \`any\`: each of these is an error.
+// @ts-expect-error rpm is a number
+void gateway.admin.createKey({ params: ids, body: { name: 'ci', rpm: '60' } });
+// @ts-expect-error a chat message needs a role
+void gateway.chat.create({ body: { model: 'm', messages: [{ content: 'Hi' }] } });
+// @ts-expect-error max_tokens is required by the Messages API
+void gateway.messages.create({ query: {}, headers: {}, body: { model: 'm', messages: [] } });
+export async function wrongBodyType(): Promise<void> {
+  const models = await gateway.models.list();
+  // @ts-expect-error a model id is a string
+  if (models.status === 200) { const id: number = models.body.data[0]!.id; void id; }
+}
+`;
 
 const README_EXAMPLE = `import { createGatewayClient } from '@model-gateway/client';
 

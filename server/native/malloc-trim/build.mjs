@@ -1,5 +1,6 @@
 // Builds the optional malloc_trim addon (run by `npm install`/`npm ci` after the bundle, or
-// `npm run build:native`): Linux only, with node-gyp, a declared dependency, as its README
+// `npm run build:native`): Linux only, with node-gyp (the devDependency in a clone, npm's own
+// node-gyp in the published package, which installs without devDependencies), as its README
 // documents (`node-gyp rebuild` in the addon's folder; it needs python3, make and a C compiler,
 // and Node's headers: npm's `nodedir` setting or a download). Never fails the install: without
 // the addon the gateway still returns its idle heap (server.idle_gc), only not what glibc keeps
@@ -12,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 
 const directory = path.dirname(fileURLToPath(import.meta.url));
 
-/** node-gyp's command, from its package's `bin` entry. */
+/** node-gyp's command, from its package's `bin` entry, or the one npm gives its scripts. */
 function nodeGyp() {
   try {
     const require = createRequire(import.meta.url);
@@ -20,7 +21,8 @@ function nodeGyp() {
     const { bin } = require('node-gyp/package.json');
     return path.join(path.dirname(manifest), typeof bin === 'string' ? bin : bin['node-gyp']);
   } catch {
-    return null;
+    const fromNpm = process.env.npm_config_node_gyp;
+    return fromNpm && existsSync(fromNpm) ? fromNpm : null;
   }
 }
 
