@@ -200,3 +200,41 @@ export function azureCompletionReply(
     },
   };
 }
+
+/**
+ * A managed identity's token endpoint as Azure App Service and Container Apps expose it to the
+ * identity library (`IDENTITY_ENDPOINT`, `IDENTITY_HEADER`;
+ * https://learn.microsoft.com/azure/app-service/overview-managed-identity#rest-endpoint-reference):
+ * GET with `api-version=2019-08-01`, `resource`, and the `X-IDENTITY-HEADER` secret (else 401).
+ */
+export interface MockManagedIdentityEndpoint extends MockUpstream<ScriptedReply> {
+  /** The value of IDENTITY_HEADER. */
+  secret: string;
+}
+
+export async function startMockManagedIdentityEndpoint(secret: string): Promise<MockManagedIdentityEndpoint> {
+  const endpoint = await startMockUpstream<ScriptedReply>({
+    basePath: '/msi/token',
+    defaultReply: { type: 'json', status: 500, body: { error: 'no token scripted' } },
+    refuse: (request) =>
+      request.headers['x-identity-header'] === secret
+        ? null
+        : { type: 'json', status: 401, body: { statusCode: 401, message: 'Unauthorized: the X-IDENTITY-HEADER is missing or wrong.' } },
+    sendOther: sendSse,
+  });
+  return { ...endpoint, secret };
+}
+
+/** The endpoint's token: `expires_on` in epoch seconds, as a string. */
+export function managedIdentityTokenReply(token: string, expiresOnMs: number): ScriptedReply {
+  return {
+    type: 'json',
+    body: {
+      access_token: token,
+      expires_on: String(Math.floor(expiresOnMs / 1000)),
+      resource: 'https://cognitiveservices.azure.com',
+      token_type: 'Bearer',
+      client_id: '00000000-0000-0000-0000-000000000001',
+    },
+  };
+}
