@@ -50,7 +50,7 @@ export function checkChatCapabilities(model: ModelConfig, request: ChatCompletio
 }
 
 /** Provider types whose API can return several choices for `n` (docs/chat-and-streaming.md). */
-const SUPPORTS_N = new Set(['openai', 'gemini']);
+const SUPPORTS_N = new Set(['openai', 'gemini', 'azure']);
 
 export function checkN(providerType: string, model: ModelConfig, n: number | null | undefined): void {
   if (n !== undefined && n !== null && n !== 1 && !SUPPORTS_N.has(providerType)) {

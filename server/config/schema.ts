@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AzureOptionsSchema } from '../providers/azure/azure-options';
 import { MockOptionsSchema } from '../providers/mock/mock-options';
 import { configObject } from './config-object';
 import { EnvironmentSchema } from './environment';
@@ -17,7 +18,7 @@ const nonNegativeInteger = z.number().int().nonnegative();
 export const CapabilitySchema = z.enum(['chat', 'code', 'vision', 'function_calling', 'json_mode', 'reasoning', 'embeddings']);
 export type Capability = z.infer<typeof CapabilitySchema>;
 
-export const ProviderTypeSchema = z.enum(['openai', 'anthropic', 'gemini', 'mock']);
+export const ProviderTypeSchema = z.enum(['openai', 'anthropic', 'gemini', 'mock', 'azure']);
 export type ProviderType = z.infer<typeof ProviderTypeSchema>;
 
 export const ServerSectionSchema = configObject(
@@ -81,26 +82,32 @@ export const ProviderSchema = configObject(
     responses_hosted_tools: z.enum(['drop', 'reject']).default('drop'),
   },
   (provider, context) => {
-    if (provider.responses_api && provider.type !== 'openai') {
+    if (provider.responses_api && provider.type !== 'openai' && !azureServesResponses(provider.type, provider.options)) {
       context.addIssue({
         code: z.ZodIssueCode.custom,
         path: ['responses_api'],
-        message: 'only an openai-type provider can serve the Responses API',
+        message: 'only an openai-type provider or an azure-type one on the v1 API (no api_version) can serve the Responses API',
       });
     }
     // Only the mock provider works without a network address.
     if (provider.type !== 'mock' && provider.base_url === '') {
       context.addIssue({ code: z.ZodIssueCode.custom, path: ['base_url'], message: `is required for type ${provider.type}` });
     }
-    // The mock's options are known here, so a misspelt one is reported with its line at start.
-    if (provider.type === 'mock') {
-      const options = MockOptionsSchema.safeParse(provider.options);
+    // The mock's and Azure's options are known here, so a misspelt one is reported with its line at start.
+    const optionsSchema = provider.type === 'mock' ? MockOptionsSchema : provider.type === 'azure' ? AzureOptionsSchema : null;
+    if (optionsSchema) {
+      const options = optionsSchema.safeParse(provider.options);
       for (const issue of options.success ? [] : options.error.issues) {
         context.addIssue({ ...issue, path: ['options', ...issue.path] });
       }
     }
   },
 );
+
+/** Azure OpenAI's v1 API serves /openai/v1/responses; its deployment-path API is not used for it (docs/azure.md). */
+function azureServesResponses(type: string, options: Record<string, unknown>): boolean {
+  return type === 'azure' && options.api_version === undefined;
+}
 
 export const ProviderNameSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/, 'provider names are letters, digits, "-" and "_"');
 

@@ -98,18 +98,26 @@ export class UpstreamError extends GatewayError {
   constructor(
     kind: UpstreamErrorKind,
     message: string,
-    options: { retryable: boolean; upstreamStatus?: number | null; retryAfterMs?: number | null; cause?: unknown },
+    options: {
+      retryable: boolean;
+      upstreamStatus?: number | null;
+      retryAfterMs?: number | null;
+      cause?: unknown;
+      /** A more precise code than the kind's, e.g. `content_filter` for a rejection by the provider's filter. */
+      code?: string;
+    },
   ) {
     const status = kind === 'timeout' ? 504 : kind === 'rejected' ? 400 : 502;
     const type: ErrorType = kind === 'rejected' ? 'invalid_request_error' : 'upstream_error';
     const code =
-      kind === 'timeout'
+      options.code ??
+      (kind === 'timeout'
         ? 'upstream_timeout'
         : kind === 'rejected'
           ? 'upstream_rejected'
           : kind === 'bad_response'
             ? 'upstream_bad_response'
-            : 'upstream_unavailable';
+            : 'upstream_unavailable');
     super(status, type, code, message, { cause: options.cause });
     this.name = 'UpstreamError';
     this.kind = kind;

@@ -1,6 +1,4 @@
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,18 +12,14 @@ import {
   type MockOpenAiUpstream,
 } from '../helpers/mock-openai-upstream';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway';
+import { codexInstalled, codexSayHi, type Run } from './codex-cli';
 
 /**
- * The real Codex CLI (pinned in test/agents/codex/package.json, installed by .ci/run) against
- * the gateway, with its default settings: a model provider entry with `wire_api = "responses"`
- * and nothing else. Codex sends POST /v1/responses with stream: true, developer messages,
+ * The real Codex CLI (codex-cli.ts) against the gateway, with its default settings: a model
+ * provider entry with `wire_api = "responses"` and nothing else. Codex sends POST /v1/responses with stream: true, developer messages,
  * function tools, a web_search and a namespace tool, reasoning, include, prompt_cache_key.
  * Translated (chat upstream) and passed through (an upstream with `responses_api: true`).
  */
-const CODEX = join(__dirname, 'codex', 'node_modules', '.bin', 'codex');
-const installed = existsSync(CODEX);
-if (!installed) console.warn(`Skipping the Codex CLI test: ${CODEX} is missing (run npm ci in test/agents/codex).`);
-
 const UPSTREAM_MODEL = 'gpt-5-mini-2026-01-01';
 const CHAT_REPLY = 'Hi from the chat mock!';
 const NATIVE_REPLY = 'Hi from the responses mock!';
@@ -55,33 +49,7 @@ models:
 
 const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => chatChunk(delta, finishReason, UPSTREAM_MODEL);
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function runCodex(home: string, workdir: string, apiKey: string, prompt: string): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(CODEX, ['exec', '--skip-git-repo-check', prompt], {
-      cwd: workdir,
-      env: { PATH: process.env.PATH ?? '', HOME: home, CODEX_HOME: home, GATEWAY_API_KEY: apiKey, RUST_LOG: 'error' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (data: Buffer) => (stdout += data.toString()));
-    child.stderr.on('data', (data: Buffer) => (stderr += data.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-describe.skipIf(!installed)('the Codex CLI through the gateway', () => {
+describe.skipIf(!codexInstalled)('the Codex CLI through the gateway', () => {
   let chat: MockOpenAiUpstream;
   let native: MockOpenAiUpstream;
   let gateway: TestGateway;
@@ -107,23 +75,7 @@ describe.skipIf(!installed)('the Codex CLI through the gateway', () => {
     if (home) await rm(home, { recursive: true, force: true });
   });
 
-  async function codexWith(model: string): Promise<Run> {
-    await writeFile(
-      join(home, 'config.toml'),
-      [
-        'model_provider = "gateway"',
-        `model = "${model}"`,
-        '',
-        '[model_providers.gateway]',
-        'name = "Model gateway"',
-        `base_url = "${gateway.baseUrl}/v1"`,
-        'env_key = "GATEWAY_API_KEY"',
-        'wire_api = "responses"',
-        '',
-      ].join('\n'),
-    );
-    return runCodex(home, home, apiKey, 'say hi');
-  }
+  const codexWith = (model: string): Promise<Run> => codexSayHi(home, gateway.baseUrl, apiKey, model);
 
   const reportedRequests = () => gateway.reportedRequests(usageKey);
 

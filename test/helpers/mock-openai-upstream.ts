@@ -47,7 +47,12 @@ export function startMockOpenAiUpstream(): Promise<MockOpenAiUpstream> {
   });
 }
 
-async function sendSse(reply: Extract<ScriptedReply, { type: 'sse' }>, response: ServerResponse, recorded: RecordedRequest): Promise<void> {
+/** Writes a scripted `sse` reply (also the stream replies of OpenAI-compatible clouds: mock-azure-upstream.ts). */
+export async function sendSse(
+  reply: Extract<ScriptedReply, { type: 'sse' }>,
+  response: ServerResponse,
+  recorded: RecordedRequest,
+): Promise<void> {
   startEventStream(response, reply.status, 'text/event-stream', reply.headers);
   for (const step of reply.events) {
     if (step.delayMs) await sleep(step.delayMs);

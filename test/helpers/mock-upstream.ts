@@ -56,6 +56,11 @@ export interface MockUpstreamOptions<Reply> {
   /** Headers every `json` reply carries (e.g. Anthropic's `request-id`). */
   jsonHeaders?: Record<string, string>;
   defaultReply: Reply;
+  /**
+   * What the service checks before it reads the request (credentials, signature, path,
+   * version): a reply here is sent instead of the queued one, which stays queued.
+   */
+  refuse?: (request: RecordedRequest) => CommonReply | null;
   /** Sends the provider-specific replies (streams); the common ones are sent here. */
   sendOther: (reply: Exclude<Reply, CommonReply>, response: ServerResponse, recorded: RecordedRequest) => Promise<void>;
 }
@@ -100,6 +105,11 @@ export async function startMockUpstream<Reply extends { type: string }>(options:
       eventsWritten: 0,
     };
     requests.push(recorded);
+    const refusal = options.refuse?.(recorded);
+    if (refusal) {
+      sendCommon(refusal, response, options);
+      return;
+    }
     const reply = queue.shift() ?? fallback;
     if (isCommon(reply)) sendCommon(reply, response, options);
     else await options.sendOther(reply as Exclude<Reply, CommonReply>, response, recorded);

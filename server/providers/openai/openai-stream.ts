@@ -103,24 +103,29 @@ class OpenAiStreamMapper {
     if (!parsed.success) throw badResponse(provider, 'a stream event that is not a chat completion chunk');
     const chunk = parsed.data;
 
-    const header = (this.header ??= {
-      id: chunk.id || `chatcmpl-${ids.generateId()}`,
-      object: 'chat.completion.chunk',
-      created: createdSeconds(chunk.created, ids),
-      model: target.id,
-    });
     this.fingerprint = chunk.system_fingerprint ?? this.fingerprint;
     // Servers that repeat usage on every chunk send running totals: the last one counts.
     const reported = chunk.usage ?? chunk.x_groq?.usage;
     if (reported) this.usage = toTokenUsage(reported) ?? this.usage;
 
     const upstreamChoices = chunk.choices ?? [];
-    // Usage-only chunks (and Azure's prompt_filter_results chunk) carry no choice to forward now.
+    // Usage-only chunks carry no choice to forward now, nor does Azure's first chunk (its
+    // prompt filter results, with an empty id and `created: 0`): the header comes from a
+    // chunk with choices.
     if (upstreamChoices.length === 0) return null;
+    const header = (this.header ??= {
+      id: chunk.id || `chatcmpl-${ids.generateId()}`,
+      object: 'chat.completion.chunk',
+      created: createdSeconds(chunk.created, ids),
+      model: target.id,
+    });
     const mapped: Choice[] = [];
     for (let position = 0; position < upstreamChoices.length; position++) {
-      mapped.push(toChoice(upstreamChoices[position] as NonNullable<OpenAiChunk['choices']>[number], position, this.choices));
+      const choice = toChoice(upstreamChoices[position] as NonNullable<OpenAiChunk['choices']>[number], position, this.choices);
+      if (choice) mapped.push(choice);
     }
+    // Only annotations for choices that already finished (Azure's content filter results).
+    if (mapped.length === 0) return null;
     const next = this.chunk(header, mapped);
     if (this.template === null && this.templateAttempts < MAX_TEMPLATE_ATTEMPTS && event.event === null) {
       this.templateAttempts++;
@@ -169,12 +174,19 @@ function newChoiceState(): ChoiceState {
   return { roleSent: false, finished: false, nextToolIndex: 0, lastToolIndex: 0 };
 }
 
-function toChoice(choice: NonNullable<OpenAiChunk['choices']>[number], position: number, choices: Map<number, ChoiceState>): Choice {
+/**
+ * One upstream choice as the client gets it; null for a choice that already finished and
+ * brings nothing more (Azure sends its content filter's results for a choice after its
+ * finish_reason): nothing follows a choice's finish_reason (docs/chat-and-streaming.md).
+ */
+function toChoice(choice: NonNullable<OpenAiChunk['choices']>[number], position: number, choices: Map<number, ChoiceState>): Choice | null {
   const index = choice.index ?? position;
   let state = choices.get(index);
   if (!state) {
     state = newChoiceState();
     choices.set(index, state);
+  } else if (state.finished && !choice.finish_reason && isEmptyDelta(choice.delta)) {
+    return null;
   }
   const delta: Choice['delta'] = {};
   if (!state.roleSent) {
@@ -193,6 +205,11 @@ function toChoice(choice: NonNullable<OpenAiChunk['choices']>[number], position:
   const mapped: Choice = { index, delta, finish_reason: finishReason };
   if (choice.logprobs !== undefined) mapped.logprobs = choice.logprobs;
   return mapped;
+}
+
+function isEmptyDelta(delta: NonNullable<OpenAiChunk['choices']>[number]['delta']): boolean {
+  if (!delta) return true;
+  return !delta.content && !delta.tool_calls?.length && !delta.refusal && !reasoningText(delta);
 }
 
 /**

@@ -1,0 +1,1 @@
+export { createAzureProvider, type AzureProviderDependencies } from './azure-provider';
