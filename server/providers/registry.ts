@@ -1,5 +1,6 @@
 import type { ProviderType } from '../config/schema';
 import { createAnthropicProvider } from './anthropic';
+import { createBedrockProvider } from './bedrock';
 import { createGeminiProvider } from './gemini';
 import { createMockProvider } from './mock';
 import { createOpenAiProvider } from './openai';
@@ -36,6 +37,7 @@ const FACTORIES: Readonly<Record<ProviderType, ProviderFactory>> = {
   anthropic: createAnthropicProvider,
   gemini: createGeminiProvider,
   mock: createMockProvider,
+  bedrock: (options) => createBedrockProvider(options),
 };
 
 /** Builds one adapter per provider name, once, at start; adapters keep no per-request state. */
