@@ -3,7 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 
 /**
  * The base of every mock provider (mock-openai-upstream.ts, mock-anthropic-upstream.ts,
- * mock-gemini-upstream.ts): a real local HTTP server that records each request and answers
+ * mock-gemini-upstream.ts, mock-bedrock-upstream.ts): a real local HTTP server that records each request and answers
  * with replies the test queued, in order. What is common to every provider lives here (the
  * server, the recording, JSON/text/drop/hang replies, writing a stream in pieces with
  * back-pressure); each provider module adds its own wire format (event framing, error bodies,
@@ -56,6 +56,11 @@ export interface MockUpstreamOptions<Reply> {
   /** Headers every `json` reply carries (e.g. Anthropic's `request-id`). */
   jsonHeaders?: Record<string, string>;
   defaultReply: Reply;
+  /**
+   * Checks a request's credentials as the provider does (a signature, a token): a reply here
+   * refuses the request without taking a queued reply. Absent: every request is answered.
+   */
+  authorize?: (recorded: RecordedRequest) => Promise<CommonReply | null>;
   /** Sends the provider-specific replies (streams); the common ones are sent here. */
   sendOther: (reply: Exclude<Reply, CommonReply>, response: ServerResponse, recorded: RecordedRequest) => Promise<void>;
 }
@@ -100,6 +105,11 @@ export async function startMockUpstream<Reply extends { type: string }>(options:
       eventsWritten: 0,
     };
     requests.push(recorded);
+    const refusal = options.authorize ? await options.authorize(recorded) : null;
+    if (refusal) {
+      sendCommon(refusal, response, options);
+      return;
+    }
     const reply = queue.shift() ?? fallback;
     if (isCommon(reply)) sendCommon(reply, response, options);
     else await options.sendOther(reply as Exclude<Reply, CommonReply>, response, recorded);
@@ -173,9 +183,9 @@ export interface PiecewiseOptions {
   hold?: boolean | undefined;
 }
 
-/** Writes a stream's bytes in pieces, each reaching the client on its own, then ends, drops or holds it. */
-export async function writePiecewise(response: ServerResponse, text: string, options: PiecewiseOptions = {}): Promise<void> {
-  const bytes = Buffer.from(text, 'utf8');
+/** Writes a stream's bytes (text as UTF-8) in pieces, each reaching the client on its own, then ends, drops or holds it. */
+export async function writePiecewise(response: ServerResponse, text: string | Uint8Array, options: PiecewiseOptions = {}): Promise<void> {
+  const bytes = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
   const slices = options.slices ?? [bytes.length || 1];
   let offset = 0;
   for (let index = 0; offset < bytes.length; index++) {
