@@ -66,14 +66,25 @@ models:
     pricing: { input_per_million: 0.1, output_per_million: 0 }
 `;
 
-const AWS_VARIABLES = ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_PROFILE', 'AWS_SHARED_CREDENTIALS_FILE', 'AWS_CONFIG_FILE', 'AWS_EC2_METADATA_DISABLED'];
+const AWS_VARIABLES = [
+  'AWS_ACCESS_KEY_ID',
+  'AWS_SECRET_ACCESS_KEY',
+  'AWS_SESSION_TOKEN',
+  'AWS_PROFILE',
+  'AWS_SHARED_CREDENTIALS_FILE',
+  'AWS_CONFIG_FILE',
+  'AWS_EC2_METADATA_DISABLED',
+];
 
 describe('e2e: the bedrock provider path', () => {
   // AWS's default chain reads the process environment and files, as in production.
   const saved = new Map(AWS_VARIABLES.map((name) => [name, process.env[name]]));
   const directory = mkdtempSync(join(tmpdir(), 'bedrock-e2e-'));
   beforeAll(() => {
-    writeFileSync(join(directory, 'credentials'), `[wrong]\naws_access_key_id = ${MOCK_ACCESS_KEY_ID}\naws_secret_access_key = ${WRONG_SECRET}\n`);
+    writeFileSync(
+      join(directory, 'credentials'),
+      `[wrong]\naws_access_key_id = ${MOCK_ACCESS_KEY_ID}\naws_secret_access_key = ${WRONG_SECRET}\n`,
+    );
     for (const name of AWS_VARIABLES) delete process.env[name];
     Object.assign(process.env, {
       AWS_ACCESS_KEY_ID: MOCK_ACCESS_KEY_ID,
@@ -94,26 +105,52 @@ describe('e2e: the bedrock provider path', () => {
 
   it('answers a chat completion signed with the environment credentials, with the cache tokens priced exactly', async () => {
     const { upstream, e2e } = fixture;
-    upstream.reply(converseReply([{ text: 'Hi there.' }], 'end_turn', { inputTokens: 100, outputTokens: 50, cacheReadInputTokens: 400, cacheWriteInputTokens: 300 }));
+    upstream.reply(
+      converseReply([{ text: 'Hi there.' }], 'end_turn', {
+        inputTokens: 100,
+        outputTokens: 50,
+        cacheReadInputTokens: 400,
+        cacheWriteInputTokens: 300,
+      }),
+    );
     const { data, response } = await e2e.client.chat.completions
-      .create({ model: 'claude-bedrock', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hello' }] })
+      .create({
+        model: 'claude-bedrock',
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'user', content: 'Hello' },
+        ],
+      })
       .withResponse();
     expect(data.choices[0]?.message.content).toBe('Hi there.');
     expect(data.model).toBe('claude-bedrock');
     expect(data.usage).toMatchObject({ prompt_tokens: 800, completion_tokens: 50, prompt_tokens_details: { cached_tokens: 400 } });
     const [request] = upstream.requests;
     expect(request?.path).toBe('/model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/converse');
-    expect(request?.headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE\/\d{8}\/us-east-1\/bedrock\/aws4_request, SignedHeaders=/);
+    expect(request?.headers.authorization).toMatch(
+      /^AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE\/\d{8}\/us-east-1\/bedrock\/aws4_request, SignedHeaders=/,
+    );
     // 100 x 3 + 50 x 15 + 400 x 0.3 + 300 x 3.75 = 2,295 USD per million tokens.
     expect(response.headers.get('x-gateway-cost-usd')).toBe('0.002295');
     const event = await usageFor(e2e, response.headers.get('x-request-id'));
-    expect(event).toMatchObject({ model: 'claude-bedrock', provider: 'aws', promptTokens: 800, completionTokens: 50, cachedTokens: 400, cacheWriteTokens: 300 });
+    expect(event).toMatchObject({
+      model: 'claude-bedrock',
+      provider: 'aws',
+      promptTokens: 800,
+      completionTokens: 50,
+      cachedTokens: 400,
+      cacheWriteTokens: 300,
+    });
     expect(event.costFemtoUsd).toBe(2_295_000_000_000n);
   });
 
   it('streams a reply from event-stream framing, with the usage chunk', async () => {
     const { upstream, e2e } = fixture;
-    upstream.reply({ type: 'events', events: converseTextEvents(['Hel', 'lo', '!'], 'end_turn', { inputTokens: 9, outputTokens: 3 }), slices: [5, 11] });
+    upstream.reply({
+      type: 'events',
+      events: converseTextEvents(['Hel', 'lo', '!'], 'end_turn', { inputTokens: 9, outputTokens: 3 }),
+      slices: [5, 11],
+    });
     const stream = await e2e.client.chat.completions.create({
       model: 'claude-bedrock',
       messages: [{ role: 'user', content: 'Hi' }],
@@ -132,7 +169,10 @@ describe('e2e: the bedrock provider path', () => {
       type: 'events',
       events: [
         { event: 'messageStart', payload: { role: 'assistant' } },
-        { event: 'contentBlockStart', payload: { contentBlockIndex: 0, start: { toolUse: { toolUseId: 'tooluse_1', name: 'get_weather' } } } },
+        {
+          event: 'contentBlockStart',
+          payload: { contentBlockIndex: 0, start: { toolUse: { toolUseId: 'tooluse_1', name: 'get_weather' } } },
+        },
         { event: 'contentBlockDelta', payload: { contentBlockIndex: 0, delta: { toolUse: { input: '{"city":"Oslo"}' } } } },
         { event: 'contentBlockStop', payload: { contentBlockIndex: 0 } },
         ...converseEnd('tool_use', { inputTokens: 20, outputTokens: 8 }),
@@ -140,7 +180,15 @@ describe('e2e: the bedrock provider path', () => {
     });
     const stream = await e2e.client.chat.completions.create({
       model: 'claude-bedrock',
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'Weather where this was taken?' }, { type: 'image_url', image_url: { url: PIXEL_DATA_URL } }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Weather where this was taken?' },
+            { type: 'image_url', image_url: { url: PIXEL_DATA_URL } },
+          ],
+        },
+      ],
       tools: [WEATHER_TOOL],
       stream: true,
     });
@@ -148,7 +196,15 @@ describe('e2e: the bedrock provider path', () => {
     expect(toolCalls).toEqual([{ id: 'tooluse_1', name: 'get_weather', arguments: '{"city":"Oslo"}' }]);
     expect(finishReasons).toEqual(['tool_calls']);
     expect(upstream.requests[0]?.body).toMatchObject({
-      messages: [{ role: 'user', content: [{ text: 'Weather where this was taken?' }, { image: { format: 'png', source: { bytes: PIXEL_DATA_URL.split(',')[1] } } }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { text: 'Weather where this was taken?' },
+            { image: { format: 'png', source: { bytes: PIXEL_DATA_URL.split(',')[1] } } },
+          ],
+        },
+      ],
       toolConfig: { tools: [{ toolSpec: { name: 'get_weather', inputSchema: { json: WEATHER_TOOL.function.parameters } } }] },
     });
   });
@@ -167,19 +223,39 @@ describe('e2e: the bedrock provider path', () => {
     const titan = await e2e.client.embeddings.create({ model: 'titan-embed', input: 'hello', dimensions: 256, encoding_format: 'float' });
     expect(titan.data[0]?.embedding).toEqual([0.25, 0.5]);
     expect(titan.usage).toEqual({ prompt_tokens: 2, total_tokens: 2 });
-    upstream.reply({ type: 'json', body: { embeddings: [[1, 2], [3, 4]] }, headers: { 'x-amzn-bedrock-input-token-count': '6' } });
+    upstream.reply({
+      type: 'json',
+      body: {
+        embeddings: [
+          [1, 2],
+          [3, 4],
+        ],
+      },
+      headers: { 'x-amzn-bedrock-input-token-count': '6' },
+    });
     const cohere = await e2e.client.embeddings.create({ model: 'cohere-embed', input: ['a', 'b'], encoding_format: 'float' });
-    expect(cohere.data.map((item) => item.embedding)).toEqual([[1, 2], [3, 4]]);
+    expect(cohere.data.map((item) => item.embedding)).toEqual([
+      [1, 2],
+      [3, 4],
+    ]);
     expect(cohere.usage).toEqual({ prompt_tokens: 6, total_tokens: 6 });
-    expect(upstream.requests.map((request) => request.path)).toEqual(['/model/amazon.titan-embed-text-v2%3A0/invoke', '/model/cohere.embed-english-v3/invoke']);
+    expect(upstream.requests.map((request) => request.path)).toEqual([
+      '/model/amazon.titan-embed-text-v2%3A0/invoke',
+      '/model/cohere.embed-english-v3/invoke',
+    ]);
   });
 
   it('is refused by the signature check with the wrong secret of a profile: 502, the secret nowhere', async () => {
     const { upstream, e2e } = fixture;
     upstream.reply(converseReply([{ text: 'never sent' }]));
-    const error = await apiErrorOf(e2e.client.chat.completions.create({ model: 'claude-wrong', messages: [{ role: 'user', content: 'Hi' }] }));
+    const error = await apiErrorOf(
+      e2e.client.chat.completions.create({ model: 'claude-wrong', messages: [{ role: 'user', content: 'Hi' }] }),
+    );
     expect(error.status).toBe(502);
-    expect(error.error).toMatchObject({ code: 'upstream_unavailable', message: 'The provider "aws-wrong" refused the gateway\'s credentials.' });
+    expect(error.error).toMatchObject({
+      code: 'upstream_unavailable',
+      message: 'The provider "aws-wrong" refused the gateway\'s credentials.',
+    });
     expect(JSON.stringify(error.error)).not.toContain(WRONG_SECRET.slice(0, 12));
     expect(upstream.requests).toHaveLength(1);
     upstream.requests.length = 0;
@@ -189,14 +265,24 @@ describe('e2e: the bedrock provider path', () => {
 
   it('retries a ThrottlingException and answers 502 once retries are spent; a ValidationException is the caller’s 400', async () => {
     const { upstream, e2e } = fixture;
-    upstream.reply(errorReply('ThrottlingException', 'Too many requests.', 429), errorReply('ThrottlingException', 'Too many requests.', 429));
-    const throttled = await apiErrorOf(e2e.client.chat.completions.create({ model: 'claude-bedrock', messages: [{ role: 'user', content: 'Hi' }] }));
+    upstream.reply(
+      errorReply('ThrottlingException', 'Too many requests.', 429),
+      errorReply('ThrottlingException', 'Too many requests.', 429),
+    );
+    const throttled = await apiErrorOf(
+      e2e.client.chat.completions.create({ model: 'claude-bedrock', messages: [{ role: 'user', content: 'Hi' }] }),
+    );
     expect(throttled.status).toBe(502);
     expect(upstream.requests).toHaveLength(2);
     upstream.reply(errorReply('ValidationException', 'messages: text content blocks must be non-empty', 400));
-    const invalid = await apiErrorOf(e2e.client.chat.completions.create({ model: 'claude-bedrock', messages: [{ role: 'user', content: 'Hi' }] }));
+    const invalid = await apiErrorOf(
+      e2e.client.chat.completions.create({ model: 'claude-bedrock', messages: [{ role: 'user', content: 'Hi' }] }),
+    );
     expect(invalid.status).toBe(400);
-    expect(invalid.error).toMatchObject({ code: 'upstream_rejected', message: expect.stringContaining('text content blocks must be non-empty (ValidationException)') });
+    expect(invalid.error).toMatchObject({
+      code: 'upstream_rejected',
+      message: expect.stringContaining('text content blocks must be non-empty (ValidationException)'),
+    });
   });
 
   describe('/v1/messages', () => {
@@ -217,7 +303,10 @@ describe('e2e: the bedrock provider path', () => {
 
     it('passes a Claude request through InvokeModel with Anthropic’s body: version in the body, model in the path, betas carried', async () => {
       const { upstream, e2e } = fixture;
-      upstream.reply({ type: 'json', body: message({ input_tokens: 100, output_tokens: 50, cache_read_input_tokens: 400, cache_creation_input_tokens: 300 }) });
+      upstream.reply({
+        type: 'json',
+        body: message({ input_tokens: 100, output_tokens: 50, cache_read_input_tokens: 400, cache_creation_input_tokens: 300 }),
+      });
       const { data, response } = await client.messages
         .create(
           {
@@ -240,7 +329,13 @@ describe('e2e: the bedrock provider path', () => {
         anthropic_beta: ['context-1m-2025-08-07', 'interleaved-thinking-2025-05-14'],
       });
       const event = await usageFor(e2e, response.headers.get('x-request-id'));
-      expect(event).toMatchObject({ model: 'claude-bedrock', promptTokens: 800, completionTokens: 50, cachedTokens: 400, cacheWriteTokens: 300 });
+      expect(event).toMatchObject({
+        model: 'claude-bedrock',
+        promptTokens: 800,
+        completionTokens: 50,
+        cachedTokens: 400,
+        cacheWriteTokens: 300,
+      });
       expect(event.costFemtoUsd).toBe(2_295_000_000_000n);
     });
 
@@ -256,7 +351,10 @@ describe('e2e: the bedrock provider path', () => {
           { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Bedrock.' } },
           { type: 'content_block_stop', index: 0 },
           { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 6 } },
-          { type: 'message_stop', 'amazon-bedrock-invocationMetrics': { inputTokenCount: 12, outputTokenCount: 6, invocationLatency: 300, firstByteLatency: 90 } },
+          {
+            type: 'message_stop',
+            'amazon-bedrock-invocationMetrics': { inputTokenCount: 12, outputTokenCount: 6, invocationLatency: 300, firstByteLatency: 90 },
+          },
         ]),
       });
       const stream = client.messages.stream({ model: 'claude-bedrock', max_tokens: 64, messages: [{ role: 'user', content: 'Hello' }] });

@@ -104,7 +104,8 @@ interface AuthSettings {
   now: () => number;
 }
 
-const AUTHORIZATION = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([a-z0-9;-]+), ?Signature=([0-9a-f]{64})$/;
+const AUTHORIZATION =
+  /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([a-z0-9;-]+), ?Signature=([0-9a-f]{64})$/;
 const SIGNATURE_MISMATCH =
   'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.';
 const MAX_SKEW_MS = 15 * 60_000;
@@ -117,7 +118,9 @@ async function authorize(recorded: RecordedRequest, settings: AuthSettings): Pro
   const authorization = header('authorization');
   if (authorization.startsWith('Bearer ')) {
     const token = authorization.slice('Bearer '.length);
-    return settings.apiKeys.includes(token) ? null : errorReply('UnrecognizedClientException', 'The security token included in the request is invalid.', 403);
+    return settings.apiKeys.includes(token)
+      ? null
+      : errorReply('UnrecognizedClientException', 'The security token included in the request is invalid.', 403);
   }
   if (authorization === '') return errorReply('MissingAuthenticationTokenException', 'Missing Authentication Token', 403);
   const match = AUTHORIZATION.exec(authorization);
@@ -133,7 +136,11 @@ async function authorize(recorded: RecordedRequest, settings: AuthSettings): Pro
   const signingDate = parseAmzDate(header('x-amz-date'));
   if (!signingDate) return errorReply('IncompleteSignatureException', 'The request has no valid X-Amz-Date header.', 403);
   if (Math.abs(signingDate.getTime() - settings.now()) > MAX_SKEW_MS) {
-    return errorReply('InvalidSignatureException', 'Signature expired: the signing date is more than 15 minutes from the current time.', 403);
+    return errorReply(
+      'InvalidSignatureException',
+      'Signature expired: the signing date is more than 15 minutes from the current time.',
+      403,
+    );
   }
   const contentHash = header('x-amz-content-sha256');
   if (contentHash !== '' && contentHash !== createHash('sha256').update(recorded.rawBody, 'utf8').digest('hex')) {
@@ -202,7 +209,11 @@ function withTotal(usage: MockConverseUsage) {
 }
 
 /** A Converse reply. */
-export function converseReply(content: unknown[], stopReason = 'end_turn', usage: MockConverseUsage = { inputTokens: 10, outputTokens: 4 }): CommonReply {
+export function converseReply(
+  content: unknown[],
+  stopReason = 'end_turn',
+  usage: MockConverseUsage = { inputTokens: 10, outputTokens: 4 },
+): CommonReply {
   return {
     type: 'json',
     body: { output: { message: { role: 'assistant', content } }, stopReason, usage: withTotal(usage), metrics: { latencyMs: 120 } },
@@ -210,7 +221,11 @@ export function converseReply(content: unknown[], stopReason = 'end_turn', usage
 }
 
 /** The ConverseStream events of a text reply, one delta per piece, with the closing metadata. */
-export function converseTextEvents(pieces: string[], stopReason = 'end_turn', usage: MockConverseUsage = { inputTokens: 10, outputTokens: 4 }): MockBedrockEvent[] {
+export function converseTextEvents(
+  pieces: string[],
+  stopReason = 'end_turn',
+  usage: MockConverseUsage = { inputTokens: 10, outputTokens: 4 },
+): MockBedrockEvent[] {
   return [
     { event: 'messageStart', payload: { role: 'assistant' } },
     ...pieces.map((text) => ({ event: 'contentBlockDelta', payload: { contentBlockIndex: 0, delta: { text } } })),

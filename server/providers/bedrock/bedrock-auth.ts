@@ -47,7 +47,8 @@ export function createBedrockAuth(options: BedrockAuthOptions): BedrockAuth {
   const source = options.credentials ?? fromNodeProviderChain(options.profile ? { profile: options.profile } : {});
   const credentials = memoize(
     source,
-    (identity: AwsCredentialIdentity) => identity.expiration !== undefined && identity.expiration.getTime() - options.now() < REFRESH_MARGIN_MS,
+    (identity: AwsCredentialIdentity) =>
+      identity.expiration !== undefined && identity.expiration.getTime() - options.now() < REFRESH_MARGIN_MS,
     (identity: AwsCredentialIdentity) => identity.expiration !== undefined,
   );
   const signer = new SignatureV4({ service: 'bedrock', region: options.region, credentials, sha256: Hash.bind(null, 'sha256') });

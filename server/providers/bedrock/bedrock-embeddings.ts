@@ -29,7 +29,11 @@ export async function createBedrockEmbeddings(
 ): Promise<EmbeddingsResult> {
   const family = embeddingFamily(target.upstreamModel);
   if (!family) {
-    throw invalidRequest('unsupported_capability', `The model "${target.id}" is not a Titan or Cohere embedding model on Bedrock.`, 'model');
+    throw invalidRequest(
+      'unsupported_capability',
+      `The model "${target.id}" is not a Titan or Cohere embedding model on Bedrock.`,
+      'model',
+    );
   }
   if (request.dimensions !== undefined && !(target.dimensions ?? []).includes(request.dimensions)) {
     const message = target.dimensions?.length
@@ -95,7 +99,13 @@ async function embedWithCohere(
   for (let start = 0; start < texts.length; start += COHERE_BATCH_SIZE) {
     const slice = texts.slice(start, start + COHERE_BATCH_SIZE);
     const body = { texts: slice, input_type: 'search_document', ...(dimensions !== undefined ? { output_dimension: dimensions } : {}) };
-    const { value, response } = await transport.postJson(target.upstreamModel, 'invoke', body, options.signal, CohereEmbeddingResponseSchema);
+    const { value, response } = await transport.postJson(
+      target.upstreamModel,
+      'invoke',
+      body,
+      options.signal,
+      CohereEmbeddingResponseSchema,
+    );
     const embeddings = Array.isArray(value.embeddings) ? value.embeddings : value.embeddings.float;
     if (embeddings.length !== slice.length) throw badResponse(provider, 'a different number of embeddings than inputs');
     vectors.push(...embeddings);

@@ -66,7 +66,12 @@ export function createBedrockProvider(options: ProviderFactoryOptions, dependenc
       const body = buildConverseRequest(request, target, call.reasoning);
       // Our own abort, so that a consumer that stops early also stops the upstream generation.
       const release = new AbortController();
-      const response = await transport.post(target.upstreamModel, 'converse-stream', body, AbortSignal.any([toAbortSignal(call.signal), release.signal]));
+      const response = await transport.post(
+        target.upstreamModel,
+        'converse-stream',
+        body,
+        AbortSignal.any([toAbortSignal(call.signal), release.signal]),
+      );
       const stream = batchedChatStream(
         abortWhenAbandoned(
           translateConverseStream(decodeEventStream(response.body, provider), {

@@ -60,7 +60,10 @@ export function buildConverseRequest(request: ChatCompletionRequest, target: Mod
 }
 
 function toConverseTool(tool: Tool): ConverseTool {
-  const spec: ConverseTool['toolSpec'] = { name: tool.function.name, inputSchema: { json: tool.function.parameters ?? { type: 'object' } } };
+  const spec: ConverseTool['toolSpec'] = {
+    name: tool.function.name,
+    inputSchema: { json: tool.function.parameters ?? { type: 'object' } },
+  };
   if (tool.function.description) spec.description = tool.function.description;
   return { toolSpec: spec };
 }

@@ -81,7 +81,11 @@ export async function* translateConverseStream(
             const state = { toolIndex: toolBlocks.size, sentArguments: false };
             toolBlocks.set(event.contentBlockIndex, state);
             out.push(
-              delta({ tool_calls: [{ index: state.toolIndex, id: tool.toolUseId, type: 'function', function: { name: tool.name, arguments: '' } }] }),
+              delta({
+                tool_calls: [
+                  { index: state.toolIndex, id: tool.toolUseId, type: 'function', function: { name: tool.name, arguments: '' } },
+                ],
+              }),
             );
           }
           break;

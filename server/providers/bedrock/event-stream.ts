@@ -61,7 +61,8 @@ function decodeMessage(bytes: Uint8Array, provider: string): EventStreamMessage 
     return value?.type === 'string' ? value.value : '';
   };
   const messageType = header(':message-type');
-  const type = messageType === 'exception' ? header(':exception-type') : messageType === 'error' ? header(':error-code') : header(':event-type');
+  const type =
+    messageType === 'exception' ? header(':exception-type') : messageType === 'error' ? header(':error-code') : header(':event-type');
   const payload = messageType === 'error' ? JSON.stringify({ message: header(':error-message') }) : toUtf8(message.body);
   return { messageType, type, payload };
 }

@@ -59,7 +59,13 @@ describe('bedrock adapter: Signature V4 and credentials', () => {
   });
 
   it('is refused when the body is changed after signing', async () => {
-    const auth = createBedrockAuth({ provider: 'bedrock', region: MOCK_REGION, apiKey: '', credentials: staticCredentials, now: () => NOW });
+    const auth = createBedrockAuth({
+      provider: 'bedrock',
+      region: MOCK_REGION,
+      apiKey: '',
+      credentials: staticCredentials,
+      now: () => NOW,
+    });
     const url = new URL(`${harness.upstream.baseUrl}/model/amazon.nova-pro-v1%3A0/converse`);
     const body = JSON.stringify({ messages: [{ role: 'user', content: [{ text: 'Hello' }] }] });
     const headers = await auth({ url, headers: { 'content-type': 'application/json', accept: 'application/json' }, body });

@@ -25,7 +25,9 @@ describe('bedrock adapter: chat through Converse', () => {
     );
     const [request] = harness.upstream.requests;
     expect(request?.path).toBe('/model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/converse');
-    expect(request?.headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE\/20250615\/us-east-1\/bedrock\/aws4_request/);
+    expect(request?.headers.authorization).toMatch(
+      /^AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE\/20250615\/us-east-1\/bedrock\/aws4_request/,
+    );
     expect(request?.body).toEqual({
       messages: [{ role: 'user', content: [{ text: 'Hello' }] }],
       system: [{ text: 'Be brief.' }],
@@ -52,10 +54,7 @@ describe('bedrock adapter: chat through Converse', () => {
   it('translates tools, tool calls, tool results and images, and maps the tool_use reply', async () => {
     harness.upstream.reply(
       converseReply(
-        [
-          { text: 'Checking.' },
-          { toolUse: { toolUseId: 'tooluse_2', name: 'get_weather', input: { city: 'Oslo' } } },
-        ],
+        [{ text: 'Checking.' }, { toolUse: { toolUseId: 'tooluse_2', name: 'get_weather', input: { city: 'Oslo' } } }],
         'tool_use',
       ),
     );
@@ -79,7 +78,11 @@ describe('bedrock adapter: chat through Converse', () => {
         tools: [
           {
             type: 'function',
-            function: { name: 'get_weather', description: 'The weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+            function: {
+              name: 'get_weather',
+              description: 'The weather',
+              parameters: { type: 'object', properties: { city: { type: 'string' } } },
+            },
           },
         ],
         tool_choice: 'required',
@@ -112,11 +115,10 @@ describe('bedrock adapter: chat through Converse', () => {
 
   it('asks Claude for thinking through additionalModelRequestFields and returns the reasoning', async () => {
     harness.upstream.reply(
-      converseReply(
-        [{ reasoningContent: { reasoningText: { text: 'Two and two.', signature: 'sig' } } }, { text: '4' }],
-        'end_turn',
-        { inputTokens: 20, outputTokens: 50 },
-      ),
+      converseReply([{ reasoningContent: { reasoningText: { text: 'Two and two.', signature: 'sig' } } }, { text: '4' }], 'end_turn', {
+        inputTokens: 20,
+        outputTokens: 50,
+      }),
     );
     const { completion } = await harness.adapter.chat(chatRequest({ temperature: 0.5 }), chatTarget, {
       ...callOptions(),
@@ -132,7 +134,12 @@ describe('bedrock adapter: chat through Converse', () => {
 
   it('counts cache reads and writes as input, kept apart for pricing', async () => {
     harness.upstream.reply(
-      converseReply([{ text: 'Cached.' }], 'end_turn', { inputTokens: 5, outputTokens: 2, cacheReadInputTokens: 1000, cacheWriteInputTokens: 300 }),
+      converseReply([{ text: 'Cached.' }], 'end_turn', {
+        inputTokens: 5,
+        outputTokens: 2,
+        cacheReadInputTokens: 1000,
+        cacheWriteInputTokens: 300,
+      }),
     );
     const { completion, usage } = await harness.adapter.chat(chatRequest(), chatTarget, callOptions());
     expect(usage).toEqual({ promptTokens: 1305, completionTokens: 2, cachedTokens: 1000, cacheWriteTokens: 300 });

@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import type { ModelTarget } from '../../../server/providers/types';
 import { callOptions, useHarness } from './harness';
 
-const titan: ModelTarget = { id: 'titan', upstreamModel: 'amazon.titan-embed-text-v2:0', defaultMaxTokens: 0, dimensions: [256, 512, 1024] };
+const titan: ModelTarget = {
+  id: 'titan',
+  upstreamModel: 'amazon.titan-embed-text-v2:0',
+  defaultMaxTokens: 0,
+  dimensions: [256, 512, 1024],
+};
 const cohere: ModelTarget = { id: 'cohere', upstreamModel: 'cohere.embed-english-v3', defaultMaxTokens: 0 };
 
 describe('bedrock adapter: embeddings through InvokeModel', () => {
@@ -29,12 +34,23 @@ describe('bedrock adapter: embeddings through InvokeModel', () => {
   it('embeds with Cohere in one call, usage from the input token count header', async () => {
     harness.upstream.reply({
       type: 'json',
-      body: { id: 'e1', embeddings: [[1, 0], [0, 1]], texts: ['a', 'b'], response_type: 'embeddings_floats' },
+      body: {
+        id: 'e1',
+        embeddings: [
+          [1, 0],
+          [0, 1],
+        ],
+        texts: ['a', 'b'],
+        response_type: 'embeddings_floats',
+      },
       headers: { 'x-amzn-bedrock-input-token-count': '4' },
     });
     const result = await harness.adapter.embeddings({ model: 'cohere', input: ['a', 'b'] }, cohere, callOptions());
     expect(harness.upstream.requests[0]?.body).toEqual({ texts: ['a', 'b'], input_type: 'search_document' });
-    expect(result.response.data.map((item) => item.embedding)).toEqual([[1, 0], [0, 1]]);
+    expect(result.response.data.map((item) => item.embedding)).toEqual([
+      [1, 0],
+      [0, 1],
+    ]);
     expect(result.usage).toEqual({ promptTokens: 4, completionTokens: 0 });
   });
 

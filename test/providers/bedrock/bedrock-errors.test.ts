@@ -23,23 +23,30 @@ describe('bedrock adapter: errors', () => {
   });
 
   it('passes a ValidationException on as the caller’s 400, with its message', async () => {
-    harness.upstream.reply(errorReply('ValidationException', 'The model returned the following errors: messages: roles must alternate', 400));
+    harness.upstream.reply(
+      errorReply('ValidationException', 'The model returned the following errors: messages: roles must alternate', 400),
+    );
     const error = await rejectionOf(harness.adapter.chat(chatRequest(), chatTarget, callOptions()));
     expect(error).toMatchObject({
       status: 400,
       code: 'upstream_rejected',
-      message: 'The provider "bedrock" rejected the request: The model returned the following errors: messages: roles must alternate (ValidationException)',
+      message:
+        'The provider "bedrock" rejected the request: The model returned the following errors: messages: roles must alternate (ValidationException)',
     });
   });
 
   it('keeps the retry hint of a throttle', async () => {
-    harness.upstream.reply(errorReply('ThrottlingException', 'Too many requests, please wait before trying again.', 429, { 'retry-after': '3' }));
+    harness.upstream.reply(
+      errorReply('ThrottlingException', 'Too many requests, please wait before trying again.', 429, { 'retry-after': '3' }),
+    );
     expect(await rejectionOf(harness.adapter.chat(chatRequest(), chatTarget, callOptions()))).toMatchObject({ retryAfterMs: 3000 });
   });
 
   it('is refused by the signature check with a wrong secret, as AWS refuses it, and says nothing of the secret', async () => {
     const wrongSecret = 'WRONGsecretWRONGsecretWRONGsecret0123456';
-    const adapter = harness.create({ credentials: () => Promise.resolve({ accessKeyId: MOCK_ACCESS_KEY_ID, secretAccessKey: wrongSecret }) });
+    const adapter = harness.create({
+      credentials: () => Promise.resolve({ accessKeyId: MOCK_ACCESS_KEY_ID, secretAccessKey: wrongSecret }),
+    });
     harness.upstream.reply(converseReply([{ text: 'Signed.' }]));
     const error = await rejectionOf(adapter.chat(chatRequest(), chatTarget, callOptions()));
     expect(error).toMatchObject({ code: 'upstream_unavailable', retryable: false, upstreamStatus: 403 });
@@ -51,16 +58,25 @@ describe('bedrock adapter: errors', () => {
   });
 
   it('is refused with an unknown access key, and with a wrong API key', async () => {
-    const unknown = harness.create({ credentials: () => Promise.resolve({ accessKeyId: 'AKIAUNKNOWN000000000', secretAccessKey: 'x'.repeat(40) }) });
+    const unknown = harness.create({
+      credentials: () => Promise.resolve({ accessKeyId: 'AKIAUNKNOWN000000000', secretAccessKey: 'x'.repeat(40) }),
+    });
     expect(await rejectionOf(unknown.chat(chatRequest(), chatTarget, callOptions()))).toMatchObject({ upstreamStatus: 403 });
     const wrongKey = harness.create({ apiKey: 'ABSKwrong-bedrock-api-key-0123456789' });
-    expect(await rejectionOf(wrongKey.chat(chatRequest(), chatTarget, callOptions()))).toMatchObject({ upstreamStatus: 403, retryable: false });
+    expect(await rejectionOf(wrongKey.chat(chatRequest(), chatTarget, callOptions()))).toMatchObject({
+      upstreamStatus: 403,
+      retryable: false,
+    });
   });
 
   it('answers 502 without calling out when the credential chain has nothing', async () => {
     const none = harness.create({ credentials: () => Promise.reject(new Error('Could not load credentials from any providers')) });
     const error = await rejectionOf(none.chat(chatRequest(), chatTarget, callOptions()));
-    expect(error).toMatchObject({ code: 'upstream_unavailable', retryable: false, message: 'The provider "bedrock" has no usable AWS credentials.' });
+    expect(error).toMatchObject({
+      code: 'upstream_unavailable',
+      retryable: false,
+      message: 'The provider "bedrock" has no usable AWS credentials.',
+    });
     expect(harness.upstream.requests).toHaveLength(0);
   });
 });

@@ -21,14 +21,25 @@ describe('bedrock adapter: ConverseStream in event-stream framing', () => {
   it('streams text deltas read byte by byte, then the finish reason and the usage with cache tokens', async () => {
     harness.upstream.reply({
       type: 'events',
-      events: converseTextEvents(['Hel', 'lo!'], 'end_turn', { inputTokens: 9, outputTokens: 2, cacheReadInputTokens: 100, cacheWriteInputTokens: 7 }),
+      events: converseTextEvents(['Hel', 'lo!'], 'end_turn', {
+        inputTokens: 9,
+        outputTokens: 2,
+        cacheReadInputTokens: 100,
+        cacheWriteInputTokens: 7,
+      }),
       slices: [1, 3, 7],
     });
     const stream = await harness.adapter.chatStream(chatRequest(), chatTarget, callOptions());
     const chunks = await collect(stream);
     expect(harness.upstream.requests[0]?.path).toBe('/model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/converse-stream');
     expect(harness.upstream.requests[0]?.headers.accept).toBe('application/vnd.amazon.eventstream');
-    expect(chunks.map((chunk) => chunk.choices[0]?.delta ?? null)).toEqual([{ role: 'assistant', content: '' }, { content: 'Hel' }, { content: 'lo!' }, {}, null]);
+    expect(chunks.map((chunk) => chunk.choices[0]?.delta ?? null)).toEqual([
+      { role: 'assistant', content: '' },
+      { content: 'Hel' },
+      { content: 'lo!' },
+      {},
+      null,
+    ]);
     expect(chunks[3]?.choices[0]?.finish_reason).toBe('stop');
     expect(chunks[4]).toEqual({
       id: 'chatcmpl-id1',

@@ -47,6 +47,8 @@ describe('event-stream decoding', () => {
     });
     const damaged = Uint8Array.from(BYTES);
     damaged[20] = (damaged[20] ?? 0) ^ 0xff;
-    expect(await rejectionOf(decodeAll(reads(damaged, [BYTES.length])))).toMatchObject({ message: 'The provider "bedrock" answered with a damaged event stream.' });
+    expect(await rejectionOf(decodeAll(reads(damaged, [BYTES.length])))).toMatchObject({
+      message: 'The provider "bedrock" answered with a damaged event stream.',
+    });
   });
 });
