@@ -81,7 +81,11 @@ async function* toSse(batches: AsyncIterable<EventStreamMessage[]>, provider: st
   for await (const messages of batches) {
     let text = '';
     for (const message of messages) {
-      if (message.messageType !== 'event') throw bedrockStreamError(provider, message.type, message.payload, apiKey);
+      if (message.messageType !== 'event') {
+        // The events before the exception reach the client first.
+        if (text !== '') yield Buffer.from(text, 'utf8');
+        throw bedrockStreamError(provider, message.type, message.payload, apiKey);
+      }
       if (message.type !== 'chunk') continue;
       text += anthropicEvent(message.payload, provider);
     }

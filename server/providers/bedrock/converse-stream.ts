@@ -68,7 +68,11 @@ export async function* translateConverseStream(
     for (const message of messages) {
       // After the metadata the body is still read to its end, so the connection can be reused.
       if (finished) continue;
-      if (message.messageType !== 'event') throw bedrockStreamError(context.provider, message.type, message.payload, context.apiKey);
+      if (message.messageType !== 'event') {
+        // The chunks before the exception reach the client first.
+        if (out.length > 0) yield out;
+        throw bedrockStreamError(context.provider, message.type, message.payload, context.apiKey);
+      }
       switch (message.type) {
         case 'messageStart':
           start(out);

@@ -90,7 +90,15 @@ describe('bedrock adapter: ConverseStream in event-stream framing', () => {
       ],
     });
     const stream = await harness.adapter.chatStream(chatRequest(), chatTarget, callOptions());
-    expect(await rejectionOf(collect(stream))).toMatchObject({ code: 'upstream_unavailable', retryable: true, upstreamStatus: 429 });
+    const received: unknown[] = [];
+    const error = await rejectionOf(
+      (async () => {
+        for await (const chunk of stream.chunks) received.push(chunk.choices[0]?.delta);
+      })(),
+    );
+    expect(error).toMatchObject({ code: 'upstream_unavailable', retryable: true, upstreamStatus: 429 });
+    // The chunk read with the exception came out before it.
+    expect(received).toEqual([{ role: 'assistant', content: '' }]);
   });
 
   it('fails a stream whose connection drops, and one that ends before messageStop, before or after its start', async () => {
