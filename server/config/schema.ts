@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AzureOptionsSchema } from '../providers/azure/azure-options';
+import { BedrockOptionsSchema } from '../providers/bedrock/bedrock-options';
 import { MockOptionsSchema } from '../providers/mock/mock-options';
 import { configObject } from './config-object';
 import { EnvironmentSchema } from './environment';
@@ -18,7 +19,7 @@ const nonNegativeInteger = z.number().int().nonnegative();
 export const CapabilitySchema = z.enum(['chat', 'code', 'vision', 'function_calling', 'json_mode', 'reasoning', 'embeddings']);
 export type Capability = z.infer<typeof CapabilitySchema>;
 
-export const ProviderTypeSchema = z.enum(['openai', 'anthropic', 'gemini', 'mock', 'azure']);
+export const ProviderTypeSchema = z.enum(['openai', 'anthropic', 'gemini', 'mock', 'azure', 'bedrock']);
 export type ProviderType = z.infer<typeof ProviderTypeSchema>;
 
 export const ServerSectionSchema = configObject(
@@ -61,6 +62,13 @@ const httpUrl = z
   .url()
   .refine((value) => /^https?:\/\//i.test(value), 'must be an http:// or https:// URL');
 
+/** The provider types whose adapter options are known (the rest are free-form). */
+const KNOWN_OPTIONS: Partial<Record<ProviderType, z.ZodTypeAny>> = {
+  mock: MockOptionsSchema,
+  azure: AzureOptionsSchema,
+  bedrock: BedrockOptionsSchema,
+};
+
 export const ProviderSchema = configObject(
   {
     type: ProviderTypeSchema,
@@ -89,12 +97,12 @@ export const ProviderSchema = configObject(
         message: 'only an openai-type provider or an azure-type one on the v1 API (no api_version) can serve the Responses API',
       });
     }
-    // Only the mock provider works without a network address.
-    if (provider.type !== 'mock' && provider.base_url === '') {
+    // Only the mock provider works without a network address; Bedrock's follows from its region.
+    if (provider.type !== 'mock' && provider.type !== 'bedrock' && provider.base_url === '') {
       context.addIssue({ code: z.ZodIssueCode.custom, path: ['base_url'], message: `is required for type ${provider.type}` });
     }
-    // The mock's and Azure's options are known here, so a misspelt one is reported with its line at start.
-    const optionsSchema = provider.type === 'mock' ? MockOptionsSchema : provider.type === 'azure' ? AzureOptionsSchema : null;
+    // The options an adapter knows are checked here, so a misspelt one is reported with its line at start.
+    const optionsSchema = KNOWN_OPTIONS[provider.type];
     if (optionsSchema) {
       const options = optionsSchema.safeParse(provider.options);
       for (const issue of options.success ? [] : options.error.issues) {

@@ -90,11 +90,22 @@ function passThroughPromptEstimate(body: MessagesRequest): number {
 }
 
 function speaksMessages(attempts: readonly Attempt[]): boolean {
-  return attempts[0]?.adapter.messages !== undefined;
+  const first = attempts[0];
+  return first !== undefined && nativeApi(first) !== null;
 }
 
 function nativeAttempts(attempts: readonly Attempt[]): NativeAttempt[] {
-  return attempts.flatMap((attempt) => (attempt.adapter.messages ? [{ ...attempt, native: attempt.adapter.messages }] : []));
+  return attempts.flatMap((attempt) => {
+    const native = nativeApi(attempt);
+    return native ? [{ ...attempt, native }] : [];
+  });
+}
+
+/** The attempt's Messages API, when its upstream serves it for the attempt's model. */
+function nativeApi(attempt: Attempt): NativeMessagesApi | null {
+  const native = attempt.adapter.messages;
+  if (!native) return null;
+  return native.serves === undefined || native.serves(attempt.target) ? native : null;
 }
 
 /** The client's `anthropic-version` and `anthropic-beta`, passed on to an Anthropic-type upstream. */

@@ -1,6 +1,7 @@
 import type { ProviderType } from '../config/schema';
 import { createAnthropicProvider } from './anthropic';
 import { createAzureProvider } from './azure';
+import { createBedrockProvider } from './bedrock';
 import { createGeminiProvider } from './gemini';
 import { createMockProvider } from './mock';
 import { createOpenAiProvider } from './openai';
@@ -38,6 +39,7 @@ const FACTORIES: Readonly<Record<ProviderType, ProviderFactory>> = {
   gemini: createGeminiProvider,
   mock: createMockProvider,
   azure: createAzureProvider,
+  bedrock: (options) => createBedrockProvider(options),
 };
 
 /** Builds one adapter per provider name, once, at start; adapters keep no per-request state. */

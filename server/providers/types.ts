@@ -130,6 +130,11 @@ export interface ProviderAdapter {
  * client's body with only `model` replaced, its `anthropic-beta` header passed on.
  */
 export interface NativeMessagesApi {
+  /**
+   * Whether the upstream serves the Messages API for this model (a cloud that hosts Claude
+   * beside other models); absent: for every model of the provider.
+   */
+  serves?(target: ModelTarget): boolean;
   /** POST /v1/messages; resolves with the 2xx response unread, rejects with an UpstreamError otherwise. */
   create(body: Record<string, unknown>, target: ModelTarget, options: CallOptions & NativeMessagesHeaders): Promise<HttpResponse>;
   /** POST /v1/messages/count_tokens: the upstream's `input_tokens`. */

@@ -3,26 +3,42 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBedrockProvider } from '../../server/providers/bedrock';
 import { MOCK_MODEL, startMockAnthropicUpstream, textStream, type MockAnthropicUpstream } from '../helpers/mock-anthropic-upstream';
+import {
+  anthropicChunks,
+  MOCK_ACCESS_KEY_ID,
+  MOCK_SECRET_ACCESS_KEY,
+  startMockBedrockUpstream,
+  type MockBedrockUpstream,
+} from '../helpers/mock-bedrock-upstream';
 import { chatStreamReply, startMockOpenAiUpstream, type MockOpenAiUpstream } from '../helpers/mock-openai-upstream';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway';
 import { upstreamSection } from '../e2e/helpers';
 
 /**
  * The real Claude Code CLI (`claude -p`, pinned in test/agents/claude-code/package.json, which
- * .ci/run installs) against the gateway, with an anthropic-type mock (pass-through) and an
- * openai-type mock (translated) behind it: it prints the mock's reply, exits 0, and its
- * requests show in the usage report.
+ * .ci/run installs) against the gateway, with an anthropic-type mock (pass-through), an
+ * openai-type mock (translated) and a bedrock-type mock serving Claude (passed through
+ * InvokeModelWithResponseStream, signatures verified) behind it: it prints the mock's reply,
+ * exits 0, and its requests show in the usage report.
  */
 const CLAUDE = path.join(__dirname, 'claude-code', 'node_modules', '.bin', 'claude');
 const installed = existsSync(CLAUDE);
 if (!installed) console.warn(`Skipping the Claude Code tests: ${CLAUDE} is missing (run npm ci in test/agents/claude-code).`);
 
-const CONFIG = (anthropic: MockAnthropicUpstream, openai: MockOpenAiUpstream) => `${upstreamSection(20_000)}
+const CONFIG = (anthropic: MockAnthropicUpstream, openai: MockOpenAiUpstream, bedrock: MockBedrockUpstream) => `${upstreamSection(20_000)}
 providers:
   claude: { type: anthropic, base_url: ${anthropic.baseUrl}, api_key_env: AGENT_ANTHROPIC_KEY }
   oai: { type: openai, base_url: ${openai.baseUrl}, api_key_env: AGENT_OPENAI_KEY }
+  aws: { type: bedrock, base_url: ${bedrock.baseUrl}, options: { region: us-east-1 } }
 models:
+  - id: claude-bedrock
+    provider: aws
+    upstream_model: us.anthropic.claude-sonnet-4-5-20250929-v1:0
+    capabilities: [chat, vision, function_calling, json_mode]
+    context_window: 200000
+    pricing: { input_per_million: 3, output_per_million: 15 }
   - id: claude-passthrough
     provider: claude
     upstream_model: ${MOCK_MODEL}
@@ -40,6 +56,7 @@ models:
 describe.skipIf(!installed)('Claude Code through the gateway', () => {
   let anthropic: MockAnthropicUpstream;
   let openai: MockOpenAiUpstream;
+  let bedrock: MockBedrockUpstream;
   let gateway: TestGateway;
   let usageKey: string;
   let home: string;
@@ -48,13 +65,21 @@ describe.skipIf(!installed)('Claude Code through the gateway', () => {
   beforeAll(async () => {
     anthropic = await startMockAnthropicUpstream();
     openai = await startMockOpenAiUpstream();
+    bedrock = await startMockBedrockUpstream();
     // The real usage recorder and database: the test reads the usage report.
     gateway = await startTestGateway({
-      configYaml: CONFIG(anthropic, openai),
+      configYaml: CONFIG(anthropic, openai, bedrock),
       env: { AGENT_ANTHROPIC_KEY: 'sk-ant-agent-test-key-0123456789', AGENT_OPENAI_KEY: 'sk-openai-agent-test-0123456789' },
+      // AWS credentials the mock knows, in place of the default chain's.
+      providerFactories: {
+        bedrock: (options) =>
+          createBedrockProvider(options, {
+            credentials: () => Promise.resolve({ accessKeyId: MOCK_ACCESS_KEY_ID, secretAccessKey: MOCK_SECRET_ACCESS_KEY }),
+          }),
+      },
     });
     const accountId = await gateway.createAccount();
-    for (const name of ['pass-through', 'translated']) apiKeys.set(name, (await gateway.createKey(accountId, { name })).key);
+    for (const name of ['pass-through', 'translated', 'bedrock']) apiKeys.set(name, (await gateway.createKey(accountId, { name })).key);
     usageKey = await gateway.createUsageKey(accountId);
     home = mkdtempSync(path.join(tmpdir(), 'claude-home-'));
   });
@@ -62,6 +87,7 @@ describe.skipIf(!installed)('Claude Code through the gateway', () => {
     await gateway?.close();
     await anthropic?.close();
     await openai?.close();
+    await bedrock?.close();
     if (home) rmSync(home, { recursive: true, force: true });
   });
 
@@ -130,5 +156,20 @@ describe.skipIf(!installed)('Claude Code through the gateway', () => {
     const usage = await reportedUsage('translated');
     expect(usage.requests).toBe(openai.requests.length);
     expect(usage).toMatchObject({ prompt_tokens: 30 * usage.requests, completion_tokens: 6 * usage.requests });
+  }, 120_000);
+
+  it('works with Claude on a bedrock-type provider (passed through InvokeModel)', async () => {
+    const events = textStream(['Hello from ', 'the Bedrock mock.']).filter((event) => typeof event === 'object');
+    bedrock.setDefault({ type: 'events', events: anthropicChunks(events) });
+    const result = await runClaude('claude-bedrock', 'bedrock');
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('Hello from the Bedrock mock.');
+    const request = bedrock.requests.find((entry) => entry.path.endsWith('/invoke-with-response-stream'));
+    expect(request?.path).toBe('/model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/invoke-with-response-stream');
+    expect(request?.body).toMatchObject({ anthropic_version: 'bedrock-2023-05-31' });
+    expect(request?.headers.authorization).toMatch(/^AWS4-HMAC-SHA256 /);
+    const usage = await reportedUsage('bedrock');
+    expect(usage.requests).toBe(bedrock.requests.length);
+    expect(usage).toMatchObject({ prompt_tokens: 25 * usage.requests, completion_tokens: 15 * usage.requests });
   }, 120_000);
 });

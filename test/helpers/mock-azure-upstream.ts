@@ -41,7 +41,7 @@ const DEPLOYMENT_PATH = /^\/openai\/deployments\/([^/]+)\/(chat\/completions|emb
 export async function startMockAzureUpstream(options: MockAzureOptions = {}): Promise<MockAzureUpstream> {
   const upstream = await startMockUpstream<ScriptedReply>({
     defaultReply: azureError(500, 'InternalServerError', 'No reply scripted.'),
-    refuse: (request) => refusal(request, options),
+    authorize: (request) => Promise.resolve(refusal(request, options)),
     sendOther: sendSse,
   });
   return {
@@ -216,10 +216,12 @@ export async function startMockManagedIdentityEndpoint(secret: string): Promise<
   const endpoint = await startMockUpstream<ScriptedReply>({
     basePath: '/msi/token',
     defaultReply: { type: 'json', status: 500, body: { error: 'no token scripted' } },
-    refuse: (request) =>
-      request.headers['x-identity-header'] === secret
-        ? null
-        : { type: 'json', status: 401, body: { statusCode: 401, message: 'Unauthorized: the X-IDENTITY-HEADER is missing or wrong.' } },
+    authorize: (request) =>
+      Promise.resolve(
+        request.headers['x-identity-header'] === secret
+          ? null
+          : { type: 'json' as const, status: 401, body: { statusCode: 401, message: 'Unauthorized: the X-IDENTITY-HEADER is missing or wrong.' } },
+      ),
     sendOther: sendSse,
   });
   return { ...endpoint, secret };

@@ -3,7 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 
 /**
  * The base of every mock provider (mock-openai-upstream.ts, mock-anthropic-upstream.ts,
- * mock-gemini-upstream.ts): a real local HTTP server that records each request and answers
+ * mock-gemini-upstream.ts, and the clouds' mocks): a real local HTTP server that records each request and answers
  * with replies the test queued, in order. What is common to every provider lives here (the
  * server, the recording, JSON/text/drop/hang replies, writing a stream in pieces with
  * back-pressure); each provider module adds its own wire format (event framing, error bodies,
@@ -57,10 +57,11 @@ export interface MockUpstreamOptions<Reply> {
   jsonHeaders?: Record<string, string>;
   defaultReply: Reply;
   /**
-   * What the service checks before it reads the request (credentials, signature, path,
-   * version): a reply here is sent instead of the queued one, which stays queued.
+   * What the service checks before it reads the request, as the provider does (credentials, a
+   * signature, a token, the path, the API version): a reply here refuses the request without
+   * taking a queued reply, which stays queued. Absent: every request is answered.
    */
-  refuse?: (request: RecordedRequest) => CommonReply | null;
+  authorize?: (recorded: RecordedRequest) => Promise<CommonReply | null>;
   /** Sends the provider-specific replies (streams); the common ones are sent here. */
   sendOther: (reply: Exclude<Reply, CommonReply>, response: ServerResponse, recorded: RecordedRequest) => Promise<void>;
 }
@@ -105,7 +106,7 @@ export async function startMockUpstream<Reply extends { type: string }>(options:
       eventsWritten: 0,
     };
     requests.push(recorded);
-    const refusal = options.refuse?.(recorded);
+    const refusal = options.authorize ? await options.authorize(recorded) : null;
     if (refusal) {
       sendCommon(refusal, response, options);
       return;
@@ -183,9 +184,9 @@ export interface PiecewiseOptions {
   hold?: boolean | undefined;
 }
 
-/** Writes a stream's bytes in pieces, each reaching the client on its own, then ends, drops or holds it. */
-export async function writePiecewise(response: ServerResponse, text: string, options: PiecewiseOptions = {}): Promise<void> {
-  const bytes = Buffer.from(text, 'utf8');
+/** Writes a stream's bytes (text as UTF-8) in pieces, each reaching the client on its own, then ends, drops or holds it. */
+export async function writePiecewise(response: ServerResponse, text: string | Uint8Array, options: PiecewiseOptions = {}): Promise<void> {
+  const bytes = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
   const slices = options.slices ?? [bytes.length || 1];
   let offset = 0;
   for (let index = 0; offset < bytes.length; index++) {

@@ -1,0 +1,29 @@
+import { z } from 'zod';
+
+/**
+ * `providers.<name>.options` of a `bedrock` provider (docs/bedrock.md); strict so that a
+ * misspelt option fails at start. The endpoint follows from the region
+ * (https://docs.aws.amazon.com/general/latest/gr/bedrock.html, "Amazon Bedrock Runtime APIs")
+ * unless the provider sets `base_url` (a VPC endpoint, a proxy, a test server).
+ */
+export const BedrockOptionsSchema = z
+  .object({
+    /** The AWS region requests are sent to and signed for, e.g. `us-east-1`. */
+    region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, 'must be an AWS region such as us-east-1'),
+    /** A named profile of the shared AWS config and credentials files; absent: the default chain's choice. */
+    profile: z.string().min(1).optional(),
+  })
+  .strict();
+export type BedrockOptions = z.infer<typeof BedrockOptionsSchema>;
+
+export function parseBedrockOptions(provider: string, options: Record<string, unknown> | undefined): BedrockOptions {
+  const parsed = BedrockOptionsSchema.safeParse(options ?? {});
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'options'}: ${issue.message}`).join('; ');
+  throw new Error(`Invalid options for the bedrock provider "${provider}": ${problems}`);
+}
+
+/** The Bedrock Runtime endpoint of a region. */
+export function bedrockEndpoint(region: string): string {
+  return `https://bedrock-runtime.${region}.amazonaws.com`;
+}

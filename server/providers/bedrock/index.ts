@@ -1,0 +1,1 @@
+export { createBedrockProvider } from './bedrock-provider';
