@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MockOptionsSchema } from '../providers/mock/mock-options';
+import { VertexOptionsSchema } from '../providers/vertex/vertex-options';
 import { configObject } from './config-object';
 import { EnvironmentSchema } from './environment';
 import { buildPricing, numberToNano } from './price';
@@ -17,7 +18,7 @@ const nonNegativeInteger = z.number().int().nonnegative();
 export const CapabilitySchema = z.enum(['chat', 'code', 'vision', 'function_calling', 'json_mode', 'reasoning', 'embeddings']);
 export type Capability = z.infer<typeof CapabilitySchema>;
 
-export const ProviderTypeSchema = z.enum(['openai', 'anthropic', 'gemini', 'mock']);
+export const ProviderTypeSchema = z.enum(['openai', 'anthropic', 'gemini', 'mock', 'vertex']);
 export type ProviderType = z.infer<typeof ProviderTypeSchema>;
 
 export const ServerSectionSchema = configObject(
@@ -88,13 +89,19 @@ export const ProviderSchema = configObject(
         message: 'only an openai-type provider can serve the Responses API',
       });
     }
-    // Only the mock provider works without a network address.
-    if (provider.type !== 'mock' && provider.base_url === '') {
+    // Only the mock provider works without a network address; Vertex AI's follows from its region.
+    if (provider.type !== 'mock' && provider.type !== 'vertex' && provider.base_url === '') {
       context.addIssue({ code: z.ZodIssueCode.custom, path: ['base_url'], message: `is required for type ${provider.type}` });
     }
     // The mock's options are known here, so a misspelt one is reported with its line at start.
     if (provider.type === 'mock') {
       const options = MockOptionsSchema.safeParse(provider.options);
+      for (const issue of options.success ? [] : options.error.issues) {
+        context.addIssue({ ...issue, path: ['options', ...issue.path] });
+      }
+    }
+    if (provider.type === 'vertex') {
+      const options = VertexOptionsSchema.safeParse(provider.options);
       for (const issue of options.success ? [] : options.error.issues) {
         context.addIssue({ ...issue, path: ['options', ...issue.path] });
       }

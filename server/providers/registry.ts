@@ -3,6 +3,7 @@ import { createAnthropicProvider } from './anthropic';
 import { createGeminiProvider } from './gemini';
 import { createMockProvider } from './mock';
 import { createOpenAiProvider } from './openai';
+import { createVertexProvider } from './vertex';
 import type { HttpClient, ProviderAdapter, ProviderFactory } from './types';
 
 /** One configured provider (`providers.<name>` in the config file), with its key already read. */
@@ -36,6 +37,7 @@ const FACTORIES: Readonly<Record<ProviderType, ProviderFactory>> = {
   anthropic: createAnthropicProvider,
   gemini: createGeminiProvider,
   mock: createMockProvider,
+  vertex: createVertexProvider,
 };
 
 /** Builds one adapter per provider name, once, at start; adapters keep no per-request state. */
