@@ -134,7 +134,7 @@ export async function startMockVertexUpstream(): Promise<MockVertexUpstream> {
     sendOther: (reply, response, recorded) =>
       recorded.path.includes('/publishers/anthropic/')
         ? sendAnthropicSse(reply as AnthropicSseReply, response, recorded)
-        : sendGeminiSse(reply as GeminiSseReply, response, recorded),
+        : sendGeminiSse(reply, response, recorded),
   });
 
   const directory = mkdtempSync(join(tmpdir(), 'mock-vertex-'));
