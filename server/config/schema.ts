@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AzureOptionsSchema } from '../providers/azure/azure-options';
 import { BedrockOptionsSchema } from '../providers/bedrock/bedrock-options';
 import { MockOptionsSchema } from '../providers/mock/mock-options';
+import { VertexOptionsSchema } from '../providers/vertex/vertex-options';
 import { configObject } from './config-object';
 import { EnvironmentSchema } from './environment';
 import { buildPricing, numberToNano } from './price';
@@ -19,7 +20,7 @@ const nonNegativeInteger = z.number().int().nonnegative();
 export const CapabilitySchema = z.enum(['chat', 'code', 'vision', 'function_calling', 'json_mode', 'reasoning', 'embeddings']);
 export type Capability = z.infer<typeof CapabilitySchema>;
 
-export const ProviderTypeSchema = z.enum(['openai', 'anthropic', 'gemini', 'mock', 'azure', 'bedrock']);
+export const ProviderTypeSchema = z.enum(['openai', 'anthropic', 'gemini', 'mock', 'azure', 'bedrock', 'vertex']);
 export type ProviderType = z.infer<typeof ProviderTypeSchema>;
 
 export const ServerSectionSchema = configObject(
@@ -67,6 +68,7 @@ const KNOWN_OPTIONS: Partial<Record<ProviderType, z.ZodTypeAny>> = {
   mock: MockOptionsSchema,
   azure: AzureOptionsSchema,
   bedrock: BedrockOptionsSchema,
+  vertex: VertexOptionsSchema,
 };
 
 export const ProviderSchema = configObject(
@@ -97,8 +99,8 @@ export const ProviderSchema = configObject(
         message: 'only an openai-type provider or an azure-type one on the v1 API (no api_version) can serve the Responses API',
       });
     }
-    // Only the mock provider works without a network address; Bedrock's follows from its region.
-    if (provider.type !== 'mock' && provider.type !== 'bedrock' && provider.base_url === '') {
+    // Only the mock provider works without a network address; Bedrock's and Vertex AI's follow from their region.
+    if (provider.type !== 'mock' && provider.type !== 'bedrock' && provider.type !== 'vertex' && provider.base_url === '') {
       context.addIssue({ code: z.ZodIssueCode.custom, path: ['base_url'], message: `is required for type ${provider.type}` });
     }
     // The options an adapter knows are checked here, so a misspelt one is reported with its line at start.

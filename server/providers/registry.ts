@@ -5,6 +5,7 @@ import { createBedrockProvider } from './bedrock';
 import { createGeminiProvider } from './gemini';
 import { createMockProvider } from './mock';
 import { createOpenAiProvider } from './openai';
+import { createVertexProvider } from './vertex';
 import type { HttpClient, ProviderAdapter, ProviderFactory } from './types';
 
 /** One configured provider (`providers.<name>` in the config file), with its key already read. */
@@ -40,6 +41,7 @@ const FACTORIES: Readonly<Record<ProviderType, ProviderFactory>> = {
   mock: createMockProvider,
   azure: createAzureProvider,
   bedrock: (options) => createBedrockProvider(options),
+  vertex: createVertexProvider,
 };
 
 /** Builds one adapter per provider name, once, at start; adapters keep no per-request state. */

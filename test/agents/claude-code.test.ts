@@ -1,5 +1,4 @@
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,16 +14,16 @@ import {
 import { chatStreamReply, startMockOpenAiUpstream, type MockOpenAiUpstream } from '../helpers/mock-openai-upstream';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway';
 import { upstreamSection } from '../e2e/helpers';
+import { CLAUDE, claudeInstalled, runClaude, type ClaudeRun } from './claude-code-cli';
 
 /**
- * The real Claude Code CLI (`claude -p`, pinned in test/agents/claude-code/package.json, which
+ * The real Claude Code CLI (claude-code-cli.ts: `claude -p`, pinned in test/agents/claude-code/package.json, which
  * .ci/run installs) against the gateway, with an anthropic-type mock (pass-through), an
  * openai-type mock (translated) and a bedrock-type mock serving Claude (passed through
  * InvokeModelWithResponseStream, signatures verified) behind it: it prints the mock's reply,
  * exits 0, and its requests show in the usage report.
  */
-const CLAUDE = path.join(__dirname, 'claude-code', 'node_modules', '.bin', 'claude');
-const installed = existsSync(CLAUDE);
+const installed = claudeInstalled;
 if (!installed) console.warn(`Skipping the Claude Code tests: ${CLAUDE} is missing (run npm ci in test/agents/claude-code).`);
 
 const CONFIG = (anthropic: MockAnthropicUpstream, openai: MockOpenAiUpstream, bedrock: MockBedrockUpstream) => `${upstreamSection(20_000)}
@@ -106,29 +105,8 @@ describe.skipIf(!installed)('Claude Code through the gateway', () => {
     }
   }
 
-  function runClaude(model: string, keyName: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    const env: Record<string, string> = {
-      PATH: process.env.PATH ?? '',
-      HOME: home,
-      ANTHROPIC_BASE_URL: gateway.baseUrl,
-      ANTHROPIC_AUTH_TOKEN: apiKeys.get(keyName) ?? '',
-      DISABLE_AUTOUPDATER: '1',
-      DISABLE_TELEMETRY: '1',
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    };
-    return new Promise((resolve, reject) => {
-      const child = spawn(CLAUDE, ['-p', 'say hi', '--model', model], { env, cwd: home, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (data: Buffer) => (stdout += data.toString()));
-      child.stderr.on('data', (data: Buffer) => (stderr += data.toString()));
-      const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-      child.on('error', reject);
-      child.on('close', (code) => {
-        clearTimeout(timer);
-        resolve({ code, stdout, stderr });
-      });
-    });
+  function runClaudeWith(model: string, keyName: string): Promise<ClaudeRun> {
+    return runClaude({ gatewayUrl: gateway.baseUrl, apiKey: apiKeys.get(keyName) ?? '', model, home });
   }
 
   it('works with an anthropic-type model (pass-through)', async () => {
@@ -136,7 +114,7 @@ describe.skipIf(!installed)('Claude Code through the gateway', () => {
     for (let index = 0; index < 8; index++) {
       anthropic.reply({ type: 'sse', events: textStream(['Hello from ', 'the pass-through mock.']) });
     }
-    const result = await runClaude('claude-passthrough', 'pass-through');
+    const result = await runClaudeWith('claude-passthrough', 'pass-through');
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('Hello from the pass-through mock.');
     const request = anthropic.requests.find((entry) => entry.path === '/v1/messages');
@@ -149,7 +127,7 @@ describe.skipIf(!installed)('Claude Code through the gateway', () => {
 
   it('works with an openai-type model (translated)', async () => {
     openai.setDefault(chatStreamReply(['Hello from ', 'the translated mock.'], { prompt: 30, completion: 6 }, 'gpt-4o-mini'));
-    const result = await runClaude('gpt-translated', 'translated');
+    const result = await runClaudeWith('gpt-translated', 'translated');
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('Hello from the translated mock.');
     expect(openai.requests.length).toBeGreaterThan(0);
@@ -161,7 +139,7 @@ describe.skipIf(!installed)('Claude Code through the gateway', () => {
   it('works with Claude on a bedrock-type provider (passed through InvokeModel)', async () => {
     const events = textStream(['Hello from ', 'the Bedrock mock.']).filter((event) => typeof event === 'object');
     bedrock.setDefault({ type: 'events', events: anthropicChunks(events) });
-    const result = await runClaude('claude-bedrock', 'bedrock');
+    const result = await runClaudeWith('claude-bedrock', 'bedrock');
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('Hello from the Bedrock mock.');
     const request = bedrock.requests.find((entry) => entry.path.endsWith('/invoke-with-response-stream'));

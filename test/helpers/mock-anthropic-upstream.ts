@@ -30,6 +30,8 @@ export type MockReply =
    */
   | { type: 'sse'; events: MockSseEvent[]; status?: number; slices?: number[]; dropAfter?: number; hold?: boolean; contentType?: string };
 
+export type AnthropicSseReply = Exclude<MockReply, CommonReply>;
+
 /** `baseUrl` is the host root, as configured for the provider; with an empty queue it answers 500 api_error. */
 export type MockAnthropicUpstream = MockUpstream<MockReply>;
 
@@ -37,16 +39,19 @@ export function startMockAnthropicUpstream(): Promise<MockAnthropicUpstream> {
   return startMockUpstream<MockReply>({
     jsonHeaders: { 'request-id': 'req_mock' },
     defaultReply: { type: 'json', status: 500, body: errorBody('api_error', 'The mock has no scripted reply.') },
-    sendOther: async (reply, response: ServerResponse, recorded) => {
-      startEventStream(response, reply.status, reply.contentType ?? 'text/event-stream; charset=utf-8');
-      const events = reply.dropAfter === undefined ? reply.events : reply.events.slice(0, reply.dropAfter);
-      recorded.eventsWritten = events.length;
-      await writePiecewise(response, events.map(encodeSseEvent).join(''), {
-        slices: reply.slices,
-        drop: reply.dropAfter !== undefined,
-        hold: reply.hold,
-      });
-    },
+    sendOther: sendAnthropicSse,
+  });
+}
+
+/** A `stream: true` reply, written as Anthropic writes it (also Claude on Vertex AI: mock-vertex-upstream.ts). */
+export async function sendAnthropicSse(reply: AnthropicSseReply, response: ServerResponse, recorded: RecordedRequest): Promise<void> {
+  startEventStream(response, reply.status, reply.contentType ?? 'text/event-stream; charset=utf-8');
+  const events = reply.dropAfter === undefined ? reply.events : reply.events.slice(0, reply.dropAfter);
+  recorded.eventsWritten = events.length;
+  await writePiecewise(response, events.map(encodeSseEvent).join(''), {
+    slices: reply.slices,
+    drop: reply.dropAfter !== undefined,
+    hold: reply.hold,
   });
 }
 

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import {
   startEventStream,
   startMockUpstream,
@@ -33,6 +34,8 @@ export type MockReply =
       lineEnding?: '\r\n' | '\n';
     };
 
+export type GeminiSseReply = Exclude<MockReply, CommonReply>;
+
 /** `baseUrl` is the host root, as configured for the provider; with an empty queue it answers 500. */
 export type MockGeminiUpstream = MockUpstream<MockReply>;
 
@@ -44,18 +47,21 @@ export function startMockGeminiUpstream(): Promise<MockGeminiUpstream> {
       status: 500,
       body: { error: { code: 500, message: 'The mock has no scripted reply.', status: 'INTERNAL' } },
     },
-    sendOther: async (reply, response, recorded) => {
-      startEventStream(response, reply.status);
-      const events = reply.dropAfter === undefined ? reply.events : reply.events.slice(0, reply.dropAfter);
-      recorded.eventsWritten = events.length;
-      const text = sseBody(events, reply.lineEnding);
-      // Each piece leaves on its own so that the client sees the splits.
-      await writePiecewise(response, text, {
-        slices: [reply.chunkBytes ?? (Buffer.byteLength(text) || 1)],
-        drop: reply.dropAfter !== undefined,
-        hold: reply.hold,
-      });
-    },
+    sendOther: sendGeminiSse,
+  });
+}
+
+/** An `alt=sse` reply, written as Google writes it (also Gemini on Vertex AI: mock-vertex-upstream.ts). */
+export async function sendGeminiSse(reply: GeminiSseReply, response: ServerResponse, recorded: RecordedRequest): Promise<void> {
+  startEventStream(response, reply.status);
+  const events = reply.dropAfter === undefined ? reply.events : reply.events.slice(0, reply.dropAfter);
+  recorded.eventsWritten = events.length;
+  const text = sseBody(events, reply.lineEnding);
+  // Each piece leaves on its own so that the client sees the splits.
+  await writePiecewise(response, text, {
+    slices: [reply.chunkBytes ?? (Buffer.byteLength(text) || 1)],
+    drop: reply.dropAfter !== undefined,
+    hold: reply.hold,
   });
 }
 

@@ -64,6 +64,12 @@ export interface MockUpstreamOptions<Reply> {
   authorize?: (recorded: RecordedRequest) => Promise<CommonReply | null>;
   /** Sends the provider-specific replies (streams); the common ones are sent here. */
   sendOther: (reply: Exclude<Reply, CommonReply>, response: ServerResponse, recorded: RecordedRequest) => Promise<void>;
+  /**
+   * Answers what the provider answers by itself before any scripted reply (a token endpoint,
+   * the refusal of a bad credential); true when it answered. Such requests take no reply from
+   * the queue and are not in `requests`.
+   */
+  answerFirst?: (recorded: RecordedRequest, response: ServerResponse) => boolean;
 }
 
 export async function startMockUpstream<Reply extends { type: string }>(options: MockUpstreamOptions<Reply>): Promise<MockUpstream<Reply>> {
@@ -105,6 +111,7 @@ export async function startMockUpstream<Reply extends { type: string }>(options:
       remotePort: request.socket.remotePort,
       eventsWritten: 0,
     };
+    if (options.answerFirst?.(recorded, response)) return;
     requests.push(recorded);
     const refusal = options.authorize ? await options.authorize(recorded) : null;
     if (refusal) {

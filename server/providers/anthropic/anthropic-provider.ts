@@ -1,48 +1,55 @@
 import type { ChatCompletionChunk, ChatCompletionRequest } from '../../../contract';
 import { invalidRequest } from '../../errors/gateway-error';
 import { parseSse } from '../../streaming/parse-sse';
-import { readErrorText } from '../http-client';
 import { toAbortSignal, type CallSignal } from '../call-signal';
 import type { ChatStream, HttpResponse, ModelTarget, ProviderAdapter, ProviderFactoryOptions } from '../types';
-import { badResponse, parseJson, parseRetryAfterMs } from '../upstream-errors';
-import { anthropicStatusError } from './anthropic-error';
-import { AnthropicMessageSchema } from './anthropic-schemas';
+import { badResponse, parseJson } from '../upstream-errors';
+import { AnthropicMessageSchema, type AnthropicMessagesRequest } from './anthropic-schemas';
 import { createNativeMessages } from './anthropic-native-messages';
 import { translateAnthropicStream } from './anthropic-stream';
 import { buildAnthropicRequest } from './build-anthropic-request';
+import { createAnthropicApiTransport, type AnthropicTransport } from './anthropic-transport';
 import { mapAnthropicResponse, type ReplyContext } from './map-anthropic-response';
 
 /**
- * The Anthropic Messages API adapter: POST `${baseUrl}/v1/messages`
- * (https://platform.claude.com/docs/en/api/messages), authenticated with `x-api-key` and
- * pinned to `anthropic-version: 2023-06-01` (https://platform.claude.com/docs/en/api/versioning).
- * Translation lives in the files beside this one.
+ * The Anthropic Messages API adapter (https://platform.claude.com/docs/en/api/messages):
+ * OpenAI-shaped chat translated to Messages and back, and /v1/messages passed through. Where
+ * the requests go and how they are authenticated is the transport's (anthropic-transport.ts),
+ * so that the same adapter serves Claude on other hosts (Vertex AI). Translation lives in the
+ * files beside this one.
  */
-export const ANTHROPIC_VERSION = '2023-06-01';
+export interface AnthropicAdapterOptions {
+  /** Provider name from the config, used in messages. */
+  name: string;
+  /** The adapter's `type` (the config type of the provider). */
+  type: string;
+  transport: AnthropicTransport;
+  now: () => number;
+  generateId: () => string;
+}
 
 export function createAnthropicProvider(options: ProviderFactoryOptions): ProviderAdapter {
-  const provider = options.name;
-  const root = options.baseUrl.endsWith('/') ? options.baseUrl.slice(0, -1) : options.baseUrl;
-  const url = `${root}/v1/messages`;
+  return createAnthropicAdapter({
+    name: options.name,
+    type: 'anthropic',
+    transport: createAnthropicApiTransport({
+      provider: options.name,
+      baseUrl: options.baseUrl,
+      apiKey: options.apiKey,
+      http: options.http,
+      now: options.now,
+    }),
+    now: options.now,
+    generateId: options.generateId,
+  });
+}
 
-  async function post(body: unknown, signal: CallSignal, accept: string): Promise<HttpResponse> {
-    const response = await options.http.request({
-      url,
-      method: 'POST',
-      headers: {
-        'x-api-key': options.apiKey,
-        'anthropic-version': ANTHROPIC_VERSION,
-        'content-type': 'application/json',
-        accept,
-      },
-      body: JSON.stringify(body),
-      signal,
-      // A JSON reply is read whole; an event stream is not.
-      buffered: accept === 'application/json',
-    });
-    if (response.status >= 200 && response.status < 300) return response;
-    const text = await readErrorText(response);
-    throw anthropicStatusError(provider, response.status, text, options.apiKey, parseRetryAfterMs(response.headers, options.now()));
+export function createAnthropicAdapter(options: AnthropicAdapterOptions): ProviderAdapter {
+  const provider = options.name;
+  const { transport } = options;
+
+  function post(body: AnthropicMessagesRequest, signal: CallSignal, stream: boolean): Promise<HttpResponse> {
+    return transport.send({ kind: 'messages', body: { ...body }, stream, anthropicVersion: null, anthropicBeta: null, signal });
   }
 
   const replyContext = (target: ModelTarget, prefill: string | null): ReplyContext => ({
@@ -54,11 +61,11 @@ export function createAnthropicProvider(options: ProviderFactoryOptions): Provid
   });
 
   return {
-    type: 'anthropic',
+    type: options.type,
 
     async chat(request: ChatCompletionRequest, target, call) {
       const { body, prefill } = buildAnthropicRequest(request, target, false, call.reasoning);
-      const response = await post(body, call.signal, 'application/json');
+      const response = await post(body, call.signal, false);
       const json = parseJson(await response.text());
       if (!json.ok) throw badResponse(provider, 'a body that is not JSON');
       const parsed = AnthropicMessageSchema.safeParse(json.value);
@@ -70,7 +77,7 @@ export function createAnthropicProvider(options: ProviderFactoryOptions): Provid
       const { body, prefill } = buildAnthropicRequest(request, target, true, call.reasoning);
       // Our own abort, so that a consumer that stops early also stops the upstream generation.
       const release = new AbortController();
-      const response = await post(body, AbortSignal.any([toAbortSignal(call.signal), release.signal]), 'text/event-stream');
+      const response = await post(body, AbortSignal.any([toAbortSignal(call.signal), release.signal]), true);
       const contentType = headerValue(response.headers['content-type']);
       if (contentType !== null && !contentType.toLowerCase().includes('text/event-stream')) {
         // Refused before any chunk, so the caller can still retry or fall back.
@@ -79,7 +86,7 @@ export function createAnthropicProvider(options: ProviderFactoryOptions): Provid
       }
       const chunks = translateAnthropicStream(parseSse(response.body), {
         ...replyContext(target, prefill),
-        apiKey: options.apiKey,
+        apiKey: transport.secret(),
         onUsage: (usage) => {
           stream.usage = usage;
         },
@@ -88,7 +95,7 @@ export function createAnthropicProvider(options: ProviderFactoryOptions): Provid
       return stream;
     },
 
-    messages: createNativeMessages(options, root, ANTHROPIC_VERSION),
+    messages: createNativeMessages(provider, transport),
 
     async embeddings() {
       throw invalidRequest('unsupported_capability', `The provider "${provider}" (Anthropic) has no embeddings API.`, 'model');

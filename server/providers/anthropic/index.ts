@@ -1,1 +1,2 @@
-export { createAnthropicProvider, ANTHROPIC_VERSION } from './anthropic-provider';
+export { createAnthropicProvider, createAnthropicAdapter } from './anthropic-provider';
+export { ANTHROPIC_VERSION, type AnthropicCall, type AnthropicTransport } from './anthropic-transport';

@@ -8,6 +8,15 @@ import { geminiModelName, type GeminiTransport } from './gemini-transport';
 /** batchEmbedContents refuses more than 100 requests per call (HTTP 400). */
 export const GEMINI_EMBED_BATCH_SIZE = 100;
 
+/** docs/embeddings.md: the catalogue's `dimensions` list is what a request may ask for. */
+export function checkDimensions(request: EmbeddingsRequest, target: ModelTarget): void {
+  if (request.dimensions === undefined || (target.dimensions ?? []).includes(request.dimensions)) return;
+  const message = target.dimensions?.length
+    ? `dimensions must be one of ${target.dimensions.join(', ')} for this model.`
+    : 'This model does not accept dimensions.';
+  throw invalidRequest('invalid_value', message, 'dimensions');
+}
+
 /**
  * OpenAI embeddings -> Gemini (https://ai.google.dev/api/embeddings): one string ->
  * `:embedContent`; an array -> `:batchEmbedContents`, in slices of 100, whose `embeddings`
@@ -21,13 +30,7 @@ export async function createGeminiEmbeddings(
   target: ModelTarget,
   options: CallOptions,
 ): Promise<EmbeddingsResult> {
-  if (request.dimensions !== undefined && !(target.dimensions ?? []).includes(request.dimensions)) {
-    // docs/embeddings.md: the catalogue's `dimensions` list is what a request may ask for.
-    const message = target.dimensions?.length
-      ? `dimensions must be one of ${target.dimensions.join(', ')} for this model.`
-      : 'This model does not accept dimensions.';
-    throw invalidRequest('invalid_value', message, 'dimensions');
-  }
+  checkDimensions(request, target);
   const embed = (text: string): GeminiEmbedContentRequest => ({
     content: { parts: [{ text }] },
     ...(request.dimensions !== undefined ? { outputDimensionality: request.dimensions } : {}),

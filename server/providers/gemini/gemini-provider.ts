@@ -6,23 +6,49 @@ import { buildGeminiRequest } from './build-gemini-request';
 import { createGeminiEmbeddings } from './gemini-embeddings';
 import { GeminiGenerateContentResponseSchema } from './gemini-schemas';
 import { translateGeminiStream } from './gemini-stream';
-import { createGeminiTransport } from './gemini-transport';
+import { createGeminiTransport, type GeminiTransport } from './gemini-transport';
 import { mapGenerateContentResponse, type ReplyContext } from './map-gemini-response';
 
 /**
  * The Gemini API adapter (https://ai.google.dev/api): chat through `generateContent` /
  * `streamGenerateContent?alt=sse`, embeddings through `embedContent` / `batchEmbedContents`.
- * Request and reply translation live in the files beside this one.
+ * Request and reply translation live in the files beside this one; where requests go and how
+ * they are authenticated is the transport's (gemini-transport.ts), so that the same adapter
+ * serves Gemini on Vertex AI.
  */
 export function createGeminiProvider(options: ProviderFactoryOptions): ProviderAdapter {
-  const provider = options.name;
   const transport = createGeminiTransport({
-    provider,
+    provider: options.name,
     baseUrl: options.baseUrl,
     apiKey: options.apiKey,
     http: options.http,
     now: options.now,
   });
+  return createGeminiAdapter({
+    name: options.name,
+    type: 'gemini',
+    transport,
+    now: options.now,
+    generateId: options.generateId,
+    embeddings: (request, target, call) => createGeminiEmbeddings(transport, options.name, request, target, call),
+  });
+}
+
+export interface GeminiAdapterOptions {
+  /** Provider name from the config, used in messages. */
+  name: string;
+  /** The adapter's `type` (the config type of the provider). */
+  type: string;
+  transport: GeminiTransport;
+  now: () => number;
+  generateId: () => string;
+  /** Embeddings differ by host (the Gemini API's embedContent, Vertex AI's predict). */
+  embeddings: ProviderAdapter['embeddings'];
+}
+
+export function createGeminiAdapter(options: GeminiAdapterOptions): ProviderAdapter {
+  const provider = options.name;
+  const { transport } = options;
 
   const replyContext = (model: string): ReplyContext => ({
     provider,
@@ -33,7 +59,7 @@ export function createGeminiProvider(options: ProviderFactoryOptions): ProviderA
   });
 
   return {
-    type: 'gemini',
+    type: options.type,
 
     async chat(request, target, call) {
       const body = buildGeminiRequest(request, call.reasoning);
@@ -64,13 +90,11 @@ export function createGeminiProvider(options: ProviderFactoryOptions): ProviderA
         await response.discard();
         throw badResponse(provider, `a "${type}" body where an event stream was expected`);
       }
-      const chunks = translateGeminiStream(response.body, Object.assign(replyContext(target.id), { secret: options.apiKey }));
+      const chunks = translateGeminiStream(response.body, Object.assign(replyContext(target.id), { secret: transport.secret() }));
       return { chunks: abortWhenAbandoned(chunks, release) };
     },
 
-    embeddings(request, target, call) {
-      return createGeminiEmbeddings(transport, provider, request, target, call);
-    },
+    embeddings: options.embeddings,
   };
 }
 

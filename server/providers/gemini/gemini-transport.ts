@@ -20,6 +20,8 @@ export interface GeminiTransport {
   post(model: string, method: string, body: unknown, signal: CallSignal): Promise<HttpResponse>;
   /** post + the whole body parsed as JSON and checked against `schema`. */
   postJson<T>(model: string, method: string, body: unknown, signal: CallSignal, schema: z.ZodType<T, z.ZodTypeDef, unknown>): Promise<T>;
+  /** The credential of the last call, scrubbed from anything passed on; '' when there is none. */
+  secret(): string;
 }
 
 /**
@@ -47,15 +49,27 @@ export function createGeminiTransport(options: GeminiTransportOptions): GeminiTr
 
   return {
     post,
-    async postJson(model, method, body, signal, schema) {
-      const response = await post(model, method, body, signal, true);
-      const json = parseJson(await response.text());
-      if (!json.ok) throw badResponse(options.provider, 'a body that is not JSON');
-      const parsed = schema.safeParse(json.value);
-      if (!parsed.success) throw badResponse(options.provider, 'a reply of an unexpected shape');
-      return parsed.data;
-    },
+    postJson: (model, method, body, signal, schema) => postJson(options.provider, post, model, method, body, signal, schema),
+    secret: () => options.apiKey,
   };
+}
+
+/** `post` with the buffered body parsed as JSON and checked against `schema`; shared by every Gemini transport. */
+export async function postJson<T>(
+  provider: string,
+  post: (model: string, method: string, body: unknown, signal: CallSignal, buffered: boolean) => Promise<HttpResponse>,
+  model: string,
+  method: string,
+  body: unknown,
+  signal: CallSignal,
+  schema: z.ZodType<T, z.ZodTypeDef, unknown>,
+): Promise<T> {
+  const response = await post(model, method, body, signal, true);
+  const json = parseJson(await response.text());
+  if (!json.ok) throw badResponse(provider, 'a body that is not JSON');
+  const parsed = schema.safeParse(json.value);
+  if (!parsed.success) throw badResponse(provider, 'a reply of an unexpected shape');
+  return parsed.data;
 }
 
 /** `method` may carry a query (`streamGenerateContent?alt=sse`). */

@@ -1,1 +1,1 @@
-export { createGeminiProvider } from './gemini-provider';
+export { createGeminiProvider, createGeminiAdapter } from './gemini-provider';

@@ -1,0 +1,2 @@
+export { createVertexProvider, createVertexAdapter } from './vertex-provider';
+export { createGoogleAccessTokens, type GoogleAccessTokens } from './google-access-token';
