@@ -1,3 +1,4 @@
+import type { MessagesResponse } from '../../contract';
 import { runChatCall, type ChatChunkStream } from '../completions/chat-call';
 import { toMessagesErrorBody } from '../errors/anthropic-error-body';
 import { GatewayError } from '../errors/gateway-error';
@@ -19,7 +20,7 @@ export const MESSAGES_FIELDS: ReservationFields = { prompt: 'messages', completi
  * limits, fallbacks, stream slots, usage once), the reply or chunks translated back
  * (chat-to-message.ts, message-stream-events.ts).
  */
-export async function translatedMessage(dependencies: MessagesDependencies, call: MessagesCall): Promise<object | null> {
+export async function translatedMessage(dependencies: MessagesDependencies, call: MessagesCall): Promise<MessagesResponse | null> {
   const stream = call.body.stream === true;
   const chat = messagesToChat(call.body, stream);
   const result = await runChatCall(dependencies, {

@@ -1,6 +1,7 @@
-import type { ChatCompletionRequest, ResponsesRequest } from '../../contract';
+import type { ChatCompletionRequest, ResponseObject, ResponsesRequest } from '../../contract';
 import { runChatCall, type ChatChunkStream, type ChatDependencies } from '../completions/chat-call';
-import { attemptsFor, resolveModel, type Attempt } from '../completions/resolve-model';
+import { passesThrough } from '../completions/admission';
+import { resolveModel } from '../completions/resolve-model';
 import { GatewayError, invalidRequest } from '../errors/gateway-error';
 import type { ModelCall } from '../pipeline/model-pipeline';
 import type { RequestContext } from '../pipeline/request-context';
@@ -24,18 +25,15 @@ export interface ResponsesDependencies extends ChatDependencies {
  * chunk stream rendered as a response object or Responses events. Returns the response
  * object to send, or null when the reply is already under way.
  */
-export async function createResponse(dependencies: ResponsesDependencies, call: ModelCall<ResponsesRequest>): Promise<object | null> {
+export async function createResponse(
+  dependencies: ResponsesDependencies,
+  call: ModelCall<ResponsesRequest>,
+): Promise<ResponseObject | null> {
   const { body, context, reply } = call;
   checkStateless(body);
   const model = resolveModel(dependencies.catalogue, body.model, 'chat');
-  const attempts = attemptsFor(dependencies.catalogue, model, dependencies.config, (name) => dependencies.providers.get(name));
-  const passesThrough = (attempt: Attempt) =>
-    dependencies.config.providers[attempt.model.provider]?.responsesApi === true && attempt.adapter.responses !== undefined;
-  const primary = attempts[0];
-  if (primary && passesThrough(primary)) {
-    // Its fallbacks are the ones that serve the Responses API too (docs/openai-responses.md).
-    return runPassThrough(dependencies, { ...call, estimate: estimateRequest(body), attempts: attempts.filter(passesThrough) });
-  }
+  // docs/openai-responses.md: the fallbacks of a passed-through call serve the Responses API too.
+  if (passesThrough(dependencies, model, 'responses')) return runPassThrough(dependencies, { ...call, estimate: estimateRequest(body) });
   const translation = responsesToChat(body, dependencies.config.providers[model.provider]?.responsesHostedTools ?? 'drop');
 
   announceDroppedTools(context, translation);
