@@ -1,10 +1,9 @@
 import type { MessagesResponse } from '../../contract';
-import { runChatCall, type ChatChunkStream } from '../completions/chat-call';
+import { runChatCall } from '../completions/chat-call';
+import { relayChunks } from '../completions/chunk-relay';
 import { toMessagesErrorBody } from '../errors/anthropic-error-body';
-import { GatewayError } from '../errors/gateway-error';
 import { fromChatUsage } from '../providers/token-usage';
 import type { ReservationFields } from '../rate-limit/key-limiter';
-import { sendSse } from '../streaming/send-sse';
 import { quickPromptTokens } from '../usage/count-tokens';
 import { chatToMessage } from './chat-to-message';
 import type { MessagesCall, MessagesDependencies } from './create-message';
@@ -37,26 +36,19 @@ export async function translatedMessage(dependencies: MessagesDependencies, call
     return chatToMessage(result.completion, fromChatUsage(result.completion.usage), id);
   }
   const translator = new MessageStreamTranslator({ id, model: result.chunks.model.id, inputTokens: quickPromptTokens(chat) });
-  sendSse(call.reply, streamEvents(result.chunks, translator), () => result.chunks.abort());
-  return null;
-}
-
-/** The events of a translated stream; the usage in message_delta is the one billed. */
-async function* streamEvents(chunks: ChatChunkStream, translator: MessageStreamTranslator): AsyncGenerator<string> {
-  try {
-    yield translator.start();
-    for await (const batch of chunks.batches) {
+  relayChunks(call.reply, result.chunks, {
+    start: () => translator.start(),
+    push: (batch) => {
       let events = '';
       for (const chunk of batch) events += translator.push(chunk);
-      if (events !== '') yield events;
-    }
-    // docs/usage-durability.md: message_stop goes out once the usage would survive a crash.
-    await chunks.recorded();
-  } catch (error) {
-    if (!(error instanceof GatewayError)) throw error;
-    yield event(toMessagesErrorBody(error));
-    return;
-  }
-  const { reported: _, ...usage } = chunks.usage();
-  yield translator.finish(usage);
+      return events;
+    },
+    fail: (error) => event(toMessagesErrorBody(error)),
+    // The usage in message_delta is the one billed.
+    finish: (chunks) => {
+      const { reported: _, ...usage } = chunks.usage();
+      return translator.finish(usage);
+    },
+  });
+  return null;
 }

@@ -1,11 +1,11 @@
 import type { ChatCompletionRequest, ResponseObject, ResponsesRequest } from '../../contract';
-import { runChatCall, type ChatChunkStream, type ChatDependencies } from '../completions/chat-call';
+import { runChatCall, type ChatDependencies } from '../completions/chat-call';
+import { relayChunks } from '../completions/chunk-relay';
 import { passesThrough } from '../completions/admission';
 import { resolveModel } from '../completions/resolve-model';
 import { GatewayError, invalidRequest } from '../errors/gateway-error';
 import type { ModelCall } from '../pipeline/model-pipeline';
 import type { RequestContext } from '../pipeline/request-context';
-import { sendSse } from '../streaming/send-sse';
 import { reasoningFromEffort } from '../providers/reasoning';
 import { fromChatUsage } from '../providers/token-usage';
 import { chatToResponse, responseSkeleton, showsReasoning, toResponsesUsage } from './chat-to-response';
@@ -57,7 +57,17 @@ export async function createResponse(
     Math.floor(dependencies.now() / 1000),
   );
   const translator = new ResponseStreamTranslator(skeleton, translation.customTools, dependencies.generateId, showsReasoning(body));
-  sendSse(reply, translatedEvents(translator, result.chunks), () => result.chunks.abort());
+  relayChunks(reply, result.chunks, {
+    start: () => translator.start(),
+    push: (batch) => {
+      let events = '';
+      for (const chunk of batch) events += translator.push(chunk);
+      return events;
+    },
+    fail: (error) => translator.fail(error.code ?? 'server_error', error.message),
+    // The provider's usage, or the gateway's count (the one billed) when it reported none.
+    finish: (chunks) => translator.finish(toResponsesUsage(chunks.usage())),
+  });
   return null;
 }
 
@@ -103,28 +113,4 @@ function announceDroppedTools(context: RequestContext, translation: ChatTranslat
   const names = [...new Set(translation.droppedTools)].join(', ');
   context.addHeaders({ 'x-gateway-dropped-tools': names });
   context.droppedTools = names;
-}
-
-/** The metered chat chunks as Responses events; a failure after the start is response.failed. */
-async function* translatedEvents(translator: ResponseStreamTranslator, chunks: ChatChunkStream): AsyncGenerator<string> {
-  // The opening events go with the first read: every yield is inside the loop, so a client
-  // that goes away at any of them closes the metered chunks too (their `finally` records usage).
-  let opening = translator.start();
-  try {
-    for await (const batch of chunks.batches) {
-      let text = opening;
-      opening = '';
-      for (const chunk of batch) text += translator.push(chunk);
-      if (text !== '') yield text;
-    }
-    // docs/usage-durability.md: response.completed goes out once the usage would survive a crash.
-    await chunks.recorded();
-  } catch (error) {
-    if (!(error instanceof GatewayError)) throw error;
-    yield opening + translator.fail(error.code ?? 'server_error', error.message);
-    return;
-  }
-  if (opening !== '') yield opening;
-  // The provider's usage, or the gateway's count (the one billed) when it reported none.
-  yield translator.finish(toResponsesUsage(chunks.usage()));
 }
