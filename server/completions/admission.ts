@@ -90,7 +90,8 @@ export function defaultCompletionReserve(model: ModelConfig): number {
  * embeddings are every adapter's.
  */
 export function speaks(config: Config, attempt: Attempt, format: UpstreamFormat): boolean {
-  if (format === 'responses') return config.providers[attempt.model.provider]?.responsesApi === true && attempt.adapter.responses !== undefined;
+  if (format === 'responses')
+    return config.providers[attempt.model.provider]?.responsesApi === true && attempt.adapter.responses !== undefined;
   if (format === 'messages') return attempt.adapter.messages !== undefined;
   return true;
 }

@@ -71,7 +71,12 @@ export async function runChatCall(dependencies: ChatDependencies, call: ChatCall
   const { body, context, client } = call;
   const stream = body.stream === true;
   // Reserved on a quick estimate; the tokenizer runs only if the provider reports no usage.
-  const { model, attempts, meter, promptTokens: quickPrompt } = await admit(dependencies, {
+  const {
+    model,
+    attempts,
+    meter,
+    promptTokens: quickPrompt,
+  } = await admit(dependencies, {
     key: call.key,
     context,
     client,

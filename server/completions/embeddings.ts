@@ -89,7 +89,8 @@ export async function createEmbeddings(dependencies: ChatDependencies, call: Emb
 /** docs/embeddings.md: a model's `dimensions` list is the set of values a request may ask for. */
 function checkDimensions(model: ModelConfig, _attempts: readonly Attempt[], body: EmbeddingsRequest): void {
   if (body.dimensions === undefined) return;
-  if (!model.dimensions) throw invalidRequest('invalid_value', `The model "${model.id}" does not support the dimensions parameter.`, 'dimensions');
+  if (!model.dimensions)
+    throw invalidRequest('invalid_value', `The model "${model.id}" does not support the dimensions parameter.`, 'dimensions');
   if (!model.dimensions.includes(body.dimensions)) {
     throw invalidRequest('invalid_value', `The model "${model.id}" supports dimensions ${model.dimensions.join(', ')}.`, 'dimensions');
   }

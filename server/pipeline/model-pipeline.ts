@@ -83,8 +83,9 @@ export interface PreparedRoute {
  *   2. body         read with the size limit, JSON content type, parsed (read-body.ts)
  *   3. auth         an `sk-` key from `Authorization: Bearer` (or `x-api-key` where the route says)
  *   4. validation   the contract's zod schema for the route, compiled (compiled-schema.ts)
- *   5. limits       reserved by the call's meter once the model is known (completions/meter.ts)
- *   6. handler      the route's own (e.g. completions/chat-completion.ts)
+ *   5. admission    the handler's first step: model, allow-list, reservation, meter, stream slot
+ *                   (completions/admission.ts)
+ *   6. handler      the route's own: the upstream call and the reply (e.g. completions/chat-completion.ts)
  *   7. metering     the meter records usage exactly once, however the call ends
  *   8. access log   one line and the request metrics when the response closes (access-report.ts)
  * Any failure is answered in the route's error format, with the context's headers.
@@ -142,7 +143,7 @@ export class ModelPipeline {
     // Stage 4: validation.
     const parsed = prepared.validate(read.body);
     if (!parsed.success) throw fromZodError(parsed.error);
-    // Stages 5 to 7: the handler, which opens the meter (limits) and records usage through it.
+    // Stages 5 to 7: the handler, which admits the call (limits, meter) and records usage through its meter.
     const result = await route.handle({ body: parsed.data, key: principal.key, context, reply, headers: request.headers });
     if (result !== null) reply.sendJson(200, JSON.stringify(result));
   }

@@ -138,4 +138,3 @@ export function newContext(requestId = 'req_1'): RequestContext {
   context.requestId = requestId;
   return context;
 }
-

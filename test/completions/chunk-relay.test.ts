@@ -7,7 +7,13 @@ import { GatewayError, usageUnavailable } from '../../server/errors/gateway-erro
 
 /** The relay of translated streams (completions/chunk-relay.ts) on a fake chunk stream and a plain-text renderer. */
 function chunk(text: string): ChatCompletionChunk {
-  return { id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: text }, finish_reason: null }] };
+  return {
+    id: 'c1',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: 'm',
+    choices: [{ index: 0, delta: { content: text }, finish_reason: null }],
+  };
 }
 
 interface FakeChunks extends ChatChunkStream {
@@ -59,7 +65,9 @@ describe('renderedEvents', () => {
   it('sends the opening events with the first read, one string per read, the closing events after the usage is recorded', async () => {
     let recorded = false;
     const chunks = fakeChunks([['a', 'b'], [], ['c']], { recorded: Promise.resolve().then(() => void (recorded = true)) });
-    const out = await collect(renderedEvents(chunks, { ...renderer, finish: (stream) => `<finish recorded=${recorded} ${stream.usage().completionTokens}>` }));
+    const out = await collect(
+      renderedEvents(chunks, { ...renderer, finish: (stream) => `<finish recorded=${recorded} ${stream.usage().completionTokens}>` }),
+    );
     expect(out).toEqual(['<start>ab', 'c', '<finish recorded=true 4>']);
     expect(chunks.closed).toBe(true);
   });

@@ -118,12 +118,18 @@ describe('Meter', () => {
     expect(journal.begun).toHaveLength(0);
   });
 
-  it("journals what to bill if the process dies, checkpoints a stream at most once a second, and rejects a finish that could not be made durable", async () => {
+  it('journals what to bill if the process dies, checkpoints a stream at most once a second, and rejects a finish that could not be made durable', async () => {
     const harness = admissionHarness();
     const journal = new FakeJournal();
     harness.dependencies.durability = journal;
     const meter = await open(harness, { stream: true });
-    expect(journal.begun[0]).toMatchObject({ status: 499, errorCode: 'interrupted', promptTokens: 40, completionTokens: 0, estimated: true });
+    expect(journal.begun[0]).toMatchObject({
+      status: 499,
+      errorCode: 'interrupted',
+      promptTokens: 40,
+      completionTokens: 0,
+      estimated: true,
+    });
     const model = modelOf(harness);
     let counted = 0;
     const tokens = () => ({ promptTokens: 40, completionTokens: ++counted });
