@@ -1,5 +1,4 @@
 import type { Config, ModelConfig } from '../config/load-config';
-import { rateLimited } from '../errors/gateway-error';
 import { effectiveLimits } from '../keys/key-access';
 import type { CachedApiKey } from '../keys/key-cache';
 import { checkModelAllowed } from '../keys/model-access';
@@ -65,9 +64,13 @@ export interface Admission {
   model: ModelConfig;
   /** The upstreams to try, in order; never empty. */
   attempts: readonly Attempt[];
-  /** The reservation, and the usage event the call records through it exactly once. */
-  meter: Meter;
-  /** The prompt's quick estimate the reservation was made on. */
+  /**
+   * The reservation under way (Meter.open: rate limits, budgets, the stream slot): the meter
+   * the call records its usage through exactly once, or the refusal (429, 503). The one await
+   * of admission is the caller's.
+   */
+  meter: Promise<Meter>;
+  /** The prompt's quick estimate the reservation is made on. */
   promptTokens: number;
 }
 
@@ -106,11 +109,13 @@ export function passesThrough(dependencies: AdmissionDependencies, model: ModelC
 }
 
 /**
- * Admits one call or throws the route's refusal: 404/400 for the model, 403 for the allow-list,
- * the route's own 400s, 400 `request_too_large`, 429 (rate limits, budgets, stream slots),
- * 503 when usage could not be recorded. Sets the context's model, provider and stream.
+ * Admits one call: throws the route's refusals that need no reservation (404/400 for the model,
+ * 403 for the allow-list, the route's own 400s, 400 `request_too_large`), then opens the
+ * reservation, whose promise (`meter`) rejects with the others (429 for rate limits, budgets
+ * and stream slots; 503 when usage could not be recorded). Sets the context's model, provider
+ * and stream.
  */
-export async function admit<Body>(dependencies: AdmissionDependencies, request: AdmissionRequest<Body>): Promise<Admission> {
+export function admit<Body>(dependencies: AdmissionDependencies, request: AdmissionRequest<Body>): Admission {
   const { context } = request;
   const receivedAt = dependencies.now();
   const model = resolveModel(dependencies.catalogue, request.model, request.kind);
@@ -125,7 +130,7 @@ export async function admit<Body>(dependencies: AdmissionDependencies, request: 
   const { promptTokens, fields } = request;
   const completionTokens = request.completionTokens ?? defaultCompletionReserve(model);
   checkReservationFits(effectiveLimits(request.key, dependencies.limits).tpm, promptTokens, completionTokens, fields);
-  const meter = await Meter.open(dependencies, {
+  const meter = Meter.open(dependencies, {
     key: request.key,
     requestId: context.requestId,
     receivedAt,
@@ -135,30 +140,9 @@ export async function admit<Body>(dependencies: AdmissionDependencies, request: 
     model,
     promptTokens,
     fields,
+    streamSlot: request.stream ? { streams: dependencies.streams, client: request.client } : null,
   });
-  if (request.stream) holdStreamSlot(dependencies.streams, meter, request);
   return { model, attempts, meter, promptTokens };
-}
-
-/**
- * `limits.max_streams_per_key`: a slot for the life of the response (released on close,
- * which every response reaches exactly once, however it ends), or 429 with `retry-after: 1`.
- */
-export function holdStreamSlot(
-  streams: StreamLimiter,
-  meter: Meter,
-  call: { key: CachedApiKey; context: RequestContext; client: ClientConnection },
-): void {
-  const release = streams.acquire(call.key.id);
-  if (release === null) {
-    meter.cancel();
-    call.context.rateLimitExceeded = 'streams';
-    throw rateLimited(
-      `Too many concurrent streams for this API key (at most ${streams.maxPerKey} at once); wait for one to finish, or retry after the time in retry-after.`,
-      { 'retry-after': '1' },
-    );
-  }
-  call.client.onClose(release);
 }
 
 function attemptsOf(dependencies: AdmissionDependencies, model: ModelConfig): Attempt[] {

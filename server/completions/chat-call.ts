@@ -71,12 +71,7 @@ export async function runChatCall(dependencies: ChatDependencies, call: ChatCall
   const { body, context, client } = call;
   const stream = body.stream === true;
   // Reserved on a quick estimate; the tokenizer runs only if the provider reports no usage.
-  const {
-    model,
-    attempts,
-    meter,
-    promptTokens: quickPrompt,
-  } = await admit(dependencies, {
+  const admission = admit(dependencies, {
     key: call.key,
     context,
     client,
@@ -90,6 +85,8 @@ export async function runChatCall(dependencies: ChatDependencies, call: ChatCall
     body,
     check: checkChatRequest,
   });
+  const meter = await admission.meter;
+  const { model, attempts, promptTokens: quickPrompt } = admission;
   const promptEstimate = promptTokenCounter(body);
 
   const upstream = new UpstreamCall(dependencies.config.upstream, context.requestId, client);

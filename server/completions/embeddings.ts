@@ -28,7 +28,11 @@ export interface EmbeddingsCall {
 export async function createEmbeddings(dependencies: ChatDependencies, call: EmbeddingsCall): Promise<EmbeddingsResponse> {
   const { body, context } = call;
   // Reserved on a quick estimate; the tokenizer runs only if the provider reports no usage.
-  const { model, attempts, meter } = await admit(dependencies, {
+  const {
+    model,
+    attempts,
+    meter: reserving,
+  } = admit(dependencies, {
     key: call.key,
     context,
     client: call.client,
@@ -43,6 +47,7 @@ export async function createEmbeddings(dependencies: ChatDependencies, call: Emb
     body,
     check: checkDimensions,
   });
+  const meter = await reserving;
 
   const upstream = new UpstreamCall(dependencies.config.upstream, context.requestId, call.client);
   const { controller } = upstream;

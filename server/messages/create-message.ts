@@ -46,7 +46,7 @@ export async function createMessage(dependencies: MessagesDependencies, call: Me
 
   const stream = call.body.stream === true;
   const chatForm = promptAsChat(call.body);
-  const { attempts, meter } = await admit(dependencies, {
+  const { attempts, meter: reserving } = admit(dependencies, {
     key: call.key,
     context: call.context,
     client: call.reply,
@@ -59,6 +59,7 @@ export async function createMessage(dependencies: MessagesDependencies, call: Me
     fields: MESSAGES_FIELDS,
     body: call.body,
   });
+  const meter = await reserving;
   // Anthropic-type first choice: pass-through, over the Anthropic-type models of its fallbacks.
   await passThroughMessage(dependencies, call, {
     model,
@@ -113,7 +114,7 @@ export async function countMessageTokens(
   const native = passesThrough(dependencies, model, 'messages');
   // A model the key may not use is not counted either (docs/operator-controls.md); nothing is
   // reserved, so no request is too large for it.
-  const { attempts, meter } = await admit(dependencies, {
+  const { attempts, meter: reserving } = admit(dependencies, {
     key: call.key,
     context: call.context,
     client: call.reply,
@@ -126,6 +127,7 @@ export async function countMessageTokens(
     fields: MESSAGES_FIELDS,
     body: call.body,
   });
+  const meter = await reserving;
   meter.cancel();
   if (!native) return { input_tokens: tokenizerCount(call.body) };
   const upstream = new UpstreamCall(dependencies.config.upstream, call.context.requestId, call.reply);

@@ -27,7 +27,11 @@ export const RESPONSES_FIELDS: ReservationFields = { prompt: 'input', completion
 export async function runPassThrough(dependencies: ChatDependencies, call: PassThroughCall): Promise<null> {
   const { body, context, reply, estimate } = call;
   const stream = body.stream === true;
-  const { model, attempts, meter } = await admit(dependencies, {
+  const {
+    model,
+    attempts,
+    meter: reserving,
+  } = admit(dependencies, {
     key: call.key,
     context,
     client: reply,
@@ -40,6 +44,7 @@ export async function runPassThrough(dependencies: ChatDependencies, call: PassT
     fields: RESPONSES_FIELDS,
     body,
   });
+  const meter = await reserving;
   const promptEstimate = promptTokenCounter(estimate);
 
   const format: PassThroughFormat<Attempt> = {

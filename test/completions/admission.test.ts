@@ -25,10 +25,12 @@ function request(overrides: Partial<AdmissionRequest<ChatCompletionRequest>> = {
 }
 
 async function refusal(harness: Harness, overrides: Partial<AdmissionRequest<ChatCompletionRequest>>): Promise<GatewayError> {
-  const error: unknown = await admit(harness.dependencies, request(overrides)).then(
-    () => null,
-    (thrown: unknown) => thrown,
-  );
+  let error: unknown = null;
+  try {
+    await admit(harness.dependencies, request(overrides)).meter;
+  } catch (thrown) {
+    error = thrown;
+  }
   if (!(error instanceof GatewayError)) throw new Error(`expected a GatewayError, got ${String(error)}`);
   return error;
 }
@@ -37,7 +39,8 @@ describe('admit', () => {
   it('resolves the model, names it in the context, and reserves the prompt plus the default reply bound', async () => {
     const { dependencies, usage } = admissionHarness();
     const context = newContext();
-    const admission = await admit(dependencies, request({ context, stream: false }));
+    const admission = admit(dependencies, request({ context, stream: false }));
+    await admission.meter;
     expect(admission.model.id).toBe('chat-plain');
     expect(admission.attempts.map((attempt) => attempt.model.id)).toEqual(['chat-plain', 'chat-claude']);
     expect(admission.promptTokens).toBe(40);
@@ -50,7 +53,7 @@ describe('admit', () => {
   it("reserves the request's own bound when it sets one", async () => {
     const { dependencies } = admissionHarness();
     const context = newContext();
-    await admit(dependencies, request({ context, completionTokens: 10 }));
+    await admit(dependencies, request({ context, completionTokens: 10 })).meter;
     expect(context.responseHeaders?.['x-ratelimit-remaining-tokens']).toBe('9950');
   });
 
@@ -61,7 +64,7 @@ describe('admit', () => {
     const forbidden = await refusal(harness, { key: fakeKey({ models: ['chat-claude'] }) });
     expect(forbidden.status).toBe(403);
     const context = newContext();
-    await admit(harness.dependencies, request({ context }));
+    await admit(harness.dependencies, request({ context })).meter;
     expect(context.responseHeaders?.['x-ratelimit-remaining-requests']).toBe('2');
   });
 
@@ -75,7 +78,7 @@ describe('admit', () => {
     const [model, attempts, body] = check.mock.calls[0] as unknown as [{ id: string }, unknown[], unknown];
     expect([model.id, attempts.length, body]).toEqual(['chat-plain', 2, BODY]);
     const context = newContext();
-    await admit(harness.dependencies, request({ context }));
+    await admit(harness.dependencies, request({ context })).meter;
     expect(context.responseHeaders?.['x-ratelimit-remaining-requests']).toBe('2');
   });
 
@@ -89,19 +92,19 @@ describe('admit', () => {
 
   it('refuses past the requests per minute with 429, naming the limit in the context', async () => {
     const harness = admissionHarness();
-    for (let index = 0; index < 3; index++) await admit(harness.dependencies, request());
+    for (let index = 0; index < 3; index++) await admit(harness.dependencies, request()).meter;
     const context = newContext();
     const refused = await refusal(harness, { context });
     expect(refused.status).toBe(429);
     expect(context.rateLimitExceeded).toBe('requests');
     harness.clock.now += 60_000;
-    await expect(admit(harness.dependencies, request())).resolves.toBeDefined();
+    await expect(admit(harness.dependencies, request()).meter).resolves.toBeDefined();
   });
 
   it('holds a stream slot until the client closes; past the limit 429 with retry-after 1 and nothing recorded', async () => {
     const harness = admissionHarness();
     const client = fakeClient();
-    await admit(harness.dependencies, request({ stream: true, client }));
+    await admit(harness.dependencies, request({ stream: true, client })).meter;
     const context = newContext();
     const refused = await refusal(harness, { stream: true, context });
     expect([refused.status, refused.headers['retry-after'], context.rateLimitExceeded]).toEqual([429, '1', 'streams']);
@@ -109,24 +112,25 @@ describe('admit', () => {
     expect(context.usageOutcome?.settled).toBe(true);
     expect(harness.usage.events).toHaveLength(0);
     client.close();
-    await expect(admit(harness.dependencies, request({ stream: true }))).resolves.toBeDefined();
+    await expect(admit(harness.dependencies, request({ stream: true })).meter).resolves.toBeDefined();
   });
 
   it("keeps a passed-through format's attempts to the upstreams that speak it", async () => {
     const { dependencies } = admissionHarness();
     const small = { completionTokens: 10 };
-    const messages = await admit(dependencies, request({ ...small, model: 'chat-claude', upstream: 'messages' }));
+    const messages = admit(dependencies, request({ ...small, model: 'chat-claude', upstream: 'messages' }));
     expect(messages.attempts.map((attempt) => attempt.model.id)).toEqual(['chat-claude']);
-    const responses = await admit(dependencies, request({ ...small, model: 'chat-oai', upstream: 'responses' }));
+    const responses = admit(dependencies, request({ ...small, model: 'chat-oai', upstream: 'responses' }));
     expect(responses.attempts.map((attempt) => attempt.model.id)).toEqual(['chat-oai']);
-    const chat = await admit(dependencies, request({ ...small, model: 'chat-oai' }));
+    const chat = admit(dependencies, request({ ...small, model: 'chat-oai' }));
     expect(chat.attempts.map((attempt) => attempt.model.id)).toEqual(['chat-oai', 'chat-claude', 'chat-plain']);
+    await Promise.all([messages.meter, responses.meter, chat.meter]);
   });
 
   it('reserves no reply for embeddings (a bound of 0)', async () => {
     const { dependencies } = admissionHarness();
     const context = newContext();
-    await admit(dependencies, request({ context, model: 'embed', kind: 'embeddings', upstream: 'embeddings', completionTokens: 0 }));
+    await admit(dependencies, request({ context, model: 'embed', kind: 'embeddings', upstream: 'embeddings', completionTokens: 0 })).meter;
     expect(context.responseHeaders?.['x-ratelimit-remaining-tokens']).toBe('9960');
   });
 });
