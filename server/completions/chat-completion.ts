@@ -44,11 +44,11 @@ class ChatChunkEvents implements ChunkRenderer {
     private readonly includeUsage: boolean,
   ) {}
 
-  start(): string {
+  opening(): string {
     return '';
   }
 
-  push(batch: ChatCompletionChunk[]): string {
+  batch(batch: ChatCompletionChunk[]): string {
     const { includeUsage, encoder } = this;
     let events = '';
     for (const chunk of batch) {
@@ -68,11 +68,11 @@ class ChatChunkEvents implements ChunkRenderer {
     return events;
   }
 
-  fail(error: GatewayError): string {
+  failure(error: GatewayError): string {
     return encodeSseData(error.toBody());
   }
 
-  finish(chunks: ChatChunkStream): string {
+  closing(chunks: ChatChunkStream): string {
     const final = this.last;
     if (!this.includeUsage || this.sawUsage || !final) return SSE_DONE;
     // A client that asked for usage gets the usage chunk, with the gateway's count (the one

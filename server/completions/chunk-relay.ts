@@ -10,13 +10,13 @@ import type { ChatChunkStream } from './chat-call';
  */
 export interface ChunkRenderer {
   /** The opening events: they go out with the first chunks. */
-  start(): string;
+  opening(): string;
   /** The events of one upstream read's chunks. */
-  push(batch: ChatCompletionChunk[]): string;
+  batch(chunks: ChatCompletionChunk[]): string;
   /** The event that tells the client the stream failed after the start. */
-  fail(error: GatewayError): string;
+  failure(error: GatewayError): string;
   /** The closing events, once the usage would survive a crash; `chunks.usage()` is the one billed. */
-  finish(chunks: ChatChunkStream): string;
+  closing(chunks: ChatChunkStream): string;
 }
 
 /**
@@ -34,10 +34,10 @@ export function relayChunks(reply: Reply, chunks: ChatChunkStream, renderer: Chu
  * `finally` records the usage; closed before their first read, they would record nothing.
  */
 export async function* renderedEvents(chunks: ChatChunkStream, renderer: ChunkRenderer): AsyncGenerator<string> {
-  let opening = renderer.start();
+  let opening = renderer.opening();
   try {
     for await (const batch of chunks.batches) {
-      const text = opening + renderer.push(batch);
+      const text = opening + renderer.batch(batch);
       opening = '';
       if (text !== '') yield text;
     }
@@ -45,8 +45,8 @@ export async function* renderedEvents(chunks: ChatChunkStream, renderer: ChunkRe
     await chunks.recorded();
   } catch (error) {
     if (!(error instanceof GatewayError)) throw error;
-    yield opening + renderer.fail(error);
+    yield opening + renderer.failure(error);
     return;
   }
-  yield opening + renderer.finish(chunks);
+  yield opening + renderer.closing(chunks);
 }

@@ -1,13 +1,12 @@
 import type { MessagesResponse } from '../../contract';
 import { runChatCall } from '../completions/chat-call';
 import { relayChunks } from '../completions/chunk-relay';
-import { toMessagesErrorBody } from '../errors/anthropic-error-body';
 import { fromChatUsage } from '../providers/token-usage';
 import type { ReservationFields } from '../rate-limit/key-limiter';
 import { quickPromptTokens } from '../usage/count-tokens';
 import { chatToMessage } from './chat-to-message';
 import type { MessagesCall, MessagesDependencies } from './create-message';
-import { MessageStreamTranslator, event } from './message-stream-events';
+import { MessageStreamTranslator } from './message-stream-events';
 import { messagesReasoning, messagesToChat } from './messages-to-chat';
 
 /** What the 400 of a request that can never fit the key's tokens per minute names (docs/operator-controls.md). */
@@ -36,19 +35,6 @@ export async function translatedMessage(dependencies: MessagesDependencies, call
     return chatToMessage(result.completion, fromChatUsage(result.completion.usage), id);
   }
   const translator = new MessageStreamTranslator({ id, model: result.chunks.model.id, inputTokens: quickPromptTokens(chat) });
-  relayChunks(call.reply, result.chunks, {
-    start: () => translator.start(),
-    push: (batch) => {
-      let events = '';
-      for (const chunk of batch) events += translator.push(chunk);
-      return events;
-    },
-    fail: (error) => event(toMessagesErrorBody(error)),
-    // The usage in message_delta is the one billed.
-    finish: (chunks) => {
-      const { reported: _, ...usage } = chunks.usage();
-      return translator.finish(usage);
-    },
-  });
+  relayChunks(call.reply, result.chunks, translator);
   return null;
 }

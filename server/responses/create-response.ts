@@ -8,7 +8,7 @@ import type { ModelCall } from '../pipeline/model-pipeline';
 import type { RequestContext } from '../pipeline/request-context';
 import { reasoningFromEffort } from '../providers/reasoning';
 import { fromChatUsage } from '../providers/token-usage';
-import { chatToResponse, responseSkeleton, showsReasoning, toResponsesUsage } from './chat-to-response';
+import { chatToResponse, responseSkeleton, showsReasoning } from './chat-to-response';
 import { RESPONSES_FIELDS, runPassThrough } from './pass-through-call';
 import { ResponseStreamTranslator } from './response-stream';
 import { responsesToChat, type ChatTranslation } from './responses-to-chat';
@@ -57,17 +57,7 @@ export async function createResponse(
     Math.floor(dependencies.now() / 1000),
   );
   const translator = new ResponseStreamTranslator(skeleton, translation.customTools, dependencies.generateId, showsReasoning(body));
-  relayChunks(reply, result.chunks, {
-    start: () => translator.start(),
-    push: (batch) => {
-      let events = '';
-      for (const chunk of batch) events += translator.push(chunk);
-      return events;
-    },
-    fail: (error) => translator.fail(error.code ?? 'server_error', error.message),
-    // The provider's usage, or the gateway's count (the one billed) when it reported none.
-    finish: (chunks) => translator.finish(toResponsesUsage(chunks.usage())),
-  });
+  relayChunks(reply, result.chunks, translator);
   return null;
 }
 

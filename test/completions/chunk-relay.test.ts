@@ -49,10 +49,10 @@ function fakeChunks(batches: string[][], options: { failAfter?: GatewayError; re
 }
 
 const renderer: ChunkRenderer = {
-  start: () => '<start>',
-  push: (batch) => batch.map((entry) => entry.choices[0]?.delta.content ?? '').join(''),
-  fail: (error) => `<fail ${error.code}>`,
-  finish: (chunks) => `<finish ${chunks.usage().completionTokens}>`,
+  opening: () => '<start>',
+  batch: (batch) => batch.map((entry) => entry.choices[0]?.delta.content ?? '').join(''),
+  failure: (error) => `<fail ${error.code}>`,
+  closing: (chunks) => `<finish ${chunks.usage().completionTokens}>`,
 };
 
 async function collect(events: AsyncGenerator<string>): Promise<string[]> {
@@ -66,7 +66,7 @@ describe('renderedEvents', () => {
     let recorded = false;
     const chunks = fakeChunks([['a', 'b'], [], ['c']], { recorded: Promise.resolve().then(() => void (recorded = true)) });
     const out = await collect(
-      renderedEvents(chunks, { ...renderer, finish: (stream) => `<finish recorded=${recorded} ${stream.usage().completionTokens}>` }),
+      renderedEvents(chunks, { ...renderer, closing: (stream) => `<finish recorded=${recorded} ${stream.usage().completionTokens}>` }),
     );
     expect(out).toEqual(['<start>ab', 'c', '<finish recorded=true 4>']);
     expect(chunks.closed).toBe(true);
