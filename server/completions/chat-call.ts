@@ -1,34 +1,26 @@
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest } from '../../contract';
-import type { Config, ModelConfig } from '../config/load-config';
-import { rateLimited } from '../errors/gateway-error';
-import { effectiveLimits } from '../keys/key-access';
+import type { ModelConfig } from '../config/load-config';
 import type { CachedApiKey } from '../keys/key-cache';
-import { checkModelAllowed } from '../keys/model-access';
 import { timeUpstream } from '../metrics/request-timing';
 import type { ClientConnection } from '../pipeline/reply';
 import type { RequestContext } from '../pipeline/request-context';
 import type { CallAbort } from '../providers/call-signal';
 import { callWithFallbacks } from '../providers/call-with-fallbacks';
 import { isAbortError } from '../providers/http-client';
-import type { ProviderRegistry } from '../providers/registry';
 import { reasoningFromEffort } from '../providers/reasoning';
 import type { ChatStream, ReasoningRequest, TokenUsage } from '../providers/types';
 import { fromChatUsage, toChatUsage } from '../providers/token-usage';
-import { checkReservationFits, type ReservationFields } from '../rate-limit/key-limiter';
-import type { StreamLimiter } from '../rate-limit/stream-limiter';
+import type { ReservationFields } from '../rate-limit/key-limiter';
 import { countTextTokens, promptTokenCounter, quickPromptTokens, quickTextTokens } from '../usage/count-tokens';
-import { Meter, meterOutcome, type MeterDependencies } from './meter';
+import { admit, type AdmissionDependencies } from './admission';
+import { meterOutcome, type Meter } from './meter';
 import { UpstreamCall } from './upstream-call';
 import { observedAttempt } from './observe-upstream';
-import { attemptsFor, checkChatCapabilities, checkN, resolveModel, type Attempt, type Catalogue } from './resolve-model';
+import { checkChatCapabilities, checkN, type Attempt } from './resolve-model';
 import { toGatewayError } from './to-gateway-error';
 
-export interface ChatDependencies extends MeterDependencies {
-  config: Config;
-  catalogue: Catalogue;
-  providers: ProviderRegistry;
-  streams: StreamLimiter;
-}
+/** What a model route's call needs: the admission's (completions/admission.ts). */
+export type ChatDependencies = AdmissionDependencies;
 
 /** One chat call, in OpenAI's request format whatever the route's own wire format. */
 export interface ChatCall {
@@ -69,58 +61,33 @@ export interface ChatChunkStream {
   model: ModelConfig;
 }
 
-/** Reserved for the reply when the request sets no bound on it (docs/rate-limits.md). */
-const DEFAULT_COMPLETION_RESERVE = 4096;
-
 /**
- * The reply's reservation when the request sets no bound on it (`max_tokens`,
- * `max_output_tokens`, …): the model's `max_output_tokens` capped at DEFAULT_COMPLETION_RESERVE
- * (docs/rate-limits.md, "Reservation and reconciliation").
- */
-export function defaultCompletionReserve(model: ModelConfig): number {
-  return Math.min(model.maxOutputTokens ?? DEFAULT_COMPLETION_RESERVE, DEFAULT_COMPLETION_RESERVE);
-}
-
-/**
- * The chat call every chat-like route runs (docs/architecture.md, "Request path"): resolves
- * the model, reserves the limits and opens the meter, calls the provider with fallbacks and
- * retries, and returns the completion or the chunk stream, with usage recorded exactly once.
+ * The chat call every chat-like route runs (docs/architecture.md, "Request path"): admits
+ * the call (admission.ts: the model, the limits, the meter), calls the provider with fallbacks
+ * and retries, and returns the completion or the chunk stream, with usage recorded exactly once.
  * Rendering (OpenAI's JSON and SSE, or another route's format) is the caller's.
  */
 export async function runChatCall(dependencies: ChatDependencies, call: ChatCall): Promise<ChatResult> {
   const { body, context, client } = call;
-  const receivedAt = dependencies.now();
-  const model = resolveModel(dependencies.catalogue, body.model, 'chat');
-  checkModelAllowed(call.key, model.id);
-  // Metrics and the access log name the requested model until another one answers.
-  context.model = model.id;
-  context.provider = model.provider;
-  context.stream = body.stream === true;
-  checkChatCapabilities(model, body);
-  const attempts = attemptsFor(dependencies.catalogue, model, dependencies.config, (name) => dependencies.providers.get(name));
-  checkN(attempts[0]?.providerType ?? 'unknown', model, body.n);
-
+  const stream = body.stream === true;
   // Reserved on a quick estimate; the tokenizer runs only if the provider reports no usage.
-  const promptEstimate = promptTokenCounter(body);
-  const completionReserve = body.max_completion_tokens ?? body.max_tokens ?? defaultCompletionReserve(model);
-  const quickPrompt = quickPromptTokens(body);
-  const fields = call.fields ?? {
-    prompt: 'messages',
-    completion: body.max_completion_tokens === undefined || body.max_completion_tokens === null ? 'max_tokens' : 'max_completion_tokens',
-  };
-  checkReservationFits(effectiveLimits(call.key, dependencies.limits).tpm, quickPrompt, completionReserve, fields);
-  const meter = await Meter.open(dependencies, {
+  const admission = admit(dependencies, {
     key: call.key,
-    requestId: context.requestId,
-    receivedAt,
-    stream: body.stream === true,
-    reserveTokens: quickPrompt + completionReserve,
     context,
-    model,
-    promptTokens: quickPrompt,
-    fields,
+    client,
+    model: body.model,
+    kind: 'chat',
+    upstream: 'chat',
+    stream,
+    promptTokens: quickPromptTokens(body),
+    completionTokens: body.max_completion_tokens ?? body.max_tokens,
+    fields: call.fields ?? chatFields(body),
+    body,
+    check: checkChatRequest,
   });
-  if (body.stream === true) holdStreamSlot(dependencies.streams, meter, call);
+  const meter = await admission.meter;
+  const { model, attempts, promptTokens: quickPrompt } = admission;
+  const promptEstimate = promptTokenCounter(body);
 
   const upstream = new UpstreamCall(dependencies.config.upstream, context.requestId, client);
   const { controller, retry, options } = upstream;
@@ -129,7 +96,7 @@ export async function runChatCall(dependencies: ChatDependencies, call: ChatCall
   const reasoningOptions = reasoning ? { signal: options.signal, requestId: options.requestId, reasoning } : options;
   const optionsFor = (entry: Attempt) => (entry.model.capabilities.includes('reasoning') ? reasoningOptions : options);
 
-  if (body.stream !== true) {
+  if (!stream) {
     try {
       const { value, attempt } = await timeUpstream(context, () =>
         callWithFallbacks(
@@ -186,21 +153,18 @@ export async function runChatCall(dependencies: ChatDependencies, call: ChatCall
   };
 }
 
-/**
- * `limits.max_streams_per_key`: a slot for the life of the response (released on close,
- * which every response reaches exactly once, however it ends), or 429 with `retry-after: 1`.
- */
-export function holdStreamSlot(streams: StreamLimiter, meter: Meter, call: Pick<ChatCall, 'key' | 'context' | 'client'>): void {
-  const release = streams.acquire(call.key.id);
-  if (release === null) {
-    meter.cancel();
-    call.context.rateLimitExceeded = 'streams';
-    throw rateLimited(
-      `Too many concurrent streams for this API key (at most ${streams.maxPerKey} at once); wait for one to finish, or retry after the time in retry-after.`,
-      { 'retry-after': '1' },
-    );
-  }
-  call.client.onClose(release);
+/** The chat route's names of the prompt and the reply's bound, for a request that can never fit. */
+function chatFields(body: ChatCompletionRequest): ReservationFields {
+  return body.max_completion_tokens === undefined || body.max_completion_tokens === null ? CHAT_FIELDS : CHAT_COMPLETION_FIELDS;
+}
+
+const CHAT_FIELDS: ReservationFields = { prompt: 'messages', completion: 'max_tokens' };
+const CHAT_COMPLETION_FIELDS: ReservationFields = { prompt: 'messages', completion: 'max_completion_tokens' };
+
+/** docs/chat-and-streaming.md: the capabilities the request needs, and `n` where the provider has it. */
+function checkChatRequest(model: ModelConfig, attempts: readonly Attempt[], body: ChatCompletionRequest): void {
+  checkChatCapabilities(model, body);
+  checkN(attempts[0]?.providerType ?? 'unknown', model, body.n);
 }
 
 /** The chunk stream of one call: text and usage tallied as the chunks pass, metered once at the end. */

@@ -1,12 +1,12 @@
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest } from '../../contract';
-import { GatewayError } from '../errors/gateway-error';
+import type { GatewayError } from '../errors/gateway-error';
 import type { CachedApiKey } from '../keys/key-cache';
 import type { Reply } from '../pipeline/reply';
 import type { RequestContext } from '../pipeline/request-context';
 import { ChunkEventEncoder, encodeSseData, SSE_DONE } from '../streaming/encode-sse';
-import { sendSse } from '../streaming/send-sse';
 import { toChatUsage } from '../providers/token-usage';
 import { runChatCall, type ChatChunkStream, type ChatDependencies } from './chat-call';
+import { relayChunks, type ChunkRenderer } from './chunk-relay';
 import { costUsd } from './meter';
 
 export type { ChatDependencies } from './chat-call';
@@ -25,8 +25,7 @@ export interface ChatRequestCall {
 export async function createChatCompletion(dependencies: ChatDependencies, call: ChatRequestCall): Promise<ChatCompletion | null> {
   const result = await runChatCall(dependencies, { body: call.body, key: call.key, context: call.context, client: call.reply });
   if (!result.stream) return result.completion;
-  const includeUsage = call.body.stream_options?.include_usage === true;
-  sendSse(call.reply, streamEvents(result.chunks, includeUsage), () => result.chunks.abort());
+  relayChunks(call.reply, result.chunks, new ChatChunkEvents(result.chunks, call.body.stream_options?.include_usage === true));
   return null;
 }
 
@@ -35,41 +34,52 @@ export async function createChatCompletion(dependencies: ChatDependencies, call:
  * the usage chunk only when the client asked for it, `[DONE]`; an error after the start
  * becomes an error event. The chunks of one upstream read are encoded into one string.
  */
-async function* streamEvents(chunks: ChatChunkStream, includeUsage: boolean): AsyncGenerator<string> {
-  const encoder = new ChunkEventEncoder();
-  let last: ChatCompletionChunk | null = null;
-  let sawUsage = false;
-  try {
-    for await (const batch of chunks.batches) {
-      let events = '';
-      for (const chunk of batch) {
-        last = chunk;
-        if (chunk.usage) {
-          sawUsage = true;
-          // The price of what the stream reported (docs/pricing.md), for a client that asked for usage.
-          if (includeUsage) chunk.usage.cost_usd = costUsd(chunks.model, chunks.usage());
-          if (chunk.choices.length === 0) {
-            if (includeUsage) events += encoder.encode(chunk);
-            continue;
-          }
-          if (!includeUsage) chunk.usage = undefined;
-        }
-        events += encoder.encode(chunk);
-      }
-      if (events !== '') yield events;
-    }
-  } catch (error) {
-    if (!(error instanceof GatewayError)) throw error;
-    yield encodeSseData(error.toBody());
-    return;
+class ChatChunkEvents implements ChunkRenderer {
+  private readonly encoder = new ChunkEventEncoder();
+  private last: ChatCompletionChunk | null = null;
+  private sawUsage = false;
+
+  constructor(
+    private readonly chunks: ChatChunkStream,
+    private readonly includeUsage: boolean,
+  ) {}
+
+  opening(): string {
+    return '';
   }
-  const final = last;
-  if (includeUsage && !sawUsage && final) {
+
+  batch(batch: ChatCompletionChunk[]): string {
+    const { includeUsage, encoder } = this;
+    let events = '';
+    for (const chunk of batch) {
+      this.last = chunk;
+      if (chunk.usage) {
+        this.sawUsage = true;
+        // The price of what the stream reported (docs/pricing.md), for a client that asked for usage.
+        if (includeUsage) chunk.usage.cost_usd = costUsd(this.chunks.model, this.chunks.usage());
+        if (chunk.choices.length === 0) {
+          if (includeUsage) events += encoder.encode(chunk);
+          continue;
+        }
+        if (!includeUsage) chunk.usage = undefined;
+      }
+      events += encoder.encode(chunk);
+    }
+    return events;
+  }
+
+  failure(error: GatewayError): string {
+    return encodeSseData(error.toBody());
+  }
+
+  closing(chunks: ChatChunkStream): string {
+    const final = this.last;
+    if (!this.includeUsage || this.sawUsage || !final) return SSE_DONE;
     // A client that asked for usage gets the usage chunk, with the gateway's count (the one
     // billed) when the provider reported none.
     const tokens = chunks.usage();
     const usage = { ...toChatUsage(tokens), cost_usd: costUsd(chunks.model, tokens) };
-    yield encodeSseData({
+    const usageChunk = encodeSseData({
       id: final.id,
       object: 'chat.completion.chunk',
       created: final.created,
@@ -77,14 +87,6 @@ async function* streamEvents(chunks: ChatChunkStream, includeUsage: boolean): As
       choices: [],
       usage,
     });
+    return usageChunk + SSE_DONE;
   }
-  // docs/usage-durability.md: [DONE] goes out once the usage would survive a crash.
-  try {
-    await chunks.recorded();
-  } catch (error) {
-    if (!(error instanceof GatewayError)) throw error;
-    yield encodeSseData(error.toBody());
-    return;
-  }
-  yield SSE_DONE;
 }

@@ -1,9 +1,8 @@
 import type { EmbeddingsRequest, EmbeddingsResponse } from '../../contract';
 import { invalidRequest } from '../errors/gateway-error';
+import type { ModelConfig } from '../config/load-config';
 import type { CachedApiKey } from '../keys/key-cache';
-import { effectiveLimits } from '../keys/key-access';
-import { checkModelAllowed } from '../keys/model-access';
-import { checkReservationFits } from '../rate-limit/key-limiter';
+import type { ReservationFields } from '../rate-limit/key-limiter';
 import { timeUpstream } from '../metrics/request-timing';
 import type { ClientConnection } from '../pipeline/reply';
 import type { RequestContext } from '../pipeline/request-context';
@@ -13,9 +12,9 @@ import { callWithFallbacks } from '../providers/call-with-fallbacks';
 import { estimateEmbeddingTokens, quickEmbeddingTokens } from '../usage/count-tokens';
 import type { ChatDependencies } from './chat-call';
 import { toGatewayError } from './to-gateway-error';
-import { Meter } from './meter';
+import { admit } from './admission';
 import { observedAttempt } from './observe-upstream';
-import { attemptsFor, resolveModel, type Attempt } from './resolve-model';
+import type { Attempt } from './resolve-model';
 
 export interface EmbeddingsCall {
   body: EmbeddingsRequest;
@@ -28,35 +27,27 @@ export interface EmbeddingsCall {
 /** POST /v1/embeddings: single and batch input, float or base64, `dimensions` where allowed. */
 export async function createEmbeddings(dependencies: ChatDependencies, call: EmbeddingsCall): Promise<EmbeddingsResponse> {
   const { body, context } = call;
-  const receivedAt = dependencies.now();
-  const model = resolveModel(dependencies.catalogue, body.model, 'embeddings');
-  checkModelAllowed(call.key, model.id);
-  // Metrics and the access log name the requested model until another one answers.
-  context.model = model.id;
-  context.provider = model.provider;
-  if (body.dimensions !== undefined) {
-    // docs/embeddings.md: a model's `dimensions` list is the set of values a request may ask for.
-    if (!model.dimensions)
-      throw invalidRequest('invalid_value', `The model "${model.id}" does not support the dimensions parameter.`, 'dimensions');
-    if (!model.dimensions.includes(body.dimensions)) {
-      throw invalidRequest('invalid_value', `The model "${model.id}" supports dimensions ${model.dimensions.join(', ')}.`, 'dimensions');
-    }
-  }
-  const attempts = attemptsFor(dependencies.catalogue, model, dependencies.config, (name) => dependencies.providers.get(name));
   // Reserved on a quick estimate; the tokenizer runs only if the provider reports no usage.
-  const quickPrompt = quickEmbeddingTokens(body);
-  checkReservationFits(effectiveLimits(call.key, dependencies.limits).tpm, quickPrompt, 0, EMBEDDING_FIELDS);
-  const meter = await Meter.open(dependencies, {
-    key: call.key,
-    requestId: context.requestId,
-    receivedAt,
-    stream: false,
-    reserveTokens: quickPrompt,
-    context,
+  const {
     model,
-    promptTokens: quickPrompt,
+    attempts,
+    meter: reserving,
+  } = admit(dependencies, {
+    key: call.key,
+    context,
+    client: call.client,
+    model: body.model,
+    kind: 'embeddings',
+    upstream: 'embeddings',
+    stream: false,
+    promptTokens: quickEmbeddingTokens(body),
+    // An embedding has no reply to bound.
+    completionTokens: 0,
     fields: EMBEDDING_FIELDS,
+    body,
+    check: checkDimensions,
   });
+  const meter = await reserving;
 
   const upstream = new UpstreamCall(dependencies.config.upstream, context.requestId, call.client);
   const { controller } = upstream;
@@ -100,6 +91,16 @@ export async function createEmbeddings(dependencies: ChatDependencies, call: Emb
   }
 }
 
+/** docs/embeddings.md: a model's `dimensions` list is the set of values a request may ask for. */
+function checkDimensions(model: ModelConfig, _attempts: readonly Attempt[], body: EmbeddingsRequest): void {
+  if (body.dimensions === undefined) return;
+  if (!model.dimensions)
+    throw invalidRequest('invalid_value', `The model "${model.id}" does not support the dimensions parameter.`, 'dimensions');
+  if (!model.dimensions.includes(body.dimensions)) {
+    throw invalidRequest('invalid_value', `The model "${model.id}" supports dimensions ${model.dimensions.join(', ')}.`, 'dimensions');
+  }
+}
+
 /** A vector in the encoding the client asked for. */
 function asAsked(embedding: number[] | string, base64: boolean): number[] | string {
   if (base64) return typeof embedding === 'string' ? embedding : float32Base64(embedding);
@@ -107,4 +108,4 @@ function asAsked(embedding: number[] | string, base64: boolean): number[] | stri
 }
 
 /** An embedding has no output limit: its only field is `input`. */
-const EMBEDDING_FIELDS = { prompt: 'input', completion: 'input' };
+const EMBEDDING_FIELDS: ReservationFields = { prompt: 'input', completion: 'input' };

@@ -5,9 +5,11 @@ import { GatewayError, rateLimited, usageUnavailable } from '../errors/gateway-e
 import { effectiveLimits } from '../keys/key-access';
 import type { CachedApiKey } from '../keys/key-cache';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
+import type { ClientConnection } from '../pipeline/reply';
 import type { RequestContext, UsageOutcome } from '../pipeline/request-context';
 import type { TokenUsage } from '../providers/types';
 import type { createKeyLimiter, Reservation, ReservationFields } from '../rate-limit/key-limiter';
+import type { StreamLimiter } from '../rate-limit/stream-limiter';
 import { billedUsage, femtoToUsdText, requestCostFemtoUsd } from '../usage/cost';
 import { INTERRUPTED_CODE, INTERRUPTED_STATUS, recordOnly, type InFlightUsage, type UsageDurability } from '../usage/durability';
 import type { UsageEvent, UsageSink } from '../usage/types';
@@ -113,6 +115,8 @@ export class Meter {
       promptTokens: number;
       /** The fields a request over a whole budget names (400); default messages / max_tokens. */
       fields?: ReservationFields;
+      /** A stream's slot (`limits.max_streams_per_key`), held until the client's response closes. */
+      streamSlot?: { streams: StreamLimiter; client: ClientConnection } | null;
     },
   ): Promise<Meter> {
     // docs/usage-durability.md: a call whose usage could not be made durable is not served.
@@ -144,7 +148,9 @@ export class Meter {
     const inFlight = dependencies.durability
       ? dependencies.durability.begin(interruptedEvent(base, input.model, { promptTokens: input.promptTokens, completionTokens: 0 }, 0))
       : recordOnly(dependencies.usage);
-    return new Meter(dependencies, input.key, base, reservation, input.context, inFlight, budget);
+    const meter = new Meter(dependencies, input.key, base, reservation, input.context, inFlight, budget);
+    if (input.streamSlot) holdStreamSlot(input.streamSlot.streams, meter, input.key, input.context, input.streamSlot.client);
+    return meter;
   }
 
   /**
@@ -210,6 +216,23 @@ export class Meter {
     // The reply is the error's: nothing waits for the event, and `finish` handles its own rejection.
     void this.finish({ model, promptTokens: 0, completionTokens: 0, estimated: false, status: error.status, errorCode: error.code });
   }
+}
+
+/**
+ * `limits.max_streams_per_key`: a slot for the life of the response (released on close,
+ * which every response reaches exactly once, however it ends), or 429 with `retry-after: 1`.
+ */
+function holdStreamSlot(streams: StreamLimiter, meter: Meter, key: CachedApiKey, context: RequestContext, client: ClientConnection): void {
+  const release = streams.acquire(key.id);
+  if (release === null) {
+    meter.cancel();
+    context.rateLimitExceeded = 'streams';
+    throw rateLimited(
+      `Too many concurrent streams for this API key (at most ${streams.maxPerKey} at once); wait for one to finish, or retry after the time in retry-after.`,
+      { 'retry-after': '1' },
+    );
+  }
+  client.onClose(release);
 }
 
 const DURABLE: Promise<void> = Promise.resolve();

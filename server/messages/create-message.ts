@@ -1,20 +1,17 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { CountTokensRequest, MessagesRequest } from '../../contract';
-import { holdStreamSlot, type ChatDependencies } from '../completions/chat-call';
-import { Meter } from '../completions/meter';
-import { attemptsFor, resolveModel, type Attempt } from '../completions/resolve-model';
+import type { ChatCompletionRequest, CountTokensRequest, CountTokensResponse, MessagesRequest, MessagesResponse } from '../../contract';
+import { admit, nativeMessagesApi, passesThrough } from '../completions/admission';
+import type { ChatDependencies } from '../completions/chat-call';
+import { resolveModel, type Attempt } from '../completions/resolve-model';
 import { toGatewayError } from '../completions/to-gateway-error';
-import { UpstreamError } from '../errors/gateway-error';
-import { effectiveLimits } from '../keys/key-access';
+import { GatewayError, UpstreamError } from '../errors/gateway-error';
 import type { CachedApiKey } from '../keys/key-cache';
-import { checkModelAllowed } from '../keys/model-access';
 import type { Reply } from '../pipeline/reply';
 import type { RequestContext } from '../pipeline/request-context';
 import { UpstreamCall } from '../completions/upstream-call';
 import { callWithFallbacks } from '../providers/call-with-fallbacks';
-import { checkReservationFits } from '../rate-limit/key-limiter';
 import type { NativeMessagesApi, NativeMessagesHeaders } from '../providers/types';
-import { estimatePromptTokens } from '../usage/count-tokens';
+import { estimatePromptTokens, promptTokenCounter, quickPromptTokens } from '../usage/count-tokens';
 import { messagesToChat } from './messages-to-chat';
 import { passThroughMessage } from './pass-through-message';
 import { MESSAGES_FIELDS, translatedMessage } from './translated-message';
@@ -42,70 +39,58 @@ export type NativeAttempt = Attempt & { native: NativeMessagesApi };
  * core: limits, fallbacks, metering) and the reply back. Returns the JSON reply to send, or
  * null when the reply is already under way.
  */
-export async function createMessage(dependencies: MessagesDependencies, call: MessagesCall): Promise<object | null> {
+export async function createMessage(dependencies: MessagesDependencies, call: MessagesCall): Promise<MessagesResponse | null> {
   const model = resolveModel(dependencies.catalogue, call.body.model, 'chat');
-  const attempts = attemptsFor(dependencies.catalogue, model, dependencies.config, (name) => dependencies.providers.get(name));
-  // The translated call checks the allow-list and the request's size itself (chat-call.ts).
-  if (!speaksMessages(attempts)) return translatedMessage(dependencies, call);
+  // The translated call is admitted as a chat call (chat-call.ts), its fields named as Messages'.
+  if (!passesThrough(dependencies, model, 'messages')) return translatedMessage(dependencies, call);
 
-  checkModelAllowed(call.key, model.id);
   const stream = call.body.stream === true;
-  call.context.model = model.id;
-  call.context.provider = model.provider;
-  call.context.stream = stream;
-  const promptEstimate = passThroughPromptEstimate(call.body);
-  checkReservationFits(effectiveLimits(call.key, dependencies.limits).tpm, promptEstimate, call.body.max_tokens, MESSAGES_FIELDS);
-  const meter = await Meter.open(dependencies, {
+  const chatForm = promptAsChat(call.body);
+  const { attempts, meter: reserving } = admit(dependencies, {
     key: call.key,
-    requestId: call.context.requestId,
-    receivedAt: dependencies.now(),
-    stream,
-    reserveTokens: promptEstimate + call.body.max_tokens,
     context: call.context,
-    model,
-    promptTokens: promptEstimate,
+    client: call.reply,
+    model: model.id,
+    kind: 'chat',
+    upstream: 'messages',
+    stream,
+    promptTokens: quickPromptTokens(chatForm),
+    completionTokens: call.body.max_tokens,
     fields: MESSAGES_FIELDS,
+    body: call.body,
   });
-  if (stream) holdStreamSlot(dependencies.streams, meter, { key: call.key, context: call.context, client: call.reply });
+  const meter = await reserving;
   // Anthropic-type first choice: pass-through, over the Anthropic-type models of its fallbacks.
   await passThroughMessage(dependencies, call, {
     model,
     meter,
     attempts: nativeAttempts(attempts),
     headers: anthropicHeaders(call.headers),
+    promptTokens: promptTokenCounter(chatForm),
   });
   return null;
 }
 
 /**
- * The prompt's part of a passed-through request's rate-limit reservation (`max_tokens` is
- * the rest): a token per 4 characters of its prompt (system, messages, tools: the JSON text,
- * as an upper bound), reconciled with the upstream's usage afterwards (docs/rate-limits.md).
+ * The chat request whose token estimate stands for a passed-through request's prompt (the
+ * reservation, the count when the upstream reports no usage: docs/rate-limits.md), as for
+ * /v1/responses. What the translation would refuse is estimated from its JSON text instead.
  */
-/** A quick estimate of the prompt: a quarter token per character of its JSON. */
-function passThroughPromptEstimate(body: MessagesRequest): number {
-  const promptCharacters =
-    JSON.stringify(body.messages).length + JSON.stringify(body.system ?? '').length + JSON.stringify(body.tools ?? []).length;
-  return Math.ceil(promptCharacters / 4);
-}
-
-function speaksMessages(attempts: readonly Attempt[]): boolean {
-  const first = attempts[0];
-  return first !== undefined && nativeApi(first) !== null;
+function promptAsChat(body: CountTokensRequest): ChatCompletionRequest {
+  try {
+    return messagesToChat({ ...body, max_tokens: 1 }, false);
+  } catch (error) {
+    if (!(error instanceof GatewayError)) throw error;
+    const text = JSON.stringify(body.messages) + JSON.stringify(body.system ?? '') + JSON.stringify(body.tools ?? []);
+    return { model: body.model, messages: [{ role: 'user', content: text }] };
+  }
 }
 
 function nativeAttempts(attempts: readonly Attempt[]): NativeAttempt[] {
   return attempts.flatMap((attempt) => {
-    const native = nativeApi(attempt);
+    const native = nativeMessagesApi(attempt);
     return native ? [{ ...attempt, native }] : [];
   });
-}
-
-/** The attempt's Messages API, when its upstream serves it for the attempt's model. */
-function nativeApi(attempt: Attempt): NativeMessagesApi | null {
-  const native = attempt.adapter.messages;
-  if (!native) return null;
-  return native.serves === undefined || native.serves(attempt.target) ? native : null;
 }
 
 /** The client's `anthropic-version` and `anthropic-beta`, passed on to an Anthropic-type upstream. */
@@ -127,26 +112,27 @@ function anthropicHeaders(headers: IncomingHttpHeaders): NativeMessagesHeaders {
 export async function countMessageTokens(
   dependencies: MessagesDependencies,
   call: MessagesCall<CountTokensRequest>,
-): Promise<{ input_tokens: number }> {
+): Promise<CountTokensResponse> {
   const model = resolveModel(dependencies.catalogue, call.body.model, 'chat');
+  const native = passesThrough(dependencies, model, 'messages');
   // A model the key may not use is not counted either (docs/operator-controls.md); nothing is
   // reserved, so no request is too large for it.
-  checkModelAllowed(call.key, model.id);
-  call.context.model = model.id;
-  call.context.provider = model.provider;
-  const meter = await Meter.open(dependencies, {
+  const { attempts, meter: reserving } = admit(dependencies, {
     key: call.key,
-    requestId: call.context.requestId,
-    receivedAt: dependencies.now(),
-    stream: false,
-    reserveTokens: 0,
     context: call.context,
-    model,
+    client: call.reply,
+    model: model.id,
+    kind: 'chat',
+    upstream: native ? 'messages' : 'chat',
+    stream: false,
     promptTokens: 0,
+    completionTokens: 0,
+    fields: MESSAGES_FIELDS,
+    body: call.body,
   });
+  const meter = await reserving;
   meter.cancel();
-  const attempts = attemptsFor(dependencies.catalogue, model, dependencies.config, (name) => dependencies.providers.get(name));
-  if (!speaksMessages(attempts)) return { input_tokens: tokenizerCount(call.body) };
+  if (!native) return { input_tokens: tokenizerCount(call.body) };
   const upstream = new UpstreamCall(dependencies.config.upstream, call.context.requestId, call.reply);
   const { controller } = upstream;
   const options = { ...upstream.options, ...anthropicHeaders(call.headers) };

@@ -1,4 +1,8 @@
 import type { ChatCompletionChunk, FinishReason, MessagesStreamEvent } from '../../contract';
+import type { ChatChunkStream } from '../completions/chat-call';
+import type { ChunkRenderer } from '../completions/chunk-relay';
+import { toMessagesErrorBody } from '../errors/anthropic-error-body';
+import type { GatewayError } from '../errors/gateway-error';
 import type { TokenUsage } from '../providers/types';
 import { encodeSseEvent } from '../streaming/encode-sse';
 import { toMessagesUsage, toStopReason } from './chat-to-message';
@@ -30,7 +34,8 @@ export interface MessageStreamContext {
   inputTokens: number;
 }
 
-export class MessageStreamTranslator {
+/** The Messages events of a translated stream; relayed by the chunk relay (completions/chunk-relay.ts). */
+export class MessageStreamTranslator implements ChunkRenderer {
   private nextIndex = 0;
   /** The open block: its index and, for a tool call, the chat tool index. */
   private open: { index: number; kind: 'text' | 'thinking' } | { index: number; kind: 'tool'; toolIndex: number } | null = null;
@@ -104,6 +109,26 @@ export class MessageStreamTranslator {
       usage: messageUsage,
     });
     return events + event({ type: 'message_stop' });
+  }
+
+  opening(): string {
+    return this.start();
+  }
+
+  batch(chunks: ChatCompletionChunk[]): string {
+    let events = '';
+    for (const chunk of chunks) events += this.push(chunk);
+    return events;
+  }
+
+  failure(error: GatewayError): string {
+    return event(toMessagesErrorBody(error));
+  }
+
+  /** The usage in message_delta is the one billed. */
+  closing(chunks: ChatChunkStream): string {
+    const { reported: _, ...usage } = chunks.usage();
+    return this.finish(usage);
   }
 
   private openBlock(

@@ -13,6 +13,8 @@ export interface PassThrough {
   meter: Meter;
   attempts: readonly NativeAttempt[];
   headers: NativeMessagesHeaders;
+  /** The prompt's count when the upstream reports no usage (its chat form's, docs/rate-limits.md). */
+  promptTokens: () => number;
 }
 
 /**
@@ -20,16 +22,15 @@ export interface PassThrough {
  * run by the native pass-through (completions/pass-through.ts): the client's body with only
  * `model` replaced, the reply or stream sent back as received, its usage read on the way
  * (MessageUsageReader). A non-streamed reply that is not a Message counts as a bad response
- * (retried, then 502). Without usage in the reply, a quarter of the prompt's and of the
- * reply's characters is billed, flagged as estimated.
+ * (retried, then 502). Without usage in the reply, the prompt's count and a quarter of the
+ * reply's characters are billed, flagged as estimated.
  */
 export async function passThroughMessage(dependencies: MessagesDependencies, call: MessagesCall, passThrough: PassThrough): Promise<void> {
   const body = call.body as Record<string, unknown>;
-  const promptCharacters = JSON.stringify(call.body.messages).length;
   const format: PassThroughFormat<NativeAttempt> = {
     newReader: (attempt) => new MessageUsageReader(attempt.model.provider),
     send: (attempt, options) => attempt.native.create(body, attempt.target, { ...options, ...passThrough.headers }),
-    estimate: (replyText) => ({ promptTokens: Math.ceil(promptCharacters / 4), completionTokens: Math.ceil(replyText.length / 4) }),
+    estimate: (replyText) => ({ promptTokens: passThrough.promptTokens(), completionTokens: Math.ceil(replyText.length / 4) }),
     errorEvent: (error) => event(toMessagesErrorBody(error)),
     incompleteStream: 'a stream that ended before the reply was complete',
   };

@@ -1,13 +1,12 @@
-import { runChatCall, type ChatChunkStream } from '../completions/chat-call';
-import { toMessagesErrorBody } from '../errors/anthropic-error-body';
-import { GatewayError } from '../errors/gateway-error';
+import type { MessagesResponse } from '../../contract';
+import { runChatCall } from '../completions/chat-call';
+import { relayChunks } from '../completions/chunk-relay';
 import { fromChatUsage } from '../providers/token-usage';
 import type { ReservationFields } from '../rate-limit/key-limiter';
-import { sendSse } from '../streaming/send-sse';
 import { quickPromptTokens } from '../usage/count-tokens';
 import { chatToMessage } from './chat-to-message';
 import type { MessagesCall, MessagesDependencies } from './create-message';
-import { MessageStreamTranslator, event } from './message-stream-events';
+import { MessageStreamTranslator } from './message-stream-events';
 import { messagesReasoning, messagesToChat } from './messages-to-chat';
 
 /** What the 400 of a request that can never fit the key's tokens per minute names (docs/operator-controls.md). */
@@ -19,7 +18,7 @@ export const MESSAGES_FIELDS: ReservationFields = { prompt: 'messages', completi
  * limits, fallbacks, stream slots, usage once), the reply or chunks translated back
  * (chat-to-message.ts, message-stream-events.ts).
  */
-export async function translatedMessage(dependencies: MessagesDependencies, call: MessagesCall): Promise<object | null> {
+export async function translatedMessage(dependencies: MessagesDependencies, call: MessagesCall): Promise<MessagesResponse | null> {
   const stream = call.body.stream === true;
   const chat = messagesToChat(call.body, stream);
   const result = await runChatCall(dependencies, {
@@ -36,26 +35,6 @@ export async function translatedMessage(dependencies: MessagesDependencies, call
     return chatToMessage(result.completion, fromChatUsage(result.completion.usage), id);
   }
   const translator = new MessageStreamTranslator({ id, model: result.chunks.model.id, inputTokens: quickPromptTokens(chat) });
-  sendSse(call.reply, streamEvents(result.chunks, translator), () => result.chunks.abort());
+  relayChunks(call.reply, result.chunks, translator);
   return null;
-}
-
-/** The events of a translated stream; the usage in message_delta is the one billed. */
-async function* streamEvents(chunks: ChatChunkStream, translator: MessageStreamTranslator): AsyncGenerator<string> {
-  try {
-    yield translator.start();
-    for await (const batch of chunks.batches) {
-      let events = '';
-      for (const chunk of batch) events += translator.push(chunk);
-      if (events !== '') yield events;
-    }
-    // docs/usage-durability.md: message_stop goes out once the usage would survive a crash.
-    await chunks.recorded();
-  } catch (error) {
-    if (!(error instanceof GatewayError)) throw error;
-    yield event(toMessagesErrorBody(error));
-    return;
-  }
-  const { reported: _, ...usage } = chunks.usage();
-  yield translator.finish(usage);
 }

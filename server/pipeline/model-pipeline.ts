@@ -25,28 +25,35 @@ export interface ModelCall<Body> {
   headers: IncomingHttpHeaders;
 }
 
-/** A contract entry of a model route: a POST with a zod body schema. */
-export interface ModelRouteContract<Schema extends z.ZodTypeAny> {
+/** A contract entry of a model route: a POST with a zod body schema and the schema of its 200's JSON body. */
+export interface ModelRouteContract<Schema extends z.ZodTypeAny, Ok extends z.ZodTypeAny = z.ZodTypeAny> {
   method: 'POST';
   path: string;
   body: Schema;
+  responses: { 200: Ok };
 }
+
+/** The JSON body of a model route's 200, as its contract entry declares it. */
+export type ModelRouteResponse<Ok extends z.ZodTypeAny> = z.input<Ok>;
 
 /**
  * One model route (docs/architecture.md, "Request path"): its contract entry (path, body
- * schema), its handler, its error format. The handler returns the JSON body of a 200, or
- * null when it answered itself (a stream).
+ * schema, response schema), its handler, its error format. The handler returns the JSON body
+ * of a 200, typed by the contract's response schema, or null when it answered itself (a stream).
  */
-export interface ModelRoute<Schema extends z.ZodTypeAny = z.ZodTypeAny> {
-  contract: ModelRouteContract<Schema>;
-  handle: (call: ModelCall<z.output<Schema>>) => Promise<object | null>;
+export interface ModelRoute<Schema extends z.ZodTypeAny = z.ZodTypeAny, Ok extends z.ZodTypeAny = z.ZodTypeAny> {
+  contract: ModelRouteContract<Schema, Ok>;
+  handle: (call: ModelCall<z.output<Schema>>) => Promise<ModelRouteResponse<Ok> | null>;
   errorFormat: ErrorFormat;
   /** The API key may also come in `x-api-key` (what Anthropic's clients send); `Authorization: Bearer` wins. */
   acceptsXApiKey?: boolean;
 }
 
-/** A table entry with its types checked against its own schema (the table itself holds routes of any schema). */
-export function modelRoute<Schema extends z.ZodTypeAny>(route: ModelRoute<Schema>): ModelRoute {
+/**
+ * A table entry with its types checked against its own contract entry: the handler takes the
+ * body schema's output and returns its 200's body (the table itself holds routes of any schema).
+ */
+export function modelRoute<Schema extends z.ZodTypeAny, Ok extends z.ZodTypeAny>(route: ModelRoute<Schema, Ok>): ModelRoute {
   return route as unknown as ModelRoute;
 }
 
@@ -76,8 +83,9 @@ export interface PreparedRoute {
  *   2. body         read with the size limit, JSON content type, parsed (read-body.ts)
  *   3. auth         an `sk-` key from `Authorization: Bearer` (or `x-api-key` where the route says)
  *   4. validation   the contract's zod schema for the route, compiled (compiled-schema.ts)
- *   5. limits       reserved by the call's meter once the model is known (completions/meter.ts)
- *   6. handler      the route's own (e.g. completions/chat-completion.ts)
+ *   5. admission    the handler's first step: model, allow-list, reservation, meter, stream slot
+ *                   (completions/admission.ts)
+ *   6. handler      the route's own: the upstream call and the reply (e.g. completions/chat-completion.ts)
  *   7. metering     the meter records usage exactly once, however the call ends
  *   8. access log   one line and the request metrics when the response closes (access-report.ts)
  * Any failure is answered in the route's error format, with the context's headers.
@@ -135,7 +143,7 @@ export class ModelPipeline {
     // Stage 4: validation.
     const parsed = prepared.validate(read.body);
     if (!parsed.success) throw fromZodError(parsed.error);
-    // Stages 5 to 7: the handler, which opens the meter (limits) and records usage through it.
+    // Stages 5 to 7: the handler, which admits the call (limits, meter) and records usage through its meter.
     const result = await route.handle({ body: parsed.data, key: principal.key, context, reply, headers: request.headers });
     if (result !== null) reply.sendJson(200, JSON.stringify(result));
   }

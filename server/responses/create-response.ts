@@ -1,13 +1,14 @@
-import type { ChatCompletionRequest, ResponsesRequest } from '../../contract';
-import { runChatCall, type ChatChunkStream, type ChatDependencies } from '../completions/chat-call';
-import { attemptsFor, resolveModel, type Attempt } from '../completions/resolve-model';
+import type { ChatCompletionRequest, ResponseObject, ResponsesRequest } from '../../contract';
+import { runChatCall, type ChatDependencies } from '../completions/chat-call';
+import { relayChunks } from '../completions/chunk-relay';
+import { passesThrough } from '../completions/admission';
+import { resolveModel } from '../completions/resolve-model';
 import { GatewayError, invalidRequest } from '../errors/gateway-error';
 import type { ModelCall } from '../pipeline/model-pipeline';
 import type { RequestContext } from '../pipeline/request-context';
-import { sendSse } from '../streaming/send-sse';
 import { reasoningFromEffort } from '../providers/reasoning';
 import { fromChatUsage } from '../providers/token-usage';
-import { chatToResponse, responseSkeleton, showsReasoning, toResponsesUsage } from './chat-to-response';
+import { chatToResponse, responseSkeleton, showsReasoning } from './chat-to-response';
 import { RESPONSES_FIELDS, runPassThrough } from './pass-through-call';
 import { ResponseStreamTranslator } from './response-stream';
 import { responsesToChat, type ChatTranslation } from './responses-to-chat';
@@ -24,18 +25,15 @@ export interface ResponsesDependencies extends ChatDependencies {
  * chunk stream rendered as a response object or Responses events. Returns the response
  * object to send, or null when the reply is already under way.
  */
-export async function createResponse(dependencies: ResponsesDependencies, call: ModelCall<ResponsesRequest>): Promise<object | null> {
+export async function createResponse(
+  dependencies: ResponsesDependencies,
+  call: ModelCall<ResponsesRequest>,
+): Promise<ResponseObject | null> {
   const { body, context, reply } = call;
   checkStateless(body);
   const model = resolveModel(dependencies.catalogue, body.model, 'chat');
-  const attempts = attemptsFor(dependencies.catalogue, model, dependencies.config, (name) => dependencies.providers.get(name));
-  const passesThrough = (attempt: Attempt) =>
-    dependencies.config.providers[attempt.model.provider]?.responsesApi === true && attempt.adapter.responses !== undefined;
-  const primary = attempts[0];
-  if (primary && passesThrough(primary)) {
-    // Its fallbacks are the ones that serve the Responses API too (docs/openai-responses.md).
-    return runPassThrough(dependencies, { ...call, estimate: estimateRequest(body), attempts: attempts.filter(passesThrough) });
-  }
+  // docs/openai-responses.md: the fallbacks of a passed-through call serve the Responses API too.
+  if (passesThrough(dependencies, model, 'responses')) return runPassThrough(dependencies, { ...call, estimate: estimateRequest(body) });
   const translation = responsesToChat(body, dependencies.config.providers[model.provider]?.responsesHostedTools ?? 'drop');
 
   announceDroppedTools(context, translation);
@@ -59,7 +57,7 @@ export async function createResponse(dependencies: ResponsesDependencies, call: 
     Math.floor(dependencies.now() / 1000),
   );
   const translator = new ResponseStreamTranslator(skeleton, translation.customTools, dependencies.generateId, showsReasoning(body));
-  sendSse(reply, translatedEvents(translator, result.chunks), () => result.chunks.abort());
+  relayChunks(reply, result.chunks, translator);
   return null;
 }
 
@@ -105,28 +103,4 @@ function announceDroppedTools(context: RequestContext, translation: ChatTranslat
   const names = [...new Set(translation.droppedTools)].join(', ');
   context.addHeaders({ 'x-gateway-dropped-tools': names });
   context.droppedTools = names;
-}
-
-/** The metered chat chunks as Responses events; a failure after the start is response.failed. */
-async function* translatedEvents(translator: ResponseStreamTranslator, chunks: ChatChunkStream): AsyncGenerator<string> {
-  // The opening events go with the first read: every yield is inside the loop, so a client
-  // that goes away at any of them closes the metered chunks too (their `finally` records usage).
-  let opening = translator.start();
-  try {
-    for await (const batch of chunks.batches) {
-      let text = opening;
-      opening = '';
-      for (const chunk of batch) text += translator.push(chunk);
-      if (text !== '') yield text;
-    }
-    // docs/usage-durability.md: response.completed goes out once the usage would survive a crash.
-    await chunks.recorded();
-  } catch (error) {
-    if (!(error instanceof GatewayError)) throw error;
-    yield opening + translator.fail(error.code ?? 'server_error', error.message);
-    return;
-  }
-  if (opening !== '') yield opening;
-  // The provider's usage, or the gateway's count (the one billed) when it reported none.
-  yield translator.finish(toResponsesUsage(chunks.usage()));
 }

@@ -1,12 +1,10 @@
 import type { ChatCompletionRequest, ResponsesRequest } from '../../contract';
-import { defaultCompletionReserve, holdStreamSlot, type ChatDependencies } from '../completions/chat-call';
-import { Meter } from '../completions/meter';
+import { admit } from '../completions/admission';
+import type { ChatDependencies } from '../completions/chat-call';
 import { runNativePassThrough, type PassThroughFormat } from '../completions/pass-through';
 import type { Attempt } from '../completions/resolve-model';
-import { effectiveLimits } from '../keys/key-access';
-import { checkModelAllowed } from '../keys/model-access';
 import type { ModelCall } from '../pipeline/model-pipeline';
-import { checkReservationFits, type ReservationFields } from '../rate-limit/key-limiter';
+import type { ReservationFields } from '../rate-limit/key-limiter';
 import { encodeSseEvent } from '../streaming/encode-sse';
 import { countTextTokens, promptTokenCounter, quickPromptTokens } from '../usage/count-tokens';
 import { ResponsesUsageReader, streamOutputText } from './pass-through';
@@ -14,8 +12,6 @@ import { ResponsesUsageReader, streamOutputText } from './pass-through';
 export interface PassThroughCall extends ModelCall<ResponsesRequest> {
   /** The request as chat, for its token estimate only (the reservation, a missing usage). */
   estimate: ChatCompletionRequest;
-  /** The model and its fallbacks that serve the Responses API. */
-  attempts: Attempt[];
 }
 
 /** What the 400 of a request that can never fit the key's tokens per minute names (docs/operator-controls.md). */
@@ -25,36 +21,31 @@ export const RESPONSES_FIELDS: ReservationFields = { prompt: 'input', completion
  * /v1/responses to an upstream that serves it (`responses_api: true`, docs/openai-responses.md):
  * the body as it came with `model` replaced, the reply or stream passed back as received, the
  * usage read on the way (ResponsesUsageReader), by the native pass-through
- * (completions/pass-through.ts). Limits and the stream slot are the chat call's
- * (completions/chat-call.ts). An empty reply counts as a bad response (retried, then 502).
+ * (completions/pass-through.ts), once admitted (completions/admission.ts: limits, meter, stream
+ * slot; the fallbacks are those that serve the Responses API too). An empty reply counts as a bad response (retried, then 502).
  */
 export async function runPassThrough(dependencies: ChatDependencies, call: PassThroughCall): Promise<null> {
   const { body, context, reply, estimate } = call;
-  const receivedAt = dependencies.now();
   const stream = body.stream === true;
-  const model = call.attempts[0]?.model;
-  if (!model) throw new Error('runPassThrough needs at least one attempt.');
-  checkModelAllowed(call.key, model.id);
-  context.model = model.id;
-  context.provider = model.provider;
-  context.stream = stream;
-
-  const promptEstimate = promptTokenCounter(estimate);
-  const completionReserve = body.max_output_tokens ?? defaultCompletionReserve(model);
-  const promptReserve = quickPromptTokens(estimate);
-  checkReservationFits(effectiveLimits(call.key, dependencies.limits).tpm, promptReserve, completionReserve, RESPONSES_FIELDS);
-  const meter = await Meter.open(dependencies, {
-    key: call.key,
-    requestId: context.requestId,
-    receivedAt,
-    stream,
-    reserveTokens: promptReserve + completionReserve,
-    context,
+  const {
     model,
+    attempts,
+    meter: reserving,
+  } = admit(dependencies, {
+    key: call.key,
+    context,
+    client: reply,
+    model: body.model,
+    kind: 'chat',
+    upstream: 'responses',
+    stream,
     promptTokens: quickPromptTokens(estimate),
+    completionTokens: body.max_output_tokens,
     fields: RESPONSES_FIELDS,
+    body,
   });
-  if (stream) holdStreamSlot(dependencies.streams, meter, { key: call.key, context, client: reply });
+  const meter = await reserving;
+  const promptEstimate = promptTokenCounter(estimate);
 
   const format: PassThroughFormat<Attempt> = {
     newReader: () => new ResponsesUsageReader(),
@@ -72,6 +63,6 @@ export async function runPassThrough(dependencies: ChatDependencies, call: PassT
       encodeSseEvent('error', { type: 'error', code: error.code, message: error.message, param: null, sequence_number: 0 }),
     incompleteStream: 'an event stream that ended before response.completed',
   };
-  await runNativePassThrough(dependencies, { context, reply, stream, model, meter, attempts: call.attempts, format });
+  await runNativePassThrough(dependencies, { context, reply, stream, model, meter, attempts, format });
   return null;
 }

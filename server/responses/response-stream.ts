@@ -1,5 +1,8 @@
 import type { ChatCompletionChunk, FinishReason, OutputItem, ResponseObject, ResponsesUsage } from '../../contract';
-import { customToolInput, reasoningItem, statusFor } from './chat-to-response';
+import type { ChatChunkStream } from '../completions/chat-call';
+import type { ChunkRenderer } from '../completions/chunk-relay';
+import type { GatewayError } from '../errors/gateway-error';
+import { customToolInput, reasoningItem, statusFor, toResponsesUsage } from './chat-to-response';
 import { ResponseEventEncoder } from './response-event-encoder';
 
 /**
@@ -51,7 +54,8 @@ interface OpenCall {
   deltaMembers: string;
 }
 
-export class ResponseStreamTranslator {
+/** The Responses events of a translated stream; relayed by the chunk relay (completions/chunk-relay.ts). */
+export class ResponseStreamTranslator implements ChunkRenderer {
   private readonly events = new ResponseEventEncoder();
   private readonly items: (OpenText | OpenCall | OpenReasoning)[] = [];
   private text: OpenText | null = null;
@@ -193,6 +197,25 @@ export class ResponseStreamTranslator {
     events += this.encode(status === 'completed' ? 'response.completed' : 'response.incomplete', { response });
     this.ended = true;
     return events;
+  }
+
+  opening(): string {
+    return this.start();
+  }
+
+  batch(chunks: ChatCompletionChunk[]): string {
+    let events = '';
+    for (const chunk of chunks) events += this.push(chunk);
+    return events;
+  }
+
+  failure(error: GatewayError): string {
+    return this.fail(error.code ?? 'server_error', error.message);
+  }
+
+  /** The provider's usage, or the gateway's count (the one billed) when it reported none. */
+  closing(chunks: ChatChunkStream): string {
+    return this.finish(toResponsesUsage(chunks.usage()));
   }
 
   /** A failure after the start: response.failed, with what was produced so far left out. */

@@ -18,6 +18,7 @@ import { startTestGateway, type TestGateway } from '../helpers/test-gateway';
  */
 const anthropicErrors: ErrorFormat = (error) => ({ type: 'error', error: { type: error.type, message: error.message } });
 const EchoSchema = z.object({ text: z.string().min(1), nested: z.object({ flag: z.boolean() }).optional() });
+const EchoReplySchema = z.object({ echoed: EchoSchema, keyId: z.string(), requestId: z.string() });
 
 let gw: TestGateway;
 let key: string;
@@ -28,7 +29,7 @@ beforeAll(async () => {
   ({ key } = await gw.createKey(await gw.createAccount()));
   const routes = [
     modelRoute({
-      contract: { method: 'POST', path: '/v1/echo', body: EchoSchema },
+      contract: { method: 'POST', path: '/v1/echo', body: EchoSchema, responses: { 200: EchoReplySchema } },
       handle: async ({ body, context, key: caller }) => {
         context.addHeaders({ 'x-ratelimit-limit-requests': '7' });
         if (body.text === 'limited') throw rateLimited('Slow down.', { 'retry-after': '3' });
@@ -39,7 +40,7 @@ beforeAll(async () => {
       acceptsXApiKey: true,
     }),
     modelRoute({
-      contract: { method: 'POST', path: '/v1/stream', body: EchoSchema },
+      contract: { method: 'POST', path: '/v1/stream', body: EchoSchema, responses: { 200: z.never() } },
       handle: async ({ reply }) => {
         reply.startStream({ 'content-type': 'text/event-stream' });
         reply.write('data: one\n\n');
