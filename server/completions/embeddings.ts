@@ -58,7 +58,7 @@ export async function createEmbeddings(dependencies: ChatDependencies, call: Emb
     fields: EMBEDDING_FIELDS,
   });
 
-  const upstream = new UpstreamCall(dependencies.config.upstream, context.requestId, call.client);
+  const upstream = new UpstreamCall(dependencies.config.upstream, context, call.client);
   const { controller } = upstream;
   try {
     const { value, attempt } = await timeUpstream(context, () =>

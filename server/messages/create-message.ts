@@ -136,7 +136,7 @@ export async function countMessageTokens(
   meter.cancel();
   const attempts = attemptsFor(dependencies.catalogue, model, dependencies.config, (name) => dependencies.providers.get(name));
   if (!speaksMessages(attempts)) return { input_tokens: tokenizerCount(call.body) };
-  const upstream = new UpstreamCall(dependencies.config.upstream, call.context.requestId, call.reply);
+  const upstream = new UpstreamCall(dependencies.config.upstream, call.context, call.reply);
   const { controller } = upstream;
   const options = { ...upstream.options, ...anthropicHeaders(call.headers) };
   try {
