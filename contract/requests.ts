@@ -20,7 +20,13 @@ export const RequestLogQuerySchema = z
     account_id: z.string().max(200).optional().describe("Only this account's requests (an owner sees only its own account's)."),
     key_id: z.string().max(200).optional().describe("Only this key's requests."),
     model: ModelIdSchema.optional().describe('Only requests to this catalogue model (the one that answered, else the one asked for).'),
-    status: z.coerce.number().int().min(100).max(599).optional().describe('Only requests answered with this HTTP status (499: the client went away).'),
+    status: z.coerce
+      .number()
+      .int()
+      .min(100)
+      .max(599)
+      .optional()
+      .describe('Only requests answered with this HTTP status (499: the client went away).'),
     error_code: z
       .string()
       .regex(/^[a-z0-9_]{1,64}$/, 'an error code such as rate_limit_exceeded')
@@ -81,7 +87,7 @@ export const RequestDetailSchema = RequestRecordSchema.extend({
   response_body: z
     .string()
     .nullable()
-    .describe('The response body as kept: the JSON reply, or a stream\'s events as sent; null when not kept.'),
+    .describe("The response body as kept: the JSON reply, or a stream's events as sent; null when not kept."),
 }).describe('One model request with its bodies when kept (docs/request-log.md).');
 export type RequestDetail = z.infer<typeof RequestDetailSchema>;
 

@@ -137,7 +137,11 @@ export interface GatewayDb {
     deleteMany(args: { where: { receivedAt: { lt: Date } } }): Promise<{ count: number }>;
   };
   requestLog: {
-    findMany(args: { where: RequestLogWhere; orderBy: Array<{ receivedAt: Order } | { id: Order }>; take: number }): Promise<RequestLogRow[]>;
+    findMany(args: {
+      where: RequestLogWhere;
+      orderBy: Array<{ receivedAt: Order } | { id: Order }>;
+      take: number;
+    }): Promise<RequestLogRow[]>;
     findUnique(args: { where: { id: string } }): Promise<RequestLogRow | null>;
     deleteMany(args: { where: { receivedAt: { lt: Date } } }): Promise<{ count: number }>;
     updateMany(args: {

@@ -25,7 +25,11 @@ export async function listRequestPage(store: Store, query: RequestLogQuery, only
   });
   const page = rows.slice(0, query.limit);
   const last = page[page.length - 1];
-  return { object: 'list', data: page.map(toRequestView), next_cursor: rows.length > query.limit && last ? encodeRequestCursor(last) : null };
+  return {
+    object: 'list',
+    data: page.map(toRequestView),
+    next_cursor: rows.length > query.limit && last ? encodeRequestCursor(last) : null,
+  };
 }
 
 /** One record with its bodies; null when there is none, or it is another account's than `onlyAccount`. */

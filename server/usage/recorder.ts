@@ -117,7 +117,8 @@ export class UsageRecorder implements UsageSink, RequestLogSink {
       if (this.queue.length === 0 && this.requests.length === 0) this.pendingSince = this.now();
       this.requests.push(record);
       // Records are not usage: past the buffer's size the oldest go first.
-      if (this.requests.length > this.options.maxBufferedEvents) this.requests.splice(0, this.requests.length - this.options.maxBufferedEvents);
+      if (this.requests.length > this.options.maxBufferedEvents)
+        this.requests.splice(0, this.requests.length - this.options.maxBufferedEvents);
       if (this.running && !this.failing && !this.cycleQueued && !this.cycleActive && this.pending() === 1) {
         this.timer.schedule(this.options.flushIntervalMs);
       }

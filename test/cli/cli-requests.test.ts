@@ -18,7 +18,14 @@ describe('model-gateway requests', { timeout: 120_000 }, () => {
     await recordsOf(gw, { key_id: other.id });
     await recordsOf(gw, { key_id: key.id }, 2);
 
-    const page = await harness.json<{ data: RequestRecord[]; next_cursor: string | null }>('requests', 'list', '--account', accountId, '--limit', '1');
+    const page = await harness.json<{ data: RequestRecord[]; next_cursor: string | null }>(
+      'requests',
+      'list',
+      '--account',
+      accountId,
+      '--limit',
+      '1',
+    );
     expect(page.data).toHaveLength(1);
     expect(page.data[0]).toMatchObject({ account_id: accountId, model: 'mock-text' });
     const next = await harness.json<{ data: RequestRecord[]; next_cursor: string | null }>(

@@ -135,7 +135,11 @@ describe('refused requests are recorded with their code', () => {
 
   it('a model outside the key’s allow-list: 403 model_not_allowed', async () => {
     const key = await gw.createKey(accountId, { name: 'narrow' });
-    await gw.http.patch(`/v1/admin/keys/${key.id}`).set(gw.admin()).send({ models: ['mock-text'] }).expect(200);
+    await gw.http
+      .patch(`/v1/admin/keys/${key.id}`)
+      .set(gw.admin())
+      .send({ models: ['mock-text'] })
+      .expect(200);
     expect((await send('responses', key.key)).status).toBe(403);
     const record = await recordOf(gw, { key_id: key.id });
     expect(record).toMatchObject({ status: 403, error_code: 'model_not_allowed', requested_model: 'mock-chat', upstream_attempts: 0 });
@@ -165,7 +169,12 @@ describe('a client that goes away', () => {
 
   it('during a stream: 499, with the tokens sent so far', async () => {
     const key = await gw.createKey(accountId, { name: 'gone-stream' });
-    await cutShort('/v1/chat/completions', key.key, { model: 'slow-chat', messages: [{ role: 'user', content: 'hi' }], stream: true }, true);
+    await cutShort(
+      '/v1/chat/completions',
+      key.key,
+      { model: 'slow-chat', messages: [{ role: 'user', content: 'hi' }], stream: true },
+      true,
+    );
     const record = await recordOf(gw, { key_id: key.id });
     expect(record).toMatchObject({ status: 499, stream: true, model: 'slow-chat' });
     expect(record.first_byte_ms).not.toBeNull();

@@ -48,7 +48,10 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
 
     it('writes records with a usage batch or alone, each once, and reads them back whole', async () => {
       const first = record('0001', new Date(T0.getTime() + 1_000));
-      await fixture.store.recordUsage([usageEvent({ requestId: 'req-0001', accountId: 'acc_r1', keyId: 'key_r1', day: '2026-03-01' })], [first]);
+      await fixture.store.recordUsage(
+        [usageEvent({ requestId: 'req-0001', accountId: 'acc_r1', keyId: 'key_r1', day: '2026-03-01' })],
+        [first],
+      );
       // A retried batch carries the same records: nothing is stored twice.
       await fixture.store.recordUsage([], [first, record('0002', new Date(T0.getTime() + 2_000), { keyId: null, accountId: null })]);
       expect(await fixture.store.getRequest('0001')).toEqual(first);

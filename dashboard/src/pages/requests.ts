@@ -10,15 +10,16 @@ import { emptyState, errorBox } from '../ui/notice';
 const PAGE = 50;
 
 /** The filters of GET /v1/admin/requests the page offers, by query parameter and label. */
-const FILTERS: Array<{ name: 'account_id' | 'key_id' | 'model' | 'status' | 'error_code' | 'from' | 'to'; label: string; hint?: string }> = [
-  { name: 'account_id', label: 'Account id' },
-  { name: 'key_id', label: 'Key id' },
-  { name: 'model', label: 'Model' },
-  { name: 'status', label: 'Status', hint: 'e.g. 429; 499 when the client went away.' },
-  { name: 'error_code', label: 'Error code', hint: 'e.g. rate_limit_exceeded.' },
-  { name: 'from', label: 'From', hint: 'ISO 8601 time, e.g. 2026-11-28T14:00:00Z.' },
-  { name: 'to', label: 'To', hint: 'ISO 8601 time (not included).' },
-];
+const FILTERS: Array<{ name: 'account_id' | 'key_id' | 'model' | 'status' | 'error_code' | 'from' | 'to'; label: string; hint?: string }> =
+  [
+    { name: 'account_id', label: 'Account id' },
+    { name: 'key_id', label: 'Key id' },
+    { name: 'model', label: 'Model' },
+    { name: 'status', label: 'Status', hint: 'e.g. 429; 499 when the client went away.' },
+    { name: 'error_code', label: 'Error code', hint: 'e.g. rate_limit_exceeded.' },
+    { name: 'from', label: 'From', hint: 'ISO 8601 time, e.g. 2026-11-28T14:00:00Z.' },
+    { name: 'to', label: 'To', hint: 'ISO 8601 time (not included).' },
+  ];
 
 const ms = (value: number | null): string => (value === null ? '—' : `${formatInteger(value)} ms`);
 
@@ -126,12 +127,20 @@ function requestRow(record: RequestRecord): HTMLElement {
     h(
       'td',
       { 'data-label': 'When' },
-      h('a', { href: paths.request(record.id) }, h('time', { datetime: record.received_at, title: record.received_at }, formatDateTime(record.received_at))),
+      h(
+        'a',
+        { href: paths.request(record.id) },
+        h('time', { datetime: record.received_at, title: record.received_at }, formatDateTime(record.received_at)),
+      ),
     ),
     h('td', { 'data-label': 'Route' }, h('code', {}, record.route)),
     h('td', { 'data-label': 'Model' }, record.model ?? record.requested_model ?? '—'),
     h('td', { 'data-label': 'Status' }, statusText(record)),
-    h('td', { 'data-label': 'Tokens', class: 'number' }, `${formatInteger(record.tokens.prompt)} / ${formatInteger(record.tokens.completion)}`),
+    h(
+      'td',
+      { 'data-label': 'Tokens', class: 'number' },
+      `${formatInteger(record.tokens.prompt)} / ${formatInteger(record.tokens.completion)}`,
+    ),
     h('td', { 'data-label': 'Cost (USD)', class: 'number' }, record.cost_usd),
     h('td', { 'data-label': 'Latency', class: 'number' }, ms(record.latency_ms)),
   );
@@ -173,13 +182,20 @@ function facts(record: RequestDetail): HTMLElement {
     ['Upstream calls', formatInteger(record.upstream_attempts)],
     ['Prompt tokens', formatInteger(record.tokens.prompt)],
     ['Completion tokens', formatInteger(record.tokens.completion)],
-    ['Cached / cache writes', `${formatInteger(record.tokens.cached)} / ${formatInteger(record.tokens.cache_write + record.tokens.cache_write_1h)}`],
+    [
+      'Cached / cache writes',
+      `${formatInteger(record.tokens.cached)} / ${formatInteger(record.tokens.cache_write + record.tokens.cache_write_1h)}`,
+    ],
     ['Reasoning tokens', formatInteger(record.tokens.reasoning)],
     ['Cost (USD)', record.cost_usd],
     ['Client', `${record.client_ip ?? '—'} · ${record.user_agent ?? '—'}`],
     ['Session', record.session_id ?? '—'],
   ];
-  return h('dl', { class: 'facts' }, rows.map(([term, value]) => [h('dt', {}, term), h('dd', {}, value)]));
+  return h(
+    'dl',
+    { class: 'facts' },
+    rows.map(([term, value]) => [h('dt', {}, term), h('dd', {}, value)]),
+  );
 }
 
 function bodies(record: RequestDetail): HTMLElement {
