@@ -96,6 +96,12 @@ export const RequestLogPageSchema = z
     object: z.literal('list'),
     data: z.array(RequestRecordSchema).describe('Newest first.'),
     next_cursor: z.string().nullable().describe('Pass as `cursor` for older records; null on the last page.'),
+    account_bodies_kept: z
+      .boolean()
+      .nullable()
+      .describe(
+        "Whether the operator keeps the bodies of every request of the account listed (`account_id`, or an owner's own); null when the list is not one account's. Keys listed one by one show in each record's `bodies_kept`.",
+      ),
   })
   .describe('A page of the request log.');
 

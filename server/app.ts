@@ -112,7 +112,10 @@ export function createApp(dependencies: AppDependencies): GatewayListener {
       usageReport,
       catalogue: new Set(calls.catalogue.byId.keys()),
     }),
-    requests: requestsRouter({ store: dependencies.store }),
+    requests: requestsRouter({
+      store: dependencies.store,
+      bodiesKeptFor: (accountId) => config.requestLog.enabled && config.requestLog.bodies.accounts.includes(accountId),
+    }),
     session: sessionRouter({ ...sessions, adminTokenHash, secretAttempts }),
     health: healthRouter(dependencies.readiness, dependencies.openapiDocument),
   });

@@ -155,7 +155,7 @@ export async function main(argv: string[], env: Record<string, string | undefine
         'base-url': options.values['base-url'] ?? config.publicUrl ?? `http://localhost:${config.server.port}`,
       };
       if (command === 'requests') {
-        print(await runRequestCommand(store, subcommand, options.positionals.slice(1), options.values));
+        print(await runRequestCommand(store, config.requestLog.bodies.accounts, subcommand, options.positionals.slice(1), options.values));
         return 0;
       }
       const catalogue = new Set(config.models.map((model) => model.id));

@@ -23,6 +23,7 @@ export const REQUEST_LIST_FLAGS: Record<string, string> = {
  */
 export async function runRequestCommand(
   store: Store,
+  bodiesAccounts: readonly string[],
   subcommand: string | undefined,
   positionals: readonly string[],
   values: Readonly<Record<string, string | boolean | undefined>>,
@@ -42,7 +43,10 @@ export async function runRequestCommand(
     const flag = Object.entries(REQUEST_LIST_FLAGS).find(([, parameter]) => parameter === error.param)?.[0];
     fail(flag ? error.message.replace(` ${error.param ?? ''}`, ` --${flag}`) : error.message);
   }
-  return (await listRequestPage(store, parsed.data, null)) ?? fail('--cursor must be a next_cursor that requests list printed');
+  return (
+    (await listRequestPage(store, parsed.data, null, (accountId) => bodiesAccounts.includes(accountId))) ??
+    fail('--cursor must be a next_cursor that requests list printed')
+  );
 }
 
 function fail(message: string): never {

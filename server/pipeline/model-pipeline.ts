@@ -199,7 +199,7 @@ const MISSING_KEY_EITHER_HEADER = (): GatewayError =>
 /** The `model` a request body names, whatever else it holds (the record of a refused request names it too). */
 function modelNamed(body: unknown): string | undefined {
   if (typeof body !== 'object' || body === null || !('model' in body)) return undefined;
-  const model = (body as { model: unknown }).model;
+  const model = body.model;
   return typeof model === 'string' ? model.slice(0, 256) : undefined;
 }
 

@@ -1,15 +1,21 @@
-import type { RequestDetail, RequestLogQuery } from '../../contract';
+import type { z } from 'zod';
+import type { RequestDetail, RequestLogPageSchema, RequestLogQuery } from '../../contract';
 import type { Store } from '../db/types';
 import { decodeRequestCursor, encodeRequestCursor, toRequestDetail, toRequestView } from './request-view';
 
-export type RequestLogPage = { object: 'list'; data: ReturnType<typeof toRequestView>[]; next_cursor: string | null };
+export type RequestLogPage = z.output<typeof RequestLogPageSchema>;
 
 /**
  * docs/request-log.md: a page of the request log, newest first, for the admin API and the CLI.
  * `onlyAccount` confines an owner to its account whatever `account_id` asks; null when the
- * cursor is not one this API gave.
+ * cursor is not one this API gave. `bodiesKeptFor` tells whether an account's bodies are kept.
  */
-export async function listRequestPage(store: Store, query: RequestLogQuery, onlyAccount: string | null): Promise<RequestLogPage | null> {
+export async function listRequestPage(
+  store: Store,
+  query: RequestLogQuery,
+  onlyAccount: string | null,
+  bodiesKeptFor: (accountId: string) => boolean,
+): Promise<RequestLogPage | null> {
   const before = query.cursor === undefined ? undefined : decodeRequestCursor(query.cursor);
   if (before === null) return null;
   const rows = await store.listRequests({
@@ -25,10 +31,12 @@ export async function listRequestPage(store: Store, query: RequestLogQuery, only
   });
   const page = rows.slice(0, query.limit);
   const last = page[page.length - 1];
+  const accountId = onlyAccount ?? query.account_id;
   return {
     object: 'list',
     data: page.map(toRequestView),
     next_cursor: rows.length > query.limit && last ? encodeRequestCursor(last) : null,
+    account_bodies_kept: accountId === undefined ? null : bodiesKeptFor(accountId),
   };
 }
 

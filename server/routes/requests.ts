@@ -12,10 +12,10 @@ const s = initServer();
  * session sees only its own account's records, whatever account it asks for; another
  * account's record is answered like one that does not exist.
  */
-export function requestsRouter(dependencies: { store: Store }) {
+export function requestsRouter(dependencies: { store: Store; bodiesKeptFor: (accountId: string) => boolean }) {
   return s.router(contract.requests, {
     listRequests: async ({ query, res }) => {
-      const page = await listRequestPage(dependencies.store, query, accountScope(res.locals.context.principal));
+      const page = await listRequestPage(dependencies.store, query, accountScope(res.locals.context.principal), dependencies.bodiesKeptFor);
       if (!page) throw invalidRequest('invalid_value', 'cursor is not a next_cursor this API gave.', 'cursor');
       return { status: 200, body: page };
     },

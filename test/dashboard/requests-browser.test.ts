@@ -75,6 +75,7 @@ describe.skipIf(!chromiumAvailable)('the Requests page in Chromium', () => {
       expect(await owner.locator('tbody tr').count()).toBe(2);
       expect(await owner.locator('main').textContent()).not.toContain('mock-text');
       expect(await owner.getByLabel('Account id').count()).toBe(0);
+      expect(await owner.locator('[data-note="bodies"]').textContent()).toContain('not kept');
       await screenshot(owner, 'desktop-owner-requests');
       await owner.goto(`${gw.baseUrl}/dashboard/requests/${hooli.record?.id ?? ''}`);
       await owner.getByRole('alert').filter({ hasText: 'No request' }).waitFor();

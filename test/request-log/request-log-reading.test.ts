@@ -15,6 +15,8 @@ let keeping: TestGateway;
 let owner: TestSession;
 const a = { accountId: '', keyId: '', key: '' };
 const b = { accountId: '', keyId: '', key: '' };
+/** An account whose bodies the second instance keeps whole. */
+let keptAccountId = '';
 
 beforeAll(async () => {
   gw = await startTestGateway();
@@ -22,9 +24,10 @@ beforeAll(async () => {
   ({ id: a.keyId, key: a.key } = await gw.createKey(a.accountId, { name: 'a key' }));
   b.accountId = await gw.createAccount('Account B');
   ({ id: b.keyId, key: b.key } = await gw.createKey(b.accountId, { name: 'b key' }));
+  keptAccountId = await gw.createAccount('Kept');
   keeping = await startTestGateway({
     databaseUrl: gw.databaseUrl,
-    configYaml: `${BASE_TEST_CONFIG}\nrequest_log:\n  bodies:\n    max_bytes: 400\n    keys: [${a.keyId}]\n`,
+    configYaml: `${BASE_TEST_CONFIG}\nrequest_log:\n  bodies:\n    max_bytes: 400\n    keys: [${a.keyId}]\n    accounts: [${keptAccountId}]\n`,
   });
   const link = await gw.http.post(`/v1/admin/accounts/${a.accountId}/login-link`).set(gw.admin());
   owner = await signIn(gw, String(link.body.url).split('#token=')[1] ?? '');
@@ -116,6 +119,13 @@ describe('bodies', () => {
     expect((await keeping.chat(b.key)).status).toBe(200);
     const [other] = await recordsOf(keeping, { key_id: b.keyId }, 2);
     expect((await detailOf(keeping, other?.id ?? '')).request_body).toBeNull();
+  });
+
+  it('kept for a whole account show on its lists', async () => {
+    const list = (query: Record<string, string>) => keeping.http.get('/v1/admin/requests').query(query).set(keeping.admin()).expect(200);
+    expect((await list({ account_id: keptAccountId })).body.account_bodies_kept).toBe(true);
+    expect((await list({ account_id: a.accountId })).body.account_bodies_kept).toBe(false);
+    expect((await list({})).body.account_bodies_kept).toBeNull();
   });
 
   it('of a stream are its events as sent', async () => {

@@ -58,6 +58,7 @@ export async function requestsPage({ main, query, isCurrent }: PageContext): Pro
 
   const body = h('tbody');
   const messages = h('div', { class: 'messages' });
+  const bodiesNote = h('p', { class: 'muted', 'data-note': 'bodies' });
   const tableSlot = h('div');
   const more = h('button', { type: 'button', class: 'button small' }, 'Older requests');
   let cursor: string | undefined;
@@ -68,6 +69,11 @@ export async function requestsPage({ main, query, isCurrent }: PageContext): Pro
     try {
       const page = await expectStatus(api().requests.listRequests({ query: { ...filters, limit: PAGE, cursor } }), 200);
       if (!isCurrent()) return;
+      if (page.account_bodies_kept !== null) {
+        bodiesNote.textContent = page.account_bodies_kept
+          ? 'The operator keeps the request and response bodies of this account’s requests.'
+          : 'Request and response bodies of this account’s requests are not kept (the operator may keep them for chosen keys).';
+      }
       for (const record of page.data) body.append(requestRow(record));
       shown += page.data.length;
       if (shown === 0) replaceChildren(tableSlot, emptyState('No requests', 'No model request matches these filters.'));
@@ -114,6 +120,7 @@ export async function requestsPage({ main, query, isCurrent }: PageContext): Pro
       h('p', { class: 'muted' }, 'Every model request, newest first: answered, refused or failed.'),
     ),
     form,
+    bodiesNote,
     messages,
     tableSlot,
     more,
