@@ -50,7 +50,7 @@ export function requestRecord(context: RequestContext, closed: ClosedRequest, id
     provider: usage?.provider ?? context.provider ?? null,
     stream: context.stream,
     status,
-    errorCode: usage?.errorCode ?? context.errorCode ?? (status >= 400 && closed.aborted ? 'client_closed' : null),
+    errorCode: usage?.errorCode ?? context.errorCode ?? (status >= 400 && closed.aborted ? 'client_closed_request' : null),
     promptTokens: usage?.promptTokens ?? 0,
     completionTokens: usage?.completionTokens ?? 0,
     cachedTokens: usage?.cachedTokens ?? 0,

@@ -176,7 +176,7 @@ describe('a client that goes away', () => {
       true,
     );
     const record = await recordOf(gw, { key_id: key.id });
-    expect(record).toMatchObject({ status: 499, stream: true, model: 'slow-chat' });
+    expect(record).toMatchObject({ status: 499, error_code: 'client_closed_request', stream: true, model: 'slow-chat' });
     expect(record.first_byte_ms).not.toBeNull();
   });
 
@@ -184,6 +184,6 @@ describe('a client that goes away', () => {
     const key = await gw.createKey(accountId, { name: 'gone-json' });
     await cutShort('/v1/messages', key.key, { model: 'slow-chat', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }, false);
     const record = await recordOf(gw, { key_id: key.id });
-    expect(record).toMatchObject({ status: 499, stream: false, route: '/v1/messages' });
+    expect(record).toMatchObject({ status: 499, error_code: 'client_closed_request', stream: false, route: '/v1/messages' });
   });
 });
