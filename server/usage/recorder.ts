@@ -15,6 +15,9 @@ import { WriteTimer } from './write-timer';
 
 export type { UsageRecorderLogger, UsageRecorderOptions, UsageRecorderPressure, UsageRecorderStats } from './recorder-options';
 
+/** docs/request-log.md: the most request records kept in memory while the database cannot be written. */
+const MAX_BUFFERED_REQUESTS = 100_000;
+
 type AttemptResult = { ok: true } | { ok: false; error: unknown };
 
 interface Outage {
@@ -116,9 +119,9 @@ export class UsageRecorder implements UsageSink, RequestLogSink {
     try {
       if (this.queue.length === 0 && this.requests.length === 0) this.pendingSince = this.now();
       this.requests.push(record);
-      // Records are not usage: past the buffer's size the oldest go first.
-      if (this.requests.length > this.options.maxBufferedEvents)
-        this.requests.splice(0, this.requests.length - this.options.maxBufferedEvents);
+      // Records are not usage: past their own cap (the database down for long) the oldest tenth goes.
+      const cap = Math.min(this.options.maxBufferedEvents, MAX_BUFFERED_REQUESTS);
+      if (this.requests.length > cap) this.requests.splice(0, Math.ceil(cap / 10));
       if (this.running && !this.failing && !this.cycleQueued && !this.cycleActive && this.pending() === 1) {
         this.timer.schedule(this.options.flushIntervalMs);
       }
