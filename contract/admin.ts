@@ -14,8 +14,8 @@ const c = initContract();
  */
 export type AdminScope = 'operator' | 'accounts' | 'account' | 'key';
 
-// Operator routes for the dashboard and automation; docs/keys-and-accounts.md.
-const adminMetadata = <S extends AdminScope>(scope: S, examples?: { request?: unknown; response?: unknown }) =>
+// Operator routes for the dashboard and automation (docs/keys-and-accounts.md); the request log's too (requests.ts).
+export const adminMetadata = <S extends AdminScope>(scope: S, examples?: { request?: unknown; response?: unknown }) =>
   ({ auth: 'admin', scope, ...(examples ? { examples } : {}) }) as const;
 
 const LimitSchema = z.number().int().min(1).max(1_000_000_000);

@@ -5,6 +5,7 @@ import { embeddingsContract } from './embeddings.js';
 import { healthContract } from './health.js';
 import { messagesContract } from './messages.js';
 import { modelsContract } from './models.js';
+import { requestsContract } from './requests.js';
 import { responsesContract } from './responses.js';
 import { sessionContract } from './session.js';
 import { usageContract } from './usage.js';
@@ -23,6 +24,7 @@ export type Contract = {
   models: typeof modelsContract;
   usage: typeof usageContract;
   admin: typeof adminContract;
+  requests: typeof requestsContract;
   session: typeof sessionContract;
   health: typeof healthContract;
 };
@@ -36,6 +38,7 @@ export const contract: Contract = c.router({
   models: modelsContract,
   usage: usageContract,
   admin: adminContract,
+  requests: requestsContract,
   session: sessionContract,
   health: healthContract,
 });
@@ -55,6 +58,7 @@ export * from './errors.js';
 export * from './health.js';
 export * from './messages.js';
 export * from './models.js';
+export * from './requests.js';
 export * from './responses.js';
 export * from './session.js';
 export * from './usage.js';

@@ -24,11 +24,14 @@ import { API_REFERENCE_SCRIPT_PATH, apiReferenceScript, docsPage } from './route
 import { healthRouter, type ReadinessCheck } from './routes/health';
 import { METRICS_PATH, metricsEndpoint } from './routes/metrics';
 import { modelsRouter } from './routes/models';
+import { requestsRouter } from './routes/requests';
 import { sessionRouter } from './routes/session';
 import { usageRouter } from './routes/usage';
 import { hashKey } from './keys/key-text';
 import type { UsageDurability } from './usage/durability';
 import type { UsageSink } from './usage/types';
+import type { RequestLogSink } from './request-log/request-record';
+import { newUsageEventId } from './usage/usage-event-id';
 import { createUsageReporter } from './usage/usage-report';
 import { listRoutes } from '../contract/list-routes';
 import { createCatalogue } from './completions/resolve-model';
@@ -47,6 +50,8 @@ export interface AppDependencies {
   providers: ProviderRegistry;
   limiter: ReturnType<typeof createKeyLimiter>;
   usage: UsageSink;
+  /** docs/request-log.md: where the request log's records go (the usage recorder); absent = none kept. */
+  requestLog?: RequestLogSink | undefined;
   /** The usage journal the model calls wait on before their last bytes (docs/usage-durability.md). */
   durability?: UsageDurability;
   logger: Logger;
@@ -108,6 +113,10 @@ export function createApp(dependencies: AppDependencies): GatewayListener {
       usageReport,
       catalogue: new Set(calls.catalogue.byId.keys()),
     }),
+    requests: requestsRouter({
+      store: dependencies.store,
+      bodiesKeptFor: (accountId) => config.requestLog.enabled && config.requestLog.bodies.accounts.includes(accountId),
+    }),
     session: sessionRouter({ ...sessions, adminTokenHash, secretAttempts }),
     health: healthRouter(dependencies.readiness, dependencies.openapiDocument),
   });
@@ -147,6 +156,18 @@ export function createApp(dependencies: AppDependencies): GatewayListener {
     logger,
     clientIp: clientIpFor(app, config.server.trustProxy),
     now: dependencies.now,
+    requestLog:
+      dependencies.requestLog && config.requestLog.enabled
+        ? {
+            sink: dependencies.requestLog,
+            newId: newUsageEventId,
+            bodies: {
+              maxBytes: config.requestLog.bodies.maxBytes,
+              accounts: new Set(config.requestLog.bodies.accounts),
+              keys: new Set(config.requestLog.bodies.keys),
+            },
+          }
+        : undefined,
   });
   return createFrontDispatcher(pipeline, app);
 }

@@ -33,6 +33,7 @@ import { newUsageEventId } from './usage/usage-event-id';
 import type { UsageJournal } from './usage/usage-journal';
 import { startRetention } from './usage/retention';
 import type { UsageSink } from './usage/types';
+import type { RequestLogSink } from './request-log/request-record';
 import { packageVersion } from './version';
 import { randomHexIds } from './random-ids';
 
@@ -40,6 +41,8 @@ export interface GatewayOptions {
   logger?: Logger;
   now?: () => number;
   generateId?: () => string;
+  /** Where the request log's records go when `usageSink` replaces the recorder (tests). */
+  requestLog?: RequestLogSink;
   /** Replaces the usage recorder (tests). */
   usageSink?: UsageSink;
   /** Replaces provider factories by type (tests). */
@@ -236,6 +239,13 @@ async function buildGateway(config: Config, options: GatewayOptions, onFailure: 
     now,
     onError: (error) => logger.warn({ err: error }, 'pruning old usage events failed'),
     onPruned: (count) => logger.info({ count }, 'pruned usage events past the retention period'),
+    requestLog: config.requestLog.enabled
+      ? {
+          retentionDays: config.requestLog.retentionDays,
+          bodiesRetentionDays: config.requestLog.bodies.retentionDays,
+          onPruned: (pruned) => logger.info(pruned, 'pruned the request log past its retention periods'),
+        }
+      : undefined,
   });
 
   const metrics = createGatewayMetrics(
@@ -296,6 +306,7 @@ async function buildGateway(config: Config, options: GatewayOptions, onFailure: 
     providers,
     limiter,
     usage: options.usageSink ?? (recorder as UsageRecorder),
+    requestLog: recorder ?? options.requestLog,
     durability,
     logger,
     readiness,

@@ -5,6 +5,7 @@ import { accountsPage } from './pages/accounts';
 import { keysPage } from './pages/keys';
 import { loginPage } from './pages/login';
 import { modelsPage } from './pages/models';
+import { requestPage, requestsPage } from './pages/requests';
 import { settingsPage } from './pages/settings';
 import { usagePage } from './pages/usage';
 import { BASE, match, navigate, paths, route, startRouter, type PageContext } from './router';
@@ -36,6 +37,8 @@ const routes = [
   route('/accounts/:accountId/usage', usagePage, { account: true }),
   route('/accounts/:accountId/settings', settingsPage, { account: true }),
   route('/models', modelsPage),
+  route('/requests', requestsPage),
+  route('/requests/:requestId', requestPage),
 ];
 
 let renderCount = 0;

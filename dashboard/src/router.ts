@@ -77,4 +77,6 @@ export const paths = {
   usage: (accountId: string) => `${BASE}/accounts/${encodeURIComponent(accountId)}/usage`,
   settings: (accountId: string) => `${BASE}/accounts/${encodeURIComponent(accountId)}/settings`,
   models: () => `${BASE}/models`,
+  requests: () => `${BASE}/requests`,
+  request: (id: string) => `${BASE}/requests/${encodeURIComponent(id)}`,
 };

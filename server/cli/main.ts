@@ -10,6 +10,7 @@ import {
 } from '../../contract';
 import { createAccount, listAccounts, updateAccount } from '../accounts/account-operations';
 import { listAudit } from '../audit/audit-log';
+import { REQUEST_LIST_FLAGS, runRequestCommand } from './request-commands';
 import { ConfigError, loadConfig } from '../config/load-config';
 import { createStore } from '../db/create-store';
 import { migrate } from '../db/migrate';
@@ -50,6 +51,9 @@ const USAGE = `Usage: model-gateway <command> [options]
                                                   secret works N more seconds (0 = stops at once)
   audit list [--account ID] [--limit N] [--cursor C]
                                                   the audit log, newest first (next page: --cursor next_cursor)
+  requests list [--account ID] [--key ID] [--model M] [--status N] [--error-code C] [--from TIME] [--to TIME]
+                [--limit N] [--cursor C]          the request log, newest first (next page: --cursor next_cursor)
+  requests show ID                                one request, with its bodies when kept
   usage-key create --account ID                   -> {"key":"uk-…"}
 
 Every command reads GATEWAY_CONFIG, DATABASE_URL and REDIS_URL like serve does, and prints JSON.`;
@@ -75,6 +79,8 @@ const COMMAND_FLAGS: Record<string, string[]> = {
   'keys rotate': ['config', 'grace-seconds'],
   'audit list': ['config', 'account', 'limit', 'cursor'],
   'usage-key create': ['config', 'account'],
+  'requests list': ['config', ...Object.keys(REQUEST_LIST_FLAGS)],
+  'requests show': ['config'],
 };
 const NUMBER_FLAGS = new Set(['--port', '--rpm', '--tpm', '--workers', '--grace-seconds', '--limit']);
 
@@ -105,6 +111,12 @@ export async function main(argv: string[], env: Record<string, string | undefine
         'grace-seconds': { type: 'string' },
         limit: { type: 'string' },
         cursor: { type: 'string' },
+        key: { type: 'string' },
+        model: { type: 'string' },
+        status: { type: 'string' },
+        'error-code': { type: 'string' },
+        from: { type: 'string' },
+        to: { type: 'string' },
         ...BUDGET_PARSE_OPTIONS,
       },
     });
@@ -142,6 +154,10 @@ export async function main(argv: string[], env: Record<string, string | undefine
         ...options.values,
         'base-url': options.values['base-url'] ?? config.publicUrl ?? `http://localhost:${config.server.port}`,
       };
+      if (command === 'requests') {
+        print(await runRequestCommand(store, config.requestLog.bodies.accounts, subcommand, options.positionals.slice(1), options.values));
+        return 0;
+      }
       const catalogue = new Set(config.models.map((model) => model.id));
       print(await runStoreCommand({ store, cache, now: Date.now, catalogue }, command, subcommand, options.positionals.slice(1), values));
       return 0;

@@ -89,7 +89,7 @@ export async function runChatCall(dependencies: ChatDependencies, call: ChatCall
   const { model, attempts, promptTokens: quickPrompt } = admission;
   const promptEstimate = promptTokenCounter(body);
 
-  const upstream = new UpstreamCall(dependencies.config.upstream, context.requestId, client);
+  const upstream = new UpstreamCall(dependencies.config.upstream, context, client);
   const { controller, retry, options } = upstream;
   // docs/chat-and-streaming.md, "Reasoning": sent only to the models that reason.
   const reasoning = call.reasoning ?? reasoningFromEffort(body.reasoning_effort);

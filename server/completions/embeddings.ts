@@ -49,7 +49,7 @@ export async function createEmbeddings(dependencies: ChatDependencies, call: Emb
   });
   const meter = await reserving;
 
-  const upstream = new UpstreamCall(dependencies.config.upstream, context.requestId, call.client);
+  const upstream = new UpstreamCall(dependencies.config.upstream, context, call.client);
   const { controller } = upstream;
   try {
     const { value, attempt } = await timeUpstream(context, () =>

@@ -180,6 +180,8 @@ export class Meter {
     const latencyMs = this.dependencies.now() - this.base.receivedAt;
     const event = usageEvent(this.base, model, outcome, cost, outcome.estimated, outcome.status, outcome.errorCode, latencyMs);
     const durable = this.inFlight.finish(event);
+    // docs/request-log.md: the request's record carries this event's tokens and cost, to the digit.
+    this.context.usage = event;
     if (this.budget && this.dependencies.budgets) settleInBackground(this.dependencies.budgets.settle(this.budget, cost));
     settleInBackground(this.dependencies.limiter.settle(this.reservation, outcome.promptTokens + outcome.completionTokens));
     // Label objects written out: `{ ...labels, type }` leaves V8's fast path (a spread followed

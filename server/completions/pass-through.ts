@@ -72,7 +72,7 @@ export async function runNativePassThrough<A extends Attempt>(
   run: PassThroughRun<A>,
 ): Promise<void> {
   const { context, reply, meter, format, stream } = run;
-  const upstream = new UpstreamCall(dependencies.config.upstream, context.requestId, reply);
+  const upstream = new UpstreamCall(dependencies.config.upstream, context, reply);
   const { controller, retry, options } = upstream;
   let answered;
   try {

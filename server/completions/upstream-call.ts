@@ -1,5 +1,6 @@
 import type { Config } from '../config/load-config';
 import type { ClientConnection } from '../pipeline/reply';
+import type { RequestContext } from '../pipeline/request-context';
 import { CallAbort, type CallSignal } from '../providers/call-signal';
 import type { RetryOptions } from '../providers/call-with-fallbacks';
 
@@ -16,11 +17,17 @@ export class UpstreamCall {
 
   constructor(
     upstream: Config['upstream'],
-    requestId: string,
+    context: Pick<RequestContext, 'requestId' | 'upstreamAttempts'>,
     private readonly client: ClientConnection,
   ) {
-    this.retry = { maxRetries: upstream.maxRetries, baseDelayMs: upstream.retryBaseDelayMs, signal: this.controller.signal };
-    this.options = { signal: this.controller.signal, requestId };
+    this.retry = {
+      maxRetries: upstream.maxRetries,
+      baseDelayMs: upstream.retryBaseDelayMs,
+      signal: this.controller.signal,
+      // docs/request-log.md: the retries and fallbacks a request took.
+      onAttempt: () => void (context.upstreamAttempts += 1),
+    };
+    this.options = { signal: this.controller.signal, requestId: context.requestId };
     client.onClose(this.onEarlyClose);
   }
 

@@ -150,6 +150,20 @@ export const UsageSectionSchema = configObject({
   stream_prefix: z.string().min(1).default('mg:usage:'),
 });
 
+/** docs/request-log.md: one record per model request, and their bodies only where the operator turns them on. */
+export const RequestLogSectionSchema = configObject({
+  enabled: z.boolean().default(true),
+  retention_days: positiveInteger.default(30),
+  bodies: configObject({
+    retention_days: positiveInteger.default(7),
+    // Each body (request, response) is cut to this many bytes of UTF-8.
+    max_bytes: positiveInteger.default(65_536),
+    // Whose bodies are kept: account ids, and key ids (a key of an account not listed).
+    accounts: z.array(z.string().min(1)).default([]),
+    keys: z.array(z.string().min(1)).default([]),
+  }).default({}),
+});
+
 /** USD per million tokens; at most 9 decimals because spend is summed in nano-dollars. */
 const priceSchema = z
   .number()
@@ -238,6 +252,7 @@ export const ConfigFileSchema = configObject(
       .transform((providers) => Object.fromEntries(Object.entries(providers).map(([name, provider]) => [name, { name, ...provider }]))),
     limits: LimitsSectionSchema.default({}),
     usage: UsageSectionSchema.default({}),
+    request_log: RequestLogSectionSchema.default({}),
     // In file order, which is the order of `GET /v1/models`.
     models: z.array(ModelSchema).min(1),
   },

@@ -8,6 +8,7 @@ import type {
   DashboardSessionRow,
   KeySetting,
   LoginTokenRow,
+  RequestLogRow,
   UsageDailyRow,
   UsageKeyRow,
 } from './types';
@@ -60,6 +61,17 @@ export type ApiKeyPatch = Partial<Pick<ApiKeyRecord, Exclude<keyof ApiKeyRowPatc
   };
 
 export type AccountPatch = Partial<Pick<AccountRecord, 'name' | 'rpm' | 'tpm' | 'models' | 'budget'>>;
+
+/** The request log's filters (request-log-store.ts). */
+export interface RequestLogWhere {
+  accountId?: string;
+  keyId?: string;
+  model?: string;
+  status?: number;
+  errorCode?: string;
+  receivedAt?: { gte?: Date; lt?: Date };
+  OR?: Array<{ receivedAt: { lt: Date } } | { receivedAt: Date; id: { lt: string } }>;
+}
 
 /** What an interactive transaction callback gets. */
 export interface GatewayDbTransaction {
@@ -123,6 +135,19 @@ export interface GatewayDb {
   usageEvent: {
     count(args: { where: { accountId?: string } }): Promise<number>;
     deleteMany(args: { where: { receivedAt: { lt: Date } } }): Promise<{ count: number }>;
+  };
+  requestLog: {
+    findMany(args: {
+      where: RequestLogWhere;
+      orderBy: Array<{ receivedAt: Order } | { id: Order }>;
+      take: number;
+    }): Promise<RequestLogRow[]>;
+    findUnique(args: { where: { id: string } }): Promise<RequestLogRow | null>;
+    deleteMany(args: { where: { receivedAt: { lt: Date } } }): Promise<{ count: number }>;
+    updateMany(args: {
+      where: { receivedAt: { lt: Date }; OR: Array<{ requestBody: { not: null } } | { responseBody: { not: null } }> };
+      data: { requestBody: null; responseBody: null };
+    }): Promise<{ count: number }>;
   };
   dashboardSession: {
     create(args: { data: DashboardSessionRecord }): Promise<DashboardSessionRecord>;

@@ -2,6 +2,7 @@ import { toBudgetColumn } from './budget-column';
 import { dailyUsageThroughPrisma, type DailyUsageQuery } from './daily-usage';
 import type { KeyDayUsageQuery } from './key-day-usage';
 import { modelUsageThroughPrisma } from './model-usage';
+import { requestLogThroughPrisma } from './request-log-store';
 import { spendOfDaysThroughPrisma } from './spend-of-days';
 import { ACCOUNT_CEILINGS, type GatewayDb } from './gateway-db';
 import { NOTHING_SET, toAccountRow, toApiKeyRow, toAuditEntryRow, toModelsColumn, toSetByColumns } from './rows';
@@ -199,11 +200,12 @@ export function createPrismaStore(db: GatewayDb, options: PrismaStoreOptions): S
       });
     },
 
-    async recordUsage(events) {
-      if (events.length === 0) return;
+    async recordUsage(events, requests = []) {
+      if (events.length === 0 && requests.length === 0) return;
       // The writer also moves each key's last use (docs/operator-controls.md), in the same
-      // transaction: one write per key and batch, never per request.
-      await options.usageWriter.write(events);
+      // transaction: one write per key and batch, never per request; and writes the request
+      // log's records (docs/request-log.md).
+      await options.usageWriter.write(events, requests);
     },
 
     async appendAudit(entry) {
@@ -236,6 +238,8 @@ export function createPrismaStore(db: GatewayDb, options: PrismaStoreOptions): S
       const { count } = await db.usageEvent.deleteMany({ where: { receivedAt: { lt: before } } });
       return count;
     },
+
+    ...requestLogThroughPrisma(db),
 
     async createDashboardSession(input) {
       return db.dashboardSession.create({ data: input });

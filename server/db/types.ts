@@ -191,6 +191,56 @@ export interface UsageEventRow extends TokenCounts {
   latencyMs: number;
 }
 
+/**
+ * One model request as the request log keeps it (docs/request-log.md): refused requests too,
+ * with no key or account when none was given. Tokens and cost are the request's usage event's.
+ */
+export interface RequestLogRow extends TokenCounts {
+  /** The record's own id (time-ordered); `requestId` is the client's or ours and need not be unique. */
+  id: string;
+  requestId: string;
+  receivedAt: Date;
+  accountId: string | null;
+  keyId: string | null;
+  /** The route's path, e.g. /v1/chat/completions. */
+  route: string;
+  /** The model asked for, and the catalogue model and provider that answered (after a fallback, the fallback). */
+  requestedModel: string | null;
+  model: string | null;
+  provider: string | null;
+  stream: boolean;
+  /** HTTP status the client got; 499 when the client went away first. */
+  status: number;
+  errorCode: string | null;
+  costFemtoUsd: bigint;
+  latencyMs: number;
+  /** Until the first byte of the body went out; null when none did. */
+  firstByteMs: number | null;
+  upstreamMs: number;
+  /** Upstream calls made: 1 + retries + fallbacks; 0 when none was. */
+  upstreamAttempts: number;
+  clientIp: string | null;
+  userAgent: string | null;
+  /** The client's `x-session-id`, when it sent one. */
+  sessionId: string | null;
+  /** Kept only where the operator turned bodies on; null after the bodies' own retention. */
+  requestBody: string | null;
+  responseBody: string | null;
+}
+
+/** GET /v1/admin/requests's filters; `before` is the last record of the previous page. */
+export interface RequestLogQuery {
+  accountId?: string;
+  keyId?: string;
+  model?: string;
+  status?: number;
+  errorCode?: string;
+  from?: Date;
+  to?: Date;
+  limit: number;
+  before?: { receivedAt: Date; id: string };
+}
+
 /** The per key per day rollup, maintained with each batch. */
 export interface UsageDailyRow extends TokenCounts {
   keyId: string;
@@ -287,9 +337,10 @@ export interface Store {
    * Idempotent per event: an event whose `eventId` is already stored is skipped, in the
    * events and in the rollup, so retrying a batch whose commit was not acknowledged is safe.
    * In the same transaction each key's `lastUsedAt` moves forward to its newest event of the
-   * batch (never back): one write per key and batch, never per request.
+   * batch (never back): one write per key and batch, never per request. The request log's
+   * records (docs/request-log.md) go in the same transaction; a record already stored is skipped.
    */
-  recordUsage(events: UsageEventRow[]): Promise<void>;
+  recordUsage(events: UsageEventRow[], requests?: readonly RequestLogRow[]): Promise<void>;
 
   appendAudit(entry: AuditEntryRow): Promise<void>;
   /** Newest first; `before` is the last entry of the previous page. */
@@ -309,6 +360,11 @@ export interface Store {
   countUsageEvents(filter?: { accountId?: string }): Promise<number>;
   /** Deletes raw events received before `before` (retention); the rollup is kept. */
   pruneUsageEvents(before: Date): Promise<number>;
+  /** docs/request-log.md: newest first, then by id. */
+  listRequests(query: RequestLogQuery): Promise<RequestLogRow[]>;
+  getRequest(id: string): Promise<RequestLogRow | null>;
+  /** Deletes records received before `before` and clears the bodies of those received before `bodiesBefore`. */
+  pruneRequestLog(before: Date, bodiesBefore: Date): Promise<{ records: number; bodies: number }>;
 
   createDashboardSession(input: DashboardSessionRow): Promise<DashboardSessionRow>;
   findDashboardSessionByHash(tokenHash: string): Promise<DashboardSessionRow | null>;

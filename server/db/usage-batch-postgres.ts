@@ -1,10 +1,11 @@
+import { REQUEST_LOG_COLUMNS, REQUEST_LOG_COLUMN_TYPES, requestValues } from './request-log-insert';
 import { EVENT_COLUMNS, eventValues, TOKEN_COLUMNS } from './usage-events-insert';
-import type { UsageEventRow } from './types';
+import type { RequestLogRow, UsageEventRow } from './types';
 
 /**
  * The Postgres type of each of EVENT_COLUMNS (usage-events-insert.ts), in its order: the
  * batch is bound as one array per column and unnested back into rows, so a batch of any size
- * is one statement of 20 parameters (no bound-parameter limit, and one text to prepare).
+ * is one statement of a parameter per column (no bound-parameter limit, and one text to prepare).
  */
 const EVENT_COLUMN_TYPES: Record<(typeof EVENT_COLUMNS)[number], string> = {
   event_id: 'text',
@@ -44,7 +45,9 @@ const quoted = (names: readonly string[]) => names.map((name) => `"${name}"`).jo
  *    femto-dollars, 9,223 USD), split into nano-dollars and a remainder as usage-rollup.ts
  *    splits it, and carried as its upsert carries it;
  * 4. `last_used`: each key's last use moved forward to its newest event of the batch (never
- *    back, docs/operator-controls.md), the key rows locked in id order first, for the same reason.
+ *    back, docs/operator-controls.md), the key rows locked in id order first, for the same reason;
+ * 5. `logged`: the request log's records (docs/request-log.md), unnested from their own column
+ *    arrays after the events', a record already stored skipped.
  * Sub-statements of one WITH see the same snapshot: none reads a table another writes.
  */
 export const RECORD_USAGE_STATEMENT = {
@@ -84,15 +87,22 @@ export const RECORD_USAGE_STATEMENT = {
     FOR UPDATE OF "locked"
   ) AS "moved"
   WHERE "key"."id" = "moved"."id" AND ("key"."last_used_at" IS NULL OR "key"."last_used_at" < "moved"."at")
+), "logged" AS (
+  INSERT INTO "request_log" (${quoted(REQUEST_LOG_COLUMNS)})
+  SELECT * FROM unnest(${REQUEST_LOG_COLUMNS.map(
+    (column, index) => `$${EVENT_COLUMNS.length + index + 1}::${REQUEST_LOG_COLUMN_TYPES[column]}[]`,
+  ).join(', ')})
+  ON CONFLICT ("id") DO NOTHING
 )
 SELECT count(*)::integer AS "inserted" FROM "inserted"`,
 };
 
 /**
- * The statement's 20 parameters: one array per column, each event's values as `eventValues`
- * gives them for pg (BigInt as decimal text, `received_at` as UTC wall-clock text).
+ * The statement's parameters: one array per column, each event's values as `eventValues`
+ * gives them for pg (BigInt as decimal text, `received_at` as UTC wall-clock text), then the
+ * request log's columns as `requestValues` gives them.
  */
-export function recordUsageValues(events: readonly UsageEventRow[]): unknown[][] {
+export function recordUsageValues(events: readonly UsageEventRow[], requests: readonly RequestLogRow[] = []): unknown[][] {
   const columns = EVENT_COLUMNS.map(() => new Array<unknown>(events.length));
   for (let index = 0; index < events.length; index += 1) {
     const event = events[index] as UsageEventRow;
@@ -100,5 +110,10 @@ export function recordUsageValues(events: readonly UsageEventRow[]): unknown[][]
     const values = eventValues(event, 'postgres');
     for (let column = 0; column < columns.length; column += 1) (columns[column] as unknown[])[index] = values[column];
   }
-  return columns;
+  const requestColumns = REQUEST_LOG_COLUMNS.map(() => new Array<unknown>(requests.length));
+  for (let index = 0; index < requests.length; index += 1) {
+    const values = requestValues(requests[index] as RequestLogRow, 'postgres');
+    for (let column = 0; column < requestColumns.length; column += 1) (requestColumns[column] as unknown[])[index] = values[column];
+  }
+  return columns.concat(requestColumns);
 }

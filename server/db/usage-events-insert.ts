@@ -96,6 +96,6 @@ export function sqliteTimestamp(date: Date): string {
  * ignores the offset of a timestamp-without-time-zone value: on a server whose TZ is not UTC
  * every event would be stored hours off. ISO text without the "Z" is the UTC wall clock.
  */
-function postgresTimestamp(date: Date): string {
+export function postgresTimestamp(date: Date): string {
   return date.toISOString().slice(0, -1);
 }

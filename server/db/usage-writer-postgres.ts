@@ -12,8 +12,8 @@ import type { UsageWriter } from './usage-writer';
  */
 export function postgresUsageWriter(pool: pg.Pool): UsageWriter {
   return {
-    async write(events) {
-      const values = recordUsageValues(events);
+    async write(events, requests) {
+      const values = recordUsageValues(events, requests);
       // pool.query drops a connection that failed (lost, or ended by the server) instead of
       // handing it out again, and hears its 'error' event meanwhile.
       await pool.query({ ...RECORD_USAGE_STATEMENT, values });

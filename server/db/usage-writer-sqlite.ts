@@ -1,7 +1,8 @@
 import Database from 'better-sqlite3';
 import { SQLITE_CONNECTION_PRAGMAS } from './database-url';
 import { parseAccountDays, SQLITE_KEY_DAY_USAGE_SQL, type KeyDayUsageQuery } from './key-day-usage';
-import type { UsageEventRow } from './types';
+import { INSERT_REQUEST_SQLITE_SQL, requestValues } from './request-log-insert';
+import type { RequestLogRow, UsageEventRow } from './types';
 import { eventValues, INSERT_EVENT_SQLITE_SQL, sqliteTimestamp } from './usage-events-insert';
 import { aggregateUsage, rollupValues, UPSERT_ROLLUP_SQLITE_SQL } from './usage-rollup';
 import type { UsageWriter } from './usage-writer';
@@ -19,6 +20,7 @@ export function openSqliteUsageWriter(filename: string, busyTimeoutMs: number): 
     for (const pragma of SQLITE_CONNECTION_PRAGMAS) db.pragma(pragma);
     const insertEvent = db.prepare<unknown[]>(INSERT_EVENT_SQLITE_SQL);
     const upsertRollup = db.prepare<unknown[]>(UPSERT_ROLLUP_SQLITE_SQL);
+    const insertRequest = db.prepare<unknown[]>(INSERT_REQUEST_SQLITE_SQL);
     // docs/operator-controls.md: a key's last use moves with the usage batches, never back.
     const markKeyUsed = db.prepare<[string, string, string]>(
       'UPDATE "api_keys" SET "last_used_at" = ? WHERE "id" = ? AND ("last_used_at" IS NULL OR "last_used_at" < ?)',
@@ -26,7 +28,7 @@ export function openSqliteUsageWriter(filename: string, busyTimeoutMs: number): 
     // The usage report's read (key-day-usage.ts) runs here too: synchronous like the batches,
     // it never interleaves with one.
     const keyDayUsageText = db.prepare<[string, string, string], string | null>(SQLITE_KEY_DAY_USAGE_SQL).pluck();
-    const writeBatch = db.transaction((events: readonly UsageEventRow[]) => {
+    const writeBatch = db.transaction((events: readonly UsageEventRow[], requests: readonly RequestLogRow[]) => {
       // Only what this transaction inserted goes into the rollup: an event already stored
       // (its batch committed before, but the acknowledgement was lost) was counted then.
       // `changes` is 0 for a row skipped by ON CONFLICT DO NOTHING, also for an id repeated
@@ -45,10 +47,12 @@ export function openSqliteUsageWriter(filename: string, busyTimeoutMs: number): 
         const text = sqliteTimestamp(at);
         markKeyUsed.run(text, keyId, text);
       }
+      // docs/request-log.md: the request log's records ride in the same transaction.
+      for (const request of requests) insertRequest.run(...requestValues(request, 'sqlite'));
     });
 
     return {
-      write: (events) =>
+      write: (events, requests) =>
         new Promise<void>((resolve, reject) => {
           // The transaction is synchronous, and runs in an event-loop turn of its own (a
           // setImmediate callback). A transaction of the Prisma connection (setUsageKey) holds
@@ -59,7 +63,7 @@ export function openSqliteUsageWriter(filename: string, busyTimeoutMs: number): 
           // before it gives up (test/db/store.test.ts).
           setImmediate(() => {
             try {
-              writeBatch.immediate(events);
+              writeBatch.immediate(events, requests);
               resolve();
             } catch (error) {
               // better-sqlite3 has rolled the transaction back.

@@ -133,7 +133,7 @@ export async function countMessageTokens(
   const meter = await reserving;
   meter.cancel();
   if (!native) return { input_tokens: tokenizerCount(call.body) };
-  const upstream = new UpstreamCall(dependencies.config.upstream, call.context.requestId, call.reply);
+  const upstream = new UpstreamCall(dependencies.config.upstream, call.context, call.reply);
   const { controller } = upstream;
   const options = { ...upstream.options, ...anthropicHeaders(call.headers) };
   try {

@@ -33,12 +33,19 @@ export class AccessReport {
     private readonly metrics: GatewayMetrics,
   ) {}
 
-  /** Called when the response closed; waits for the usage of a stream cut short. */
-  closed(context: RequestContext, response: FinishedResponse): void {
+  /**
+   * Called when the response closed; waits for the usage of a stream cut short. `then` runs
+   * after the line is written, with the usage known (the model pipeline's request log).
+   */
+  closed(context: RequestContext, response: FinishedResponse, then?: (totalMs: number) => void): void {
     const totalMs = monotonicNow() - context.startedAt;
     const outcome = context.usageOutcome;
     // The common case: usage is already known when the response closes.
-    if (outcome === undefined || outcome.settled) return this.write(context, response, totalMs);
+    if (outcome === undefined || outcome.settled) {
+      this.write(context, response, totalMs);
+      then?.(totalMs);
+      return;
+    }
     // Tokens of a stream cut short are known only once the upstream call has unwound.
     let reported = false;
     const once = () => {
@@ -46,6 +53,7 @@ export class AccessReport {
       reported = true;
       clearTimeout(timer);
       this.write(context, response, totalMs);
+      then?.(totalMs);
     };
     const timer = setTimeout(once, USAGE_WAIT_MS);
     timer.unref();

@@ -14,6 +14,7 @@ import type { ErrorFormat } from './error-formats';
 import { createBodyParser, readJsonBody, type BodyParser } from './read-body';
 import { ServerReply, type Reply } from './reply';
 import { RequestContext } from './request-context';
+import { bodyLimitFor, requestRecord, type RequestLogSettings } from '../request-log/request-record';
 
 /** What a model route's handler gets: the validated body, the caller's key, the context, the reply. */
 export interface ModelCall<Body> {
@@ -68,6 +69,8 @@ export interface ModelPipelineOptions {
   clientIp: (request: IncomingMessage) => string | undefined;
   /** The clock key expiry and rotation grace are decided by (docs/operator-controls.md); default Date.now. */
   now?: () => number;
+  /** docs/request-log.md: where each request's record goes; absent = no request log. */
+  requestLog?: RequestLogSettings | undefined;
 }
 
 /** A route with what is prepared once, at start: its compiled body validator. */
@@ -87,7 +90,8 @@ export interface PreparedRoute {
  *                   (completions/admission.ts)
  *   6. handler      the route's own: the upstream call and the reply (e.g. completions/chat-completion.ts)
  *   7. metering     the meter records usage exactly once, however the call ends
- *   8. access log   one line and the request metrics when the response closes (access-report.ts)
+ *   8. access log   one line and the request metrics when the response closes (access-report.ts),
+ *                   then the request log's record (docs/request-log.md)
  * Any failure is answered in the route's error format, with the context's headers.
  */
 export class ModelPipeline {
@@ -115,6 +119,7 @@ export class ModelPipeline {
   handle(prepared: PreparedRoute, request: IncomingMessage, response: ServerResponse): void {
     // Stage 1: request id. The context and reply exist before anything can fail.
     const context = new RequestContext();
+    context.receivedAt = (this.options.now ?? Date.now)();
     context.route = prepared.path;
     context.requestId = chooseRequestId(request.headers['x-request-id'], this.options.generateId);
     response.setHeader('x-request-id', context.requestId);
@@ -135,11 +140,17 @@ export class ModelPipeline {
     // Stage 2: body.
     const read = await readJsonBody(request, response, this.options.bodyLimitBytes, this.bodyParser);
     if (!read.ok) throw read.error;
+    const requestLog = this.options.requestLog;
+    if (requestLog !== undefined) context.requestedModel = modelNamed(read.body);
     // Stage 3: auth.
     const token = apiKeyOf(route, request);
     if (token === null && route.acceptsXApiKey === true) throw MISSING_KEY_EITHER_HEADER();
     const principal = await authenticateApiKey(this.options.keys, token, this.options.now);
     context.principal = principal;
+    if (requestLog !== undefined) {
+      context.bodyLimitBytes = bodyLimitFor(requestLog, principal.key.id, principal.key.accountId);
+      if (context.bodyLimitBytes > 0) context.requestBody = JSON.stringify(read.body);
+    }
     // Stage 4: validation.
     const parsed = prepared.validate(read.body);
     if (!parsed.success) throw fromZodError(parsed.error);
@@ -151,6 +162,7 @@ export class ModelPipeline {
   private fail(route: ModelRoute, context: RequestContext, reply: Reply, error: unknown): void {
     try {
       const gatewayError = classifyError(error, context.requestId, this.options.logger);
+      context.errorCode = gatewayError.code;
       if (reply.headersSent) {
         // Too late for a status line: end the response so the client is not left waiting.
         reply.end();
@@ -166,19 +178,38 @@ export class ModelPipeline {
   private closed(context: RequestContext, request: IncomingMessage, response: ServerResponse): void {
     const url = request.url ?? '';
     const query = url.indexOf('?');
-    this.options.report.closed(context, {
+    const finished = {
       method: request.method ?? 'POST',
       path: query === -1 ? url : url.slice(0, query),
       route: context.route ?? 'unmatched',
       status: response.statusCode,
       ip: this.options.clientIp(request),
       aborted: !response.writableFinished,
+    };
+    const requestLog = this.options.requestLog;
+    if (requestLog === undefined) return this.options.report.closed(context, finished);
+    this.options.report.closed(context, finished, (totalMs) => {
+      const closed = { ...finished, headers: request.headers, totalMs };
+      const id = requestLog.newId(context.receivedAt);
+      try {
+        requestLog.sink.recordRequest(requestRecord(context, closed, id, requestLog.bodies.maxBytes));
+      } catch (error) {
+        // The request log must never break a request.
+        this.options.logger.warn({ err: error, requestId: context.requestId }, 'request log record failed');
+      }
     });
   }
 }
 
 const MISSING_KEY_EITHER_HEADER = (): GatewayError =>
   authenticationError('missing_api_key', 'Missing API key: send it as "x-api-key: <key>" or "Authorization: Bearer <key>".');
+
+/** The `model` a request body names, whatever else it holds (the record of a refused request names it too). */
+function modelNamed(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null || !('model' in body)) return undefined;
+  const model = body.model;
+  return typeof model === 'string' ? model.slice(0, 256) : undefined;
+}
 
 /** The key the route reads: `Authorization: Bearer`, else `x-api-key` where the route accepts it. */
 function apiKeyOf(route: ModelRoute, request: IncomingMessage): string | null {

@@ -68,6 +68,8 @@ export class ServerReply implements Reply {
     response.statusCode = status;
     response.setHeader('content-type', 'application/json; charset=utf-8');
     response.setHeader('content-length', Buffer.byteLength(json));
+    this.context.markFirstByte();
+    if (this.context.bodyLimitBytes > 0) this.context.keepResponseText(json);
     response.end(json);
   }
 
@@ -84,6 +86,8 @@ export class ServerReply implements Reply {
 
   write(chunk: string): boolean {
     if (!this.response.headersSent) this.prepareHeaders();
+    this.context.markFirstByte();
+    if (this.context.bodyLimitBytes > 0) this.context.keepResponseText(chunk);
     return this.response.write(chunk);
   }
 
@@ -93,8 +97,13 @@ export class ServerReply implements Reply {
 
   end(chunk?: string): void {
     if (!this.response.headersSent) this.prepareHeaders();
-    if (chunk === undefined || chunk.length === 0) this.response.end();
-    else this.response.end(chunk);
+    if (chunk === undefined || chunk.length === 0) {
+      this.response.end();
+      return;
+    }
+    this.context.markFirstByte();
+    if (this.context.bodyLimitBytes > 0) this.context.keepResponseText(chunk);
+    this.response.end(chunk);
   }
 
   destroy(): void {

@@ -1,5 +1,6 @@
 import type { Principal } from '../middleware/authenticate';
 import { monotonicNow } from '../metrics/request-timing';
+import type { UsageEvent } from '../usage/types';
 
 /** Set by the meter of a model call: `settled` once its usage (tokens) is known. */
 export interface UsageOutcome {
@@ -38,10 +39,39 @@ export class RequestContext {
   droppedTools: string | undefined = undefined;
   /** Headers every reply to this request carries, errors included (the rate-limit headers). */
   responseHeaders: Record<string, string> | null = null;
+  /** Epoch ms when the request reached the gateway (the request log's time). */
+  receivedAt = 0;
+  /** The model the client asked for (`context.model` moves to the one that answered). */
+  requestedModel: string | undefined = undefined;
+  /** The usage event the meter recorded (tokens by kind, exact cost, status); null when none was. */
+  usage: UsageEvent | null = null;
+  /** The error code the client got, when the gateway refused or failed the request. */
+  errorCode: string | null = null;
+  /** Upstream calls made, retries and fallbacks included. */
+  upstreamAttempts = 0;
+  /** Monotonic ms from the start until the first byte of the body went out; null until then. */
+  firstByteMs: number | null = null;
+  /** docs/request-log.md: the cap of each kept body, in bytes; 0 = bodies not kept (the default). */
+  bodyLimitBytes = 0;
+  /** The request's and the response's bodies as kept (cut to the cap); null when not kept. */
+  requestBody: string | null = null;
+  responseBody: string | null = null;
 
   addHeaders(headers: Readonly<Record<string, string>>): void {
     if (this.responseHeaders === null) this.responseHeaders = {};
     for (const name in headers) this.responseHeaders[name] = headers[name] as string;
+  }
+
+  /** Notes when the first byte of the body goes out: the request log's time to first byte. */
+  markFirstByte(): void {
+    if (this.firstByteMs === null) this.firstByteMs = monotonicNow() - this.startedAt;
+  }
+
+  /** The response text sent so far, while the bodies are kept: a stream's events as sent, up to the cap. */
+  keepResponseText(text: string): void {
+    const kept = this.responseBody ?? '';
+    if (kept.length >= this.bodyLimitBytes) return;
+    this.responseBody = kept + text.slice(0, this.bodyLimitBytes - kept.length);
   }
 
   /** Records the overhead when the headers go out: the time so far minus the upstream's. */

@@ -14,6 +14,8 @@ export interface RetryOptions {
   maxDelayMs?: number;
   /** The longest upstream `retry-after` worth waiting for; a longer one moves on to the next target. Default 20 s. */
   maxRetryAfterMs?: number;
+  /** Called before each call to a target (retries and fallbacks included). */
+  onAttempt?: () => void;
   /** Injected for tests: [0, 1). */
   random?: () => number;
   /** Injected for tests; must reject with an AbortError when `signal` aborts. */
@@ -59,6 +61,7 @@ export async function callWithFallbacks<A, T>(
     for (let retry = 0; ; retry++) {
       throwIfAborted(signal);
       calls++;
+      options.onAttempt?.();
       try {
         return { value: await run(target, signal), attempt: target, attempts: calls };
       } catch (error) {

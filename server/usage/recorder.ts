@@ -1,4 +1,5 @@
-import type { Store, UsageEventRow } from '../db/types';
+import type { RequestLogRow, Store, UsageEventRow } from '../db/types';
+import type { RequestLogSink } from '../request-log/request-record';
 import { EventQueue } from './event-queue';
 import {
   resolveRecorderOptions,
@@ -13,6 +14,9 @@ import { invalidUsageEventReason, ShanghaiDayCache, toUsageEventRow } from './us
 import { WriteTimer } from './write-timer';
 
 export type { UsageRecorderLogger, UsageRecorderOptions, UsageRecorderPressure, UsageRecorderStats } from './recorder-options';
+
+/** docs/request-log.md: the most request records kept in memory while the database cannot be written. */
+const MAX_BUFFERED_REQUESTS = 100_000;
 
 type AttemptResult = { ok: true } | { ok: false; error: unknown };
 
@@ -31,8 +35,11 @@ interface Outage {
  * never handed to the store again after a successful write. A write that failed may still
  * have committed (the connection dropped during COMMIT): each event gets its id here, once,
  * so the retry carries the same ids and the store skips the events it already holds.
+ * The request log's records (docs/request-log.md) ride along: each write takes the records
+ * queued so far into the same transaction. They are kept in memory only (not journaled): a
+ * crash loses the records not yet written, never usage.
  */
-export class UsageRecorder implements UsageSink {
+export class UsageRecorder implements UsageSink, RequestLogSink {
   private readonly store: Store;
   private readonly options: ResolvedRecorderOptions;
   private readonly logger: UsageRecorderLogger;
@@ -41,6 +48,8 @@ export class UsageRecorder implements UsageSink {
   private readonly timer: WriteTimer;
 
   private readonly queue = new EventQueue<UsageEventRow>();
+  /** The request log's records waiting for the next write. */
+  private requests: RequestLogRow[] = [];
   private readonly days = new ShanghaiDayCache();
   /** Lower bound of when the oldest queued event arrived; null when the queue is empty. */
   private pendingSince: number | null = null;
@@ -91,17 +100,33 @@ export class UsageRecorder implements UsageSink {
       return;
     }
     try {
-      if (this.queue.length === 0) this.pendingSince = this.now();
+      if (this.pending() === 0) this.pendingSince = this.now();
       this.queue.push(row);
       const excess = this.queue.length + this.inFlightCount() - this.options.maxBufferedEvents;
       if (excess > 0) this.dropOldest(excess);
       // A running or queued cycle looks at the queue again when its write ends.
       if (this.running && !this.failing && !this.cycleQueued && !this.cycleActive) {
         if (this.queue.length >= this.batchSize) this.timer.schedule(0);
-        else if (this.queue.length === 1) this.timer.schedule(this.options.flushIntervalMs);
+        else if (this.pending() === 1) this.timer.schedule(this.options.flushIntervalMs);
       }
     } catch (error) {
       this.logQuietly({ err: error }, 'usage recorder could not schedule a write');
+    }
+  }
+
+  /** On the request path: O(1), never throws; written with the next usage batch (or alone). */
+  recordRequest(record: RequestLogRow): void {
+    try {
+      if (this.queue.length === 0 && this.requests.length === 0) this.pendingSince = this.now();
+      this.requests.push(record);
+      // Records are not usage: past their own cap (the database down for long) the oldest tenth goes.
+      const cap = Math.min(this.options.maxBufferedEvents, MAX_BUFFERED_REQUESTS);
+      if (this.requests.length > cap) this.requests.splice(0, Math.ceil(cap / 10));
+      if (this.running && !this.failing && !this.cycleQueued && !this.cycleActive && this.pending() === 1) {
+        this.timer.schedule(this.options.flushIntervalMs);
+      }
+    } catch (error) {
+      this.logQuietly({ err: error }, 'request log: a record could not be queued');
     }
   }
 
@@ -132,8 +157,8 @@ export class UsageRecorder implements UsageSink {
   /** Writes everything buffered now, once each batch; rejects with the store's error. */
   flush(): Promise<void> {
     return this.exclusive(async () => {
-      let remaining = this.queue.length;
-      while (remaining > 0 && this.queue.length > 0) {
+      let remaining = Math.max(this.queue.length, this.requests.length);
+      while (remaining > 0 && this.pending() > 0) {
         const size = Math.min(this.batchSize, remaining);
         const result = await this.attempt(size);
         if (!result.ok) {
@@ -174,6 +199,7 @@ export class UsageRecorder implements UsageSink {
     const lost = this.queue.length + (this.inFlightAbandoned ? 0 : this.inFlightCount());
     if (this.inFlight !== null) this.inFlightAbandoned = true;
     this.queue.clear();
+    this.requests = [];
     this.pendingSince = null;
     this.lost += lost;
     const written = this.written - writtenBefore;
@@ -190,7 +216,7 @@ export class UsageRecorder implements UsageSink {
   }
 
   private async drainLoop(deadline: number, session: { expired: boolean }): Promise<void> {
-    while (!session.expired && this.queue.length > 0 && this.now() < deadline) {
+    while (!session.expired && this.pending() > 0 && this.now() < deadline) {
       const result = await this.attempt(this.batchSize);
       if (result.ok) continue;
       const wait = Math.min(this.retryDelay(), deadline - this.now());
@@ -202,7 +228,7 @@ export class UsageRecorder implements UsageSink {
   private async backgroundCycle(): Promise<void> {
     // A cycle started while failing is the retry: it writes the head batch whether due or not.
     let retrying = this.failing;
-    while (this.running && this.queue.length > 0 && (retrying || this.isDue())) {
+    while (this.running && this.pending() > 0 && (retrying || this.isDue())) {
       retrying = false;
       const result = await this.attempt(this.batchSize);
       if (!result.ok) {
@@ -217,14 +243,16 @@ export class UsageRecorder implements UsageSink {
   private async attempt(size: number): Promise<AttemptResult> {
     const since = this.pendingSince ?? this.now();
     const batch = this.queue.take(size);
-    if (this.queue.length === 0) this.pendingSince = null;
+    const requests = this.requests.length <= size ? this.requests : this.requests.slice(0, size);
+    this.requests = this.requests.length <= size ? [] : this.requests.slice(size);
+    if (this.pending() === 0) this.pendingSince = null;
     this.inFlight = batch;
     this.inFlightSince = since;
     this.inFlightAbandoned = false;
     const started = this.now();
     try {
       // Inside the try: a store that throws synchronously is a failed write, not a crash.
-      await this.store.recordUsage(batch);
+      await this.store.recordUsage(batch, requests);
     } catch (error) {
       this.countWrite(started);
       const abandoned = this.inFlightAbandoned;
@@ -232,6 +260,7 @@ export class UsageRecorder implements UsageSink {
       this.inFlightAbandoned = false;
       if (!abandoned) {
         this.queue.putBack(batch);
+        if (requests.length > 0) this.requests = requests.concat(this.requests);
         this.pendingSince = this.pendingSince === null ? since : Math.min(this.pendingSince, since);
       }
       this.noteFailure(error);
@@ -246,7 +275,7 @@ export class UsageRecorder implements UsageSink {
       this.logInfo({ written: batch.length }, 'a usage write that outlasted the drain deadline completed after all');
     }
     this.noteSuccess(batch.length);
-    this.notifyStored(batch);
+    if (batch.length > 0) this.notifyStored(batch);
     return { ok: true };
   }
 
@@ -356,15 +385,20 @@ export class UsageRecorder implements UsageSink {
     else this.logger.warn(details, message);
   }
 
+  /** Usage events and request records waiting for a write. */
+  private pending(): number {
+    return this.queue.length + this.requests.length;
+  }
+
   private isDue(): boolean {
-    if (this.queue.length >= this.batchSize) return true;
+    if (this.queue.length >= this.batchSize || this.requests.length >= this.batchSize) return true;
     return this.pendingSince !== null && this.now() - this.pendingSince >= this.options.flushIntervalMs;
   }
 
   /** Arms the timer for the next write the queue needs (not while failing: the retry timer rules). */
   private rearm(): void {
-    if (!this.running || this.failing || this.queue.length === 0) return;
-    if (this.queue.length >= this.batchSize || this.pendingSince === null) {
+    if (!this.running || this.failing || this.pending() === 0) return;
+    if (this.queue.length >= this.batchSize || this.requests.length >= this.batchSize || this.pendingSince === null) {
       this.timer.schedule(0);
       return;
     }

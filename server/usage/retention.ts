@@ -7,19 +7,39 @@ export interface RetentionOptions {
   onPruned?: (count: number) => void;
   /** How often old raw events are deleted; the daily rollup the report reads is kept. */
   intervalMs?: number;
+  /** docs/request-log.md: the request log's retention, and its bodies' shorter one; absent = no request log. */
+  requestLog?: {
+    retentionDays: number;
+    bodiesRetentionDays: number;
+    onPruned?: (pruned: { records: number; bodies: number }) => void;
+  };
 }
 
 const DAY_MS = 86_400_000;
 
 /**
  * Deletes raw usage events older than the retention setting (`usage.retention_days`), once
- * shortly after start and then periodically. Idempotent: several instances may all run it.
+ * shortly after start and then periodically; so too the request log's records older than
+ * `request_log.retention_days`, and the bodies older than `request_log.bodies.retention_days`.
+ * Idempotent: several instances may all run it.
  */
 export function startRetention(store: Store, options: RetentionOptions): () => void {
   const prune = async () => {
+    const now = options.now();
     try {
-      const count = await store.pruneUsageEvents(new Date(options.now() - options.retentionDays * DAY_MS));
+      const count = await store.pruneUsageEvents(new Date(now - options.retentionDays * DAY_MS));
       if (count > 0) options.onPruned?.(count);
+    } catch (error) {
+      options.onError(error);
+    }
+    const { requestLog } = options;
+    if (requestLog === undefined) return;
+    try {
+      const pruned = await store.pruneRequestLog(
+        new Date(now - requestLog.retentionDays * DAY_MS),
+        new Date(now - requestLog.bodiesRetentionDays * DAY_MS),
+      );
+      if (pruned.records > 0 || pruned.bodies > 0) requestLog.onPruned?.(pruned);
     } catch (error) {
       options.onError(error);
     }

@@ -16,7 +16,7 @@ import type {
 import { PrismaClient as PostgresPrismaClient } from '../../server/db/generated/postgres/client';
 import { PrismaClient as SqlitePrismaClient, Prisma as SqlitePrisma } from '../../server/db/generated/sqlite/client';
 import { migrate } from '../../server/db/migrate';
-import type { UsageEventRow } from '../../server/db/types';
+import type { RequestLogRow, UsageEventRow } from '../../server/db/types';
 import { rawQuery, type Dialect, type TestDatabase } from './databases';
 
 export const account = {
@@ -127,6 +127,37 @@ export const loginToken = {
   usedAt: new Date('2026-01-06T00:05:00.003Z'),
 };
 
+export const requestLog: RequestLogRow = {
+  id: '0193b2c4-0000-7000-8000-000000000001',
+  requestId: 'req_log',
+  receivedAt: new Date('2026-01-08T00:00:00.004Z'),
+  accountId: account.id,
+  keyId: apiKey.id,
+  route: '/v1/messages',
+  requestedModel: 'claude-3-5-haiku',
+  model: 'claude-3-5-haiku',
+  provider: 'anthropic',
+  stream: true,
+  status: 429,
+  errorCode: 'rate_limit_exceeded',
+  promptTokens: 2_147_483_647,
+  completionTokens: 1,
+  cachedTokens: 2,
+  cacheWriteTokens: 3,
+  cacheWrite1hTokens: 4,
+  reasoningTokens: 5,
+  costFemtoUsd: 9_223_372_036_854_775_807n,
+  latencyMs: 1_234,
+  firstByteMs: 56,
+  upstreamMs: 789,
+  upstreamAttempts: 3,
+  clientIp: '203.0.113.7',
+  userAgent: 'schema-test/1',
+  sessionId: 'session_schema',
+  requestBody: '{"model":"claude-3-5-haiku"}',
+  responseBody: 'data: {}',
+};
+
 /** Each fixture sets every scalar field of its model, so a missing column cannot hide. */
 export const fixtures = [
   { model: 'Account', data: account, fields: SqlitePrisma.AccountScalarFieldEnum },
@@ -137,6 +168,7 @@ export const fixtures = [
   { model: 'DashboardSession', data: dashboardSession, fields: SqlitePrisma.DashboardSessionScalarFieldEnum },
   { model: 'LoginToken', data: loginToken, fields: SqlitePrisma.LoginTokenScalarFieldEnum },
   { model: 'AuditEntry', data: auditEntry, fields: SqlitePrisma.AuditEntryScalarFieldEnum },
+  { model: 'RequestLog', data: requestLog, fields: SqlitePrisma.RequestLogScalarFieldEnum },
 ];
 
 interface Delegate<Create, Read, Where> {
@@ -163,6 +195,7 @@ interface TestClient {
   dashboardSession: Delegate<DashboardSessionRecord, DashboardSessionRecord, { tokenHash: string }>;
   loginToken: Delegate<LoginTokenRecord, LoginTokenRecord, { tokenHash: string }>;
   auditEntry: Delegate<AuditEntryRecord, AuditEntryRecord, { id: string }>;
+  requestLog: Delegate<RequestLogRow, RequestLogRow, { id: string }>;
   $disconnect(): Promise<void>;
 }
 

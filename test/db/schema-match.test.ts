@@ -11,6 +11,7 @@ import {
   fixtures,
   loginToken,
   openClient,
+  requestLog,
   usageDaily,
   usageEvent,
   usageKey,
@@ -78,6 +79,8 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
         expect(await client.loginToken.create({ data: loginToken })).toEqual(loginToken);
         expect(await client.auditEntry.create({ data: auditEntry })).toEqual(auditEntry);
         expect(await client.auditEntry.findUniqueOrThrow({ where: { id: auditEntry.id } })).toEqual(auditEntry);
+        expect(await client.requestLog.create({ data: requestLog })).toEqual(requestLog);
+        expect(await client.requestLog.findUniqueOrThrow({ where: { id: requestLog.id } })).toEqual(requestLog);
 
         expect(await client.account.findUniqueOrThrow({ where: { id: account.id } })).toEqual(account);
         expect(await client.apiKey.findUniqueOrThrow({ where: { keyHash: apiKey.keyHash } })).toEqual(apiKey);

@@ -8,6 +8,8 @@ import type {
   KeyDayUsage,
   LoginTokenRow,
   ModelUsageRow,
+  RequestLogQuery,
+  RequestLogRow,
   Store,
   UsageDailyRow,
   UsageEventRow,
@@ -31,6 +33,8 @@ export class FakeStore implements Store {
 
   /** Events written (committed batches), in write order. */
   readonly events: UsageEventRow[] = [];
+  /** The request log's records written. */
+  readonly requests: RequestLogRow[] = [];
   /** Every batch recordUsage was called with, failed or not. */
   readonly recordUsageCalls: UsageEventRow[][] = [];
   /** Highest number of recordUsage calls running at once. */
@@ -98,13 +102,13 @@ export class FakeStore implements Store {
     return this.activeWrites;
   }
 
-  recordUsage(events: UsageEventRow[]): Promise<void> {
+  recordUsage(events: UsageEventRow[], requests: readonly RequestLogRow[] = []): Promise<void> {
     if (this.throwSynchronously) throw new Error('store threw synchronously');
     this.recordUsageCalls.push(events);
-    return this.write(events);
+    return this.write(events, requests);
   }
 
-  private async write(events: UsageEventRow[]): Promise<void> {
+  private async write(events: UsageEventRow[], requests: readonly RequestLogRow[]): Promise<void> {
     this.activeWrites += 1;
     this.maxConcurrentWrites = Math.max(this.maxConcurrentWrites, this.activeWrites);
     try {
@@ -115,7 +119,8 @@ export class FakeStore implements Store {
         this.failuresLeft -= 1;
         throw this.failure;
       }
-      // One transaction: the events and the rollup together, or nothing.
+      // One transaction: the events, the rollup and the request log's records together, or nothing.
+      for (const request of requests) if (!this.requests.some((kept) => kept.id === request.id)) this.requests.push({ ...request });
       for (const event of events) {
         if (this.eventIds.has(event.eventId)) continue;
         this.eventIds.add(event.eventId);
@@ -199,6 +204,45 @@ export class FakeStore implements Store {
 
   async countUsageEvents(filter: { accountId?: string } = {}): Promise<number> {
     return this.events.filter((event) => filter.accountId === undefined || event.accountId === filter.accountId).length;
+  }
+
+  async listRequests(query: RequestLogQuery): Promise<RequestLogRow[]> {
+    const at = (row: RequestLogRow) => row.receivedAt.getTime();
+    return this.requests
+      .filter(
+        (row) =>
+          (query.accountId === undefined || row.accountId === query.accountId) &&
+          (query.keyId === undefined || row.keyId === query.keyId) &&
+          (query.model === undefined || row.model === query.model) &&
+          (query.status === undefined || row.status === query.status) &&
+          (query.errorCode === undefined || row.errorCode === query.errorCode) &&
+          (query.from === undefined || at(row) >= query.from.getTime()) &&
+          (query.to === undefined || at(row) < query.to.getTime()) &&
+          (query.before === undefined ||
+            at(row) < query.before.receivedAt.getTime() ||
+            (at(row) === query.before.receivedAt.getTime() && row.id < query.before.id)),
+      )
+      .sort((a, b) => at(b) - at(a) || (b.id < a.id ? -1 : b.id > a.id ? 1 : 0))
+      .slice(0, query.limit);
+  }
+
+  async getRequest(id: string): Promise<RequestLogRow | null> {
+    return this.requests.find((row) => row.id === id) ?? null;
+  }
+
+  async pruneRequestLog(before: Date, bodiesBefore: Date): Promise<{ records: number; bodies: number }> {
+    const kept = this.requests.filter((row) => row.receivedAt.getTime() >= before.getTime());
+    const records = this.requests.length - kept.length;
+    let bodies = 0;
+    for (const row of kept) {
+      if (row.receivedAt.getTime() < bodiesBefore.getTime() && (row.requestBody !== null || row.responseBody !== null)) {
+        row.requestBody = null;
+        row.responseBody = null;
+        bodies += 1;
+      }
+    }
+    this.requests.splice(0, this.requests.length, ...kept);
+    return { records, bodies };
   }
 
   async pruneUsageEvents(before: Date): Promise<number> {

@@ -41,6 +41,7 @@ export function renderShell(root: HTMLElement, pathname: string): HTMLElement {
     } else {
       links.push(navLink(paths.accounts(), 'Accounts', pathname.startsWith(paths.accounts())));
     }
+    links.push(navLink(paths.requests(), 'Requests', pathname.startsWith(paths.requests())));
     links.push(navLink(paths.models(), 'Models', pathname.startsWith(paths.models())));
     nav = h('nav', { class: 'main-nav', 'aria-label': 'Main' }, links);
     const signOutButton = h('button', { type: 'button', class: 'button subtle' }, 'Sign out');
