@@ -94,8 +94,11 @@ type GenerateOptions = NonNullable<Parameters<typeof generateOpenApi>[2]>;
 type Operation = ReturnType<NonNullable<GenerateOptions['operationMapper']>>;
 type Parameter = NonNullable<Operation['parameters']>[number];
 
+/** The fields of a path or query schema, through the refinements around its object. */
 function objectShape(schema: unknown): Record<string, ZodTypeAny> {
-  return schema instanceof z.ZodObject ? (schema.shape as Record<string, ZodTypeAny>) : {};
+  let inner = schema;
+  while (inner instanceof z.ZodEffects) inner = inner.innerType();
+  return inner instanceof z.ZodObject ? (inner.shape as Record<string, ZodTypeAny>) : {};
 }
 
 /**
@@ -110,8 +113,12 @@ function parameter(generated: Parameter, route: AppRoute, writer: JsonSchemaWrit
   if (schema === undefined) return [{ ...generated, description: `The ${name}.` }];
   if (generated.in === 'path')
     return [{ name, in: 'path', required: true, description: schema.description ?? `The ${name}.`, schema: writer.write(schema) }];
-  const { description, ...rest } = writer.write(schema);
-  return [{ name, in: 'query', required: generated.required === true, description: description ?? name, schema: rest }];
+  // An optional parameter is `required: false`; its schema is the value's (not "absent or the value").
+  const value = schema instanceof z.ZodOptional ? (schema.unwrap() as ZodTypeAny) : schema;
+  const { description, ...rest } = writer.write(value);
+  return [
+    { name, in: 'query', required: generated.required === true, description: schema.description ?? description ?? name, schema: rest },
+  ];
 }
 
 function responseEntry(status: number, schema: unknown, writer: JsonSchemaWriter, metadata: RouteMetadata): JsonSchema {
