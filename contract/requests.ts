@@ -65,7 +65,7 @@ export const RequestRecordSchema = z
     requested_model: z.string().nullable().describe('The model the request named.'),
     model: z.string().nullable().describe('The catalogue model that answered (after a fallback, the fallback).'),
     provider: z.string().nullable().describe('The provider (deployment) that answered.'),
-    stream: z.boolean(),
+    stream: z.boolean().describe('Whether the client asked for a stream.'),
     status: z.number().int().describe('The HTTP status the client got; 499 when the client went away first.'),
     error_code: z.string().nullable().describe('The error code, when the request failed or was refused.'),
     tokens: RequestTokensSchema,
@@ -74,8 +74,11 @@ export const RequestRecordSchema = z
     first_byte_ms: z.number().int().nullable().describe('Until the first byte of the body went out; null when none did.'),
     upstream_ms: z.number().int().describe('Time inside upstream calls, retries and their waits included.'),
     upstream_attempts: z.number().int().describe('Upstream calls made: 1 plus the retries and fallbacks taken; 0 when none was.'),
-    client_ip: z.string().nullable(),
-    user_agent: z.string().nullable(),
+    client_ip: z
+      .string()
+      .nullable()
+      .describe("The client's address (behind a trusted proxy, the one it forwarded: docs/configuration.md)."),
+    user_agent: z.string().nullable().describe('The `user-agent` header the client sent.'),
     session_id: z.string().nullable().describe('The `x-session-id` header the client sent.'),
     bodies_kept: z.boolean().describe('Whether the bodies were kept for this request (until their own retention).'),
   })
