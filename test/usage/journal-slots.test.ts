@@ -114,10 +114,12 @@ describe('journal slots: one directory, one live process', () => {
   it('a fixed slot held only to replay a dead holder\u2019s segments is waited for, then claimed', async () => {
     const adopter = await holdInAnotherProcess(join(base, 'worker-1'), 'adopting');
     children.push(adopter);
-    setTimeout(() => void kill(adopter, 'SIGTERM'), 400);
+    const killed = new Promise<void>((resolve) => setTimeout(() => void kill(adopter, 'SIGTERM').then(resolve), 400));
     const slot = await claimJournalSlot({ base, fixed: true });
     claims.push(slot.claim);
     expect(slot.slot).toBe(1);
+    // The claim was waited for until the adopter died (its exit may be reported a moment after the lock is free).
+    await killed;
     expect(adopter.signalCode).toBe('SIGTERM');
   });
 
