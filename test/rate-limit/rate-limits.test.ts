@@ -164,9 +164,10 @@ describe.skipIf(!hasRedis)('Redis limiter shared by two instances', () => {
     await first?.close();
   });
 
-  it('200 parallel requests through two instances, rpm 50: exactly 50 succeed', async () => {
+  it('200 parallel requests through two instances, rpm 50: exactly 50 succeed (plus what the bucket refilled meanwhile)', async () => {
     const accountId = await first.createAccount();
     const { key } = await first.createKey(accountId, { rpm: 50, tpm: 10_000_000 });
+    const started = Date.now();
     const results = await Promise.all(
       Array.from({ length: 200 }, (_, index) =>
         (index % 2 === 0 ? first : second).http
@@ -176,8 +177,13 @@ describe.skipIf(!hasRedis)('Redis limiter shared by two instances', () => {
           .then((response) => response.status),
       ),
     );
-    expect(results.filter((status) => status === 200)).toHaveLength(50);
-    expect(results.filter((status) => status === 429)).toHaveLength(150);
+    // The bucket refills continuously (docs/rate-limits.md): one request per 1.2 s at rpm 50, so a
+    // burst that took longer on a loaded machine has earned that many more, and not one beyond.
+    const refilled = Math.floor((Date.now() - started) / 1_200);
+    const succeeded = results.filter((status) => status === 200).length;
+    expect(succeeded).toBeGreaterThanOrEqual(50);
+    expect(succeeded).toBeLessThanOrEqual(50 + refilled);
+    expect(results.filter((status) => status === 429)).toHaveLength(200 - succeeded);
   });
 });
 
