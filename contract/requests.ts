@@ -65,7 +65,7 @@ export const RequestRecordSchema = z
     requested_model: z.string().nullable().describe('The model the request named.'),
     model: z.string().nullable().describe('The catalogue model that answered (after a fallback, the fallback).'),
     provider: z.string().nullable().describe('The provider (deployment) that answered.'),
-    stream: z.boolean().describe('Whether the client asked for a stream.'),
+    stream: z.boolean().describe('Whether the reply was streamed.'),
     status: z.number().int().describe('The HTTP status the client got; 499 when the client went away first.'),
     error_code: z.string().nullable().describe('The error code, when the request failed or was refused.'),
     tokens: RequestTokensSchema,
@@ -74,11 +74,8 @@ export const RequestRecordSchema = z
     first_byte_ms: z.number().int().nullable().describe('Until the first byte of the body went out; null when none did.'),
     upstream_ms: z.number().int().describe('Time inside upstream calls, retries and their waits included.'),
     upstream_attempts: z.number().int().describe('Upstream calls made: 1 plus the retries and fallbacks taken; 0 when none was.'),
-    client_ip: z
-      .string()
-      .nullable()
-      .describe("The client's address (behind a trusted proxy, the one it forwarded: docs/configuration.md)."),
-    user_agent: z.string().nullable().describe('The `user-agent` header the client sent.'),
+    client_ip: z.string().nullable().describe("The client's address (the server.trust_proxy rules apply)."),
+    user_agent: z.string().nullable().describe("The client's `user-agent`."),
     session_id: z.string().nullable().describe('The `x-session-id` header the client sent.'),
     bodies_kept: z.boolean().describe('Whether the bodies were kept for this request (until their own retention).'),
   })
@@ -96,7 +93,7 @@ export type RequestDetail = z.infer<typeof RequestDetailSchema>;
 
 export const RequestLogPageSchema = z
   .object({
-    object: z.literal('list'),
+    object: z.literal('list').describe('Always `list`.'),
     data: z.array(RequestRecordSchema).describe('Newest first.'),
     next_cursor: z.string().nullable().describe('Pass as `cursor` for older records; null on the last page.'),
     account_bodies_kept: z
