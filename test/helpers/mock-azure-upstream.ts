@@ -220,7 +220,11 @@ export async function startMockManagedIdentityEndpoint(secret: string): Promise<
       Promise.resolve(
         request.headers['x-identity-header'] === secret
           ? null
-          : { type: 'json' as const, status: 401, body: { statusCode: 401, message: 'Unauthorized: the X-IDENTITY-HEADER is missing or wrong.' } },
+          : {
+              type: 'json' as const,
+              status: 401,
+              body: { statusCode: 401, message: 'Unauthorized: the X-IDENTITY-HEADER is missing or wrong.' },
+            },
       ),
     sendOther: sendSse,
   });
