@@ -7,6 +7,7 @@ import { withServingEnv, withServingFlags } from '../server/cli/serving-flags';
 import { createStore } from '../server/db/create-store';
 import type { Store } from '../server/db/types';
 import { createBenchDatabase, type BenchDatabase } from './bench-database';
+import { BEDROCK_BENCH_MODEL } from './scenarios';
 import { freePort, startServer, type BenchProcess } from './processes';
 
 /**
@@ -74,6 +75,10 @@ providers:
     type: anthropic
     base_url: ${upstream}
     api_key_env: BENCH_UPSTREAM_KEY
+  bench-bedrock:
+    type: bedrock
+    base_url: ${upstream}
+    options: { region: us-east-1 }
 models:
   - id: bench-chat
     provider: bench
@@ -94,6 +99,12 @@ models:
     provider: bench-anthropic
     capabilities: [chat, function_calling]
     context_window: 200000
+    pricing: ${pricing}
+  - id: bench-bedrock
+    provider: bench-bedrock
+    upstream_model: ${BEDROCK_BENCH_MODEL}
+    capabilities: [chat]
+    context_window: 300000
     pricing: ${pricing}
   - id: bench-embed
     provider: bench
@@ -117,6 +128,10 @@ export async function startGateway(setup: GatewaySetup): Promise<GatewayUnderTes
     DATABASE_URL: database.url,
     LOG_LEVEL: setup.logLevel,
     BENCH_UPSTREAM_KEY: 'sk-bench-upstream',
+    // The Bedrock provider signs with these (the default credential chain reads them first).
+    AWS_ACCESS_KEY_ID: 'AKIABENCHBENCHBENCH0',
+    AWS_SECRET_ACCESS_KEY: 'bench-secret-access-key-bench-secret-key',
+    AWS_EC2_METADATA_DISABLED: 'true',
     // Each gateway of a run its own journal, in its work directory (docs/usage-durability.md).
     USAGE_JOURNAL_DIR: path.join(setup.workDirectory, 'usage-journal'),
     ...(setup.postgres ? { REDIS_URL: setup.redisUrl } : {}),

@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { EventStreamCodec } from '@smithy/core/event-streams';
+import { fromUtf8, toUtf8 } from '@smithy/core/serde';
 
 /**
  * The benchmark's upstream: an OpenAI-compatible server that answers at once, run in its own
@@ -11,7 +13,9 @@ import { parseArgs } from 'node:util';
  *
  * A path prefix `/delay-<ms>` (e.g. base URL `http://host/delay-50/v1`) spaces the events of
  * a stream `<ms>` apart, first one included: a slow model for the open-streams and
- * time-to-first-byte probes.
+ * time-to-first-byte probes. `POST /model/<id>/converse-stream` answers as Amazon Bedrock's
+ * ConverseStream does, in its binary event-stream framing (its signature is not checked here:
+ * the gateway's signing is what is measured).
  */
 export interface MockUpstreamOptions {
   /** Content events of a streamed reply (one word each); the non-streamed reply has as many words. */
@@ -32,6 +36,8 @@ interface Replies {
    */
   messageEvents: Buffer[];
   message: Buffer;
+  /** ConverseStream's events (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ConverseStreamOutput.html), framed. */
+  converseEvents: Buffer[];
   completion: Buffer;
   streamEvents: Buffer[];
   usageEvent: Buffer;
@@ -84,7 +90,27 @@ function buildReplies(options: MockUpstreamOptions): Replies {
     event({ type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: options.chunks } }),
     event({ type: 'message_stop' }),
   ];
+  const codec = new EventStreamCodec(toUtf8, fromUtf8);
+  const text = (value: string) => ({ type: 'string' as const, value });
+  const converse = (eventType: string, payload: unknown) =>
+    Buffer.from(
+      codec.encode({
+        headers: { ':message-type': text('event'), ':event-type': text(eventType), ':content-type': text('application/json') },
+        body: fromUtf8(JSON.stringify(payload)),
+      }),
+    );
+  const converseEvents = [
+    converse('messageStart', { role: 'assistant' }),
+    ...words.map((word) => converse('contentBlockDelta', { contentBlockIndex: 0, delta: { text: word } })),
+    converse('contentBlockStop', { contentBlockIndex: 0 }),
+    converse('messageStop', { stopReason: 'end_turn' }),
+    converse('metadata', {
+      usage: { inputTokens: 42, outputTokens: options.chunks, totalTokens: 42 + options.chunks },
+      metrics: { latencyMs: 1 },
+    }),
+  ];
   return {
+    converseEvents,
     messageEvents: messageEvents.map((text) => Buffer.from(text)),
     message: Buffer.from(JSON.stringify({ ...message, content: [{ type: 'text', text: words.join('') }], stop_reason: 'end_turn' })),
     completion: Buffer.from(JSON.stringify(completion)),
@@ -107,6 +133,12 @@ export function createMockUpstream(options: MockUpstreamOptions = DEFAULT_MOCK_O
 }
 
 function answer(request: IncomingMessage, response: ServerResponse, text: string, replies: Replies): void {
+  if (request.method === 'POST' && /^\/model\/[^/]+\/converse-stream$/.test(request.url ?? '')) {
+    response.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream' });
+    for (const event of replies.converseEvents) response.write(event);
+    response.end();
+    return;
+  }
   const match = /^(?:\/delay-(\d+))?(\/v1\/(?:chat\/completions|embeddings|messages))$/.exec(request.url ?? '');
   let body: Record<string, unknown>;
   try {

@@ -24,7 +24,8 @@ const USAGE = `npm run bench -- [options]
   --duration S       measured seconds per target and scenario, split over the rounds (default 8)
   --rounds N         rounds per scenario, targets alternating within each (default 2)
   --warmup S         warm-up seconds per target and scenario (default 3)
-  --only IDS         scenarios to run, comma-separated: chat,stream,embed-float,embed-base64,chat-1
+  --only IDS         scenarios to run, comma-separated: chat,stream,responses-stream,messages-stream,messages-translated,
+                     bedrock-stream,embed-float,embed-base64,chat-1
   --postgres         the gateway on Postgres + Redis (BENCH_POSTGRES_URL, BENCH_REDIS_URL) instead of SQLite
   --chunks N         content chunks of a streamed reply (default 20)
   --dimensions N     embedding size (default 1536)

@@ -64,6 +64,16 @@ const MESSAGES_TURN = {
 export const MESSAGES_STREAM_BODY = JSON.stringify({ model: 'bench-claude', ...MESSAGES_TURN });
 /** To the chat upstream: translated both ways, held to 2.5x the bare proxy's. */
 export const MESSAGES_TRANSLATED_STREAM_BODY = JSON.stringify({ model: 'bench-chat', ...MESSAGES_TURN });
+/** The Bedrock model of the `bedrock-stream` scenario (bench/gateway-process.ts configures it). */
+export const BEDROCK_BENCH_MODEL = 'amazon.nova-pro-v1:0';
+/** The chat stream to a Bedrock-type model (signed, its reply in event-stream framing). */
+const BEDROCK_STREAM_BODY = STREAM_BODY.replace('"bench-chat"', '"bench-bedrock"');
+/** What the bare proxy relays instead: the same turn as a ConverseStream request, to the same mock. */
+const CONVERSE_STREAM_BODY = JSON.stringify({
+  system: [{ text: MESSAGES[0]?.content }],
+  messages: [{ role: 'user', content: [{ text: MESSAGES[1]?.content }] }],
+  inferenceConfig: { maxTokens: 256, temperature: 0.7 },
+});
 const EMBED_INPUT = 'Measure first, then change one thing at a time and measure again; keep the numbers with the change.';
 
 export function scenarios(chunks: number, dimensions: number): Scenario[] {
@@ -105,6 +115,14 @@ export function scenarios(chunks: number, dimensions: number): Scenario[] {
       body: MESSAGES_TRANSLATED_STREAM_BODY,
       connections: 64,
       baseline: { path: '/v1/chat/completions', body: STREAM_BODY },
+    },
+    {
+      id: 'bedrock-stream',
+      title: `chat stream to Amazon Bedrock (ConverseStream, ${chunks} deltas), 64 connections`,
+      path: '/v1/chat/completions',
+      body: BEDROCK_STREAM_BODY,
+      connections: 64,
+      baseline: { path: `/model/${encodeURIComponent(BEDROCK_BENCH_MODEL)}/converse-stream`, body: CONVERSE_STREAM_BODY },
     },
     embeddings('float'),
     embeddings('base64'),

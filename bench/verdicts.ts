@@ -62,6 +62,8 @@ export function verdicts(
     // the Messages pass-through stream 1.5x the bare proxy's relay of the same stream.
     ['messages-stream', 'messages pass-through stream', true, PASS_THROUGH_CPU_RATIO_TARGET],
     ['messages-translated', 'messages -> chat stream', true, TRANSLATED_CPU_RATIO_TARGET],
+    // and a chat stream to Bedrock (signed, binary framing decoded) 2.5x the bare proxy's relay of the same stream.
+    ['bedrock-stream', 'chat -> Bedrock ConverseStream', true, TRANSLATED_CPU_RATIO_TARGET],
     ['embed-float', 'embeddings float', false, CPU_RATIO_TARGET],
     ['embed-base64', 'embeddings base64', false, CPU_RATIO_TARGET],
   ] as const) {
