@@ -1,5 +1,5 @@
-import type { z } from 'zod';
 import type { ChatCompletionChunk, FinishReason } from '../../../contract';
+import { compileBodySchema, type BodyValidator } from '../../pipeline/compiled-schema';
 import { chunkWith, type ChunkHeader } from '../chat-stream';
 import { toChatUsage } from '../token-usage';
 import type { TokenUsage } from '../types';
@@ -15,6 +15,18 @@ import {
 import type { EventStreamMessage } from './event-stream';
 import { mapBedrockStopReason } from './map-bedrock-stop-reason';
 import { mapConverseUsage } from './map-converse-response';
+
+/**
+ * The events' checks, compiled once (pipeline/compiled-schema.ts, as the OpenAI stream's are):
+ * a stream has an event per delta, and zod per event costs more than the rest of its handling.
+ */
+const checks = {
+  contentBlockStart: compileBodySchema(ContentBlockStartEventSchema, { unknownKeys: 'kept' }),
+  contentBlockDelta: compileBodySchema(ContentBlockDeltaEventSchema, { unknownKeys: 'kept' }),
+  contentBlockStop: compileBodySchema(ContentBlockStopEventSchema, { unknownKeys: 'kept' }),
+  messageStop: compileBodySchema(MessageStopEventSchema, { unknownKeys: 'kept' }),
+  metadata: compileBodySchema(StreamMetadataEventSchema, { unknownKeys: 'kept' }),
+};
 
 /**
  * ConverseStream events -> OpenAI chat.completion.chunk objects, grouped as they were read.
@@ -79,7 +91,7 @@ export async function* translateConverseStream(
           break;
         case 'contentBlockStart': {
           start(out);
-          const event = read(message, ContentBlockStartEventSchema, context.provider);
+          const event = read(message, checks.contentBlockStart, context.provider);
           const tool = event.start.toolUse;
           if (tool) {
             const state = { toolIndex: toolBlocks.size, sentArguments: false };
@@ -96,7 +108,7 @@ export async function* translateConverseStream(
         }
         case 'contentBlockDelta': {
           start(out);
-          const event = read(message, ContentBlockDeltaEventSchema, context.provider);
+          const event = read(message, checks.contentBlockDelta, context.provider);
           const { text, toolUse, reasoningContent } = event.delta;
           if (text) out.push(delta({ content: text }));
           if (reasoningContent?.text) out.push(delta({ reasoning_content: reasoningContent.text }));
@@ -108,7 +120,7 @@ export async function* translateConverseStream(
           break;
         }
         case 'contentBlockStop': {
-          const state = toolBlocks.get(read(message, ContentBlockStopEventSchema, context.provider).contentBlockIndex);
+          const state = toolBlocks.get(read(message, checks.contentBlockStop, context.provider).contentBlockIndex);
           // A tool without parameters streams no input at all; "{}" is what the non-streamed reply says.
           if (state && !state.sentArguments) {
             state.sentArguments = true;
@@ -119,12 +131,12 @@ export async function* translateConverseStream(
         case 'messageStop':
           start(out);
           stopped = true;
-          out.push(delta({}, mapBedrockStopReason(read(message, MessageStopEventSchema, context.provider).stopReason)));
+          out.push(delta({}, mapBedrockStopReason(read(message, checks.messageStop, context.provider).stopReason)));
           break;
         case 'metadata': {
           if (!stopped) throw badResponse(context.provider, 'stream metadata before the end of the message');
           finished = true;
-          const usage = read(message, StreamMetadataEventSchema, context.provider).usage;
+          const usage = read(message, checks.metadata, context.provider).usage;
           if (usage) {
             const tokens = mapConverseUsage(usage);
             context.onUsage(tokens);
@@ -139,9 +151,9 @@ export async function* translateConverseStream(
   if (!stopped) throw badResponse(context.provider, 'a stream that ended before the reply was complete');
 }
 
-function read<T>(message: EventStreamMessage, schema: z.ZodType<T, z.ZodTypeDef, unknown>, provider: string): T {
+function read<T>(message: EventStreamMessage, check: BodyValidator<T>, provider: string): T {
   const json = parseJson(message.payload);
-  const parsed = json.ok ? schema.safeParse(json.value) : null;
+  const parsed = json.ok ? check(json.value) : null;
   if (!parsed?.success) throw badResponse(provider, `a malformed "${message.type}" stream event`);
   return parsed.data;
 }
