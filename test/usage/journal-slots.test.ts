@@ -60,6 +60,8 @@ describe('journal slots: one directory, one live process', () => {
     children.push(holder);
 
     const refused = tryClaimDirectory(directory, 'serving');
+    // A holder that died meanwhile frees the claim: say so rather than report a lock that did not hold.
+    expect({ exitCode: holder.exitCode, signalCode: holder.signalCode }).toEqual({ exitCode: null, signalCode: null });
     expect(refused.claim).toBeUndefined();
     expect(refused.holder).toMatchObject({ pid: holder.pid, purpose: 'serving' });
 
