@@ -18,6 +18,12 @@ import Database from 'better-sqlite3';
 export const CLAIM_FILES: ReadonlySet<string> = new Set(['claim.lock', 'claim.json']);
 const LOCK_FILE = 'claim.lock';
 const HOLDER_FILE = 'claim.json';
+/**
+ * The lock connections of the claims this process holds. better-sqlite3 closes a connection that
+ * is garbage-collected, which would drop its lock while the claim is still meant to be held; kept
+ * here, a claim lasts until `release` (or the process's end) whether or not its caller keeps the object.
+ */
+const heldLocks = new Set<Database.Database>();
 
 /** Why the holder holds it: a serving process for its lifetime, or another process replaying what a dead one left. */
 export type ClaimPurpose = 'serving' | 'adopting';
@@ -56,7 +62,13 @@ export function tryClaimDirectory(directory: string, purpose: ClaimPurpose): Cla
     if (isBusy(error)) return { holder: readHolder(directory) };
     throw new Error(`cannot lock ${lockFile}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
-  writeHolder(directory, { pid: process.pid, host: os.hostname(), since: new Date().toISOString(), purpose });
+  try {
+    writeHolder(directory, { pid: process.pid, host: os.hostname(), since: new Date().toISOString(), purpose });
+  } catch (error) {
+    database.close();
+    throw error;
+  }
+  heldLocks.add(database);
   let held = true;
   return {
     claim: {
@@ -66,6 +78,7 @@ export function tryClaimDirectory(directory: string, purpose: ClaimPurpose): Cla
         held = false;
         // Removed while still held: once released, the file may be the next holder's.
         fs.rmSync(path.join(directory, HOLDER_FILE), { force: true });
+        heldLocks.delete(database);
         database.close();
       },
     },

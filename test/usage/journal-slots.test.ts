@@ -15,7 +15,7 @@ const silentLogger = { warn: () => {}, error: () => {}, info: () => {} };
 
 /** Another process holding `directory`'s claim (test/usage/hold-claim.ts), once it says so. */
 async function holdInAnotherProcess(directory: string, purpose: 'serving' | 'adopting' = 'serving'): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/usage/hold-claim.ts', directory, purpose], {
+  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', 'test/usage/hold-claim.ts', directory, purpose], {
     cwd: REPOSITORY,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
