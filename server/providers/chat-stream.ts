@@ -32,3 +32,17 @@ export function batchedChatStream(batches: AsyncIterable<ChatCompletionChunk[]>)
 async function* oneByOne(batches: AsyncIterable<ChatCompletionChunk[]>): AsyncGenerator<ChatCompletionChunk> {
   for await (const batch of batches) yield* batch;
 }
+
+/**
+ * `items` that abort `release` when their consumer stops before the end or they fail, so the
+ * upstream stops generating too (openai-node's pattern: `finally { if (!done) controller.abort() }`).
+ */
+export async function* abortWhenAbandoned<Item>(items: AsyncIterable<Item>, release: AbortController): AsyncGenerator<Item> {
+  let done = false;
+  try {
+    yield* items;
+    done = true;
+  } finally {
+    if (!done) release.abort();
+  }
+}

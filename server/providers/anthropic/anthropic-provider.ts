@@ -1,4 +1,5 @@
-import type { ChatCompletionChunk, ChatCompletionRequest } from '../../../contract';
+import { abortWhenAbandoned } from '../chat-stream';
+import type { ChatCompletionRequest } from '../../../contract';
 import { invalidRequest } from '../../errors/gateway-error';
 import { parseSse } from '../../streaming/parse-sse';
 import { toAbortSignal, type CallSignal } from '../call-signal';
@@ -106,18 +107,4 @@ export function createAnthropicAdapter(options: AnthropicAdapterOptions): Provid
 function headerValue(value: string | string[] | undefined): string | null {
   if (value === undefined) return null;
   return Array.isArray(value) ? (value[0] ?? null) : value;
-}
-
-/** openai-node's pattern: `finally { if (!done) controller.abort() }`. */
-async function* abortWhenAbandoned(
-  chunks: AsyncGenerator<ChatCompletionChunk>,
-  release: AbortController,
-): AsyncGenerator<ChatCompletionChunk> {
-  let done = false;
-  try {
-    yield* chunks;
-    done = true;
-  } finally {
-    if (!done) release.abort();
-  }
 }

@@ -1,7 +1,7 @@
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
-import type { ChatCompletionChunk, ChatCompletionRequest } from '../../../contract';
+import type { ChatCompletionRequest } from '../../../contract';
 import { toAbortSignal } from '../call-signal';
-import { batchedChatStream } from '../chat-stream';
+import { abortWhenAbandoned, batchedChatStream } from '../chat-stream';
 import type { ModelTarget, ProviderAdapter, ProviderFactoryOptions } from '../types';
 import { createBedrockAuth } from './bedrock-auth';
 import { createBedrockEmbeddings } from './bedrock-embeddings';
@@ -92,18 +92,4 @@ export function createBedrockProvider(options: ProviderFactoryOptions, dependenc
 
     messages: createBedrockNativeMessages(transport, provider, options.apiKey),
   };
-}
-
-/** openai-node's pattern: `finally { if (!done) controller.abort() }`. */
-async function* abortWhenAbandoned(
-  batches: AsyncGenerator<ChatCompletionChunk[]>,
-  release: AbortController,
-): AsyncGenerator<ChatCompletionChunk[]> {
-  let done = false;
-  try {
-    yield* batches;
-    done = true;
-  } finally {
-    if (!done) release.abort();
-  }
 }

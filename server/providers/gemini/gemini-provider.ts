@@ -1,4 +1,4 @@
-import type { ChatCompletionChunk } from '../../../contract';
+import { abortWhenAbandoned } from '../chat-stream';
 import type { ProviderAdapter, ProviderFactoryOptions } from '../types';
 import { toAbortSignal } from '../call-signal';
 import { badResponse } from '../upstream-errors';
@@ -103,29 +103,3 @@ export function createGeminiAdapter(options: GeminiAdapterOptions): ProviderAdap
  * generator: a generator's `finally` does not run when `return()` comes before the first
  * `next()`, and a consumer that gives up before reading must release the upstream too.
  */
-function abortWhenAbandoned(chunks: AsyncGenerator<ChatCompletionChunk>, release: AbortController): AsyncIterable<ChatCompletionChunk> {
-  let done = false;
-  const settle = (): void => {
-    if (!done) release.abort();
-    done = true;
-  };
-  return {
-    [Symbol.asyncIterator]: () => ({
-      async next() {
-        try {
-          const result = await chunks.next();
-          if (result.done) done = true;
-          return result;
-        } catch (error) {
-          settle();
-          throw error;
-        }
-      },
-      async return() {
-        settle();
-        await chunks.return(undefined);
-        return { done: true, value: undefined };
-      },
-    }),
-  };
-}
