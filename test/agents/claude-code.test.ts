@@ -14,7 +14,8 @@ import {
 import { chatStreamReply, startMockOpenAiUpstream, type MockOpenAiUpstream } from '../helpers/mock-openai-upstream';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway';
 import { upstreamSection } from '../e2e/helpers';
-import { CLAUDE, claudeInstalled, runClaude, type ClaudeRun } from './claude-code-cli';
+import { CLAUDE, claudeInstalled, runClaude } from './claude-code-cli';
+import type { AgentRun } from './run-agent-cli';
 
 /**
  * The real Claude Code CLI (claude-code-cli.ts: `claude -p`, pinned in test/agents/claude-code/package.json, which
@@ -105,7 +106,7 @@ describe.skipIf(!installed)('Claude Code through the gateway', () => {
     }
   }
 
-  function runClaudeWith(model: string, keyName: string): Promise<ClaudeRun> {
+  function runClaudeWith(model: string, keyName: string): Promise<AgentRun> {
     return runClaude({ gatewayUrl: gateway.baseUrl, apiKey: apiKeys.get(keyName) ?? '', model, home });
   }
 

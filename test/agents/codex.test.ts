@@ -12,7 +12,8 @@ import {
   type MockOpenAiUpstream,
 } from '../helpers/mock-openai-upstream';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway';
-import { codexInstalled, codexSayHi, type Run } from './codex-cli';
+import { codexInstalled, codexSayHi } from './codex-cli';
+import type { AgentRun } from './run-agent-cli';
 
 /**
  * The real Codex CLI (codex-cli.ts) against the gateway, with its default settings: a model
@@ -75,7 +76,7 @@ describe.skipIf(!codexInstalled)('the Codex CLI through the gateway', () => {
     if (home) await rm(home, { recursive: true, force: true });
   });
 
-  const codexWith = (model: string): Promise<Run> => codexSayHi(home, gateway.baseUrl, apiKey, model);
+  const codexWith = (model: string): Promise<AgentRun> => codexSayHi(home, gateway.baseUrl, apiKey, model);
 
   const reportedRequests = () => gateway.reportedRequests(usageKey);
 
