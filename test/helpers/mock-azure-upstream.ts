@@ -1,5 +1,5 @@
 import { chatChunk, chatUsageChunk, sendSse, type ChatUsage, type ScriptedReply, type SseStep } from './mock-openai-upstream';
-import { startMockUpstream, type CommonReply, type MockUpstream, type RecordedRequest } from './mock-upstream';
+import { refusal, startMockUpstream, type CommonReply, type MockUpstream, type RecordedRequest } from './mock-upstream';
 
 /**
  * A local Azure OpenAI resource (https://learn.microsoft.com/azure/ai-foundry/openai/reference,
@@ -41,7 +41,7 @@ const DEPLOYMENT_PATH = /^\/openai\/deployments\/([^/]+)\/(chat\/completions|emb
 export async function startMockAzureUpstream(options: MockAzureOptions = {}): Promise<MockAzureUpstream> {
   const upstream = await startMockUpstream<ScriptedReply>({
     defaultReply: azureError(500, 'InternalServerError', 'No reply scripted.'),
-    authorize: (request) => Promise.resolve(refusal(request, options)),
+    answerFirst: (request) => refusal(refusalOf(request, options)),
     sendOther: sendSse,
   });
   return {
@@ -56,7 +56,7 @@ export async function startMockAzureUpstream(options: MockAzureOptions = {}): Pr
   };
 }
 
-function refusal(request: RecordedRequest, options: MockAzureOptions): CommonReply | null {
+function refusalOf(request: RecordedRequest, options: MockAzureOptions): CommonReply | null {
   const url = new URL(request.path, 'http://azure');
   const deployment = DEPLOYMENT_PATH.exec(url.pathname);
   if (!deployment && !V1_PATHS.has(url.pathname)) return azureError(404, '404', 'Resource not found');
@@ -216,15 +216,11 @@ export async function startMockManagedIdentityEndpoint(secret: string): Promise<
   const endpoint = await startMockUpstream<ScriptedReply>({
     basePath: '/msi/token',
     defaultReply: { type: 'json', status: 500, body: { error: 'no token scripted' } },
-    authorize: (request) =>
-      Promise.resolve(
+    answerFirst: (request) =>
+      refusal(
         request.headers['x-identity-header'] === secret
           ? null
-          : {
-              type: 'json' as const,
-              status: 401,
-              body: { statusCode: 401, message: 'Unauthorized: the X-IDENTITY-HEADER is missing or wrong.' },
-            },
+          : { type: 'json', status: 401, body: { statusCode: 401, message: 'Unauthorized: the X-IDENTITY-HEADER is missing or wrong.' } },
       ),
     sendOther: sendSse,
   });

@@ -5,6 +5,7 @@ import { fromUtf8, Hash, toUtf8 } from '@smithy/core/serde';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { MessageHeaders } from '@smithy/types';
 import {
+  refusal,
   startEventStream,
   startMockUpstream,
   writePiecewise,
@@ -66,7 +67,7 @@ export function startMockBedrockUpstream(options: MockBedrockOptions = {}): Prom
   return startMockUpstream<MockReply>({
     jsonHeaders: { 'x-amzn-requestid': 'mock-request-id' },
     defaultReply: errorReply('InternalServerException', 'The mock has no scripted reply.', 500),
-    authorize: (recorded) => authorize(recorded, { region, credentials, apiKeys, now }),
+    answerFirst: async (recorded) => refusal(await authorize(recorded, { region, credentials, apiKeys, now })),
     sendOther: async (reply, response: ServerResponse, recorded) => {
       startEventStream(response, 200, 'application/vnd.amazon.eventstream', { 'x-amzn-requestid': 'mock-request-id' });
       const events = reply.dropAfter === undefined ? reply.events : reply.events.slice(0, reply.dropAfter);

@@ -48,6 +48,17 @@ export interface MockUpstream<Reply> {
   close(): Promise<void>;
 }
 
+/** A reply the service makes by itself; `recorded`: whether the request shows in `requests` (a refused model call does, a token request does not). */
+export interface ServiceAnswer {
+  reply: CommonReply;
+  recorded: boolean;
+}
+
+/** A refusal of a request the service still saw (recorded in `requests`); null: no refusal. */
+export function refusal(reply: CommonReply | null): ServiceAnswer | null {
+  return reply && { reply, recorded: true };
+}
+
 export interface MockUpstreamOptions<Reply> {
   /** Appended to the server's address in `baseUrl` (e.g. `/v1` for OpenAI). */
   basePath?: string;
@@ -56,20 +67,14 @@ export interface MockUpstreamOptions<Reply> {
   /** Headers every `json` reply carries (e.g. Anthropic's `request-id`). */
   jsonHeaders?: Record<string, string>;
   defaultReply: Reply;
-  /**
-   * What the service checks before it reads the request, as the provider does (credentials, a
-   * signature, a token, the path, the API version): a reply here refuses the request without
-   * taking a queued reply, which stays queued. Absent: every request is answered.
-   */
-  authorize?: (recorded: RecordedRequest) => Promise<CommonReply | null>;
   /** Sends the provider-specific replies (streams); the common ones are sent here. */
   sendOther: (reply: Exclude<Reply, CommonReply>, response: ServerResponse, recorded: RecordedRequest) => Promise<void>;
   /**
-   * Answers what the provider answers by itself before any scripted reply (a token endpoint,
-   * the refusal of a bad credential); true when it answered. Such requests take no reply from
-   * the queue and are not in `requests`.
+   * What the service answers by itself, as the provider does, before any scripted reply: a
+   * token endpoint, the refusal of a bad credential, signature, token, path or API version. Such
+   * an answer takes no queued reply (it stays queued). Absent or null: the scripted reply.
    */
-  answerFirst?: (recorded: RecordedRequest, response: ServerResponse) => boolean;
+  answerFirst?: (recorded: RecordedRequest) => Promise<ServiceAnswer | null> | ServiceAnswer | null;
 }
 
 export async function startMockUpstream<Reply extends { type: string }>(options: MockUpstreamOptions<Reply>): Promise<MockUpstream<Reply>> {
@@ -111,11 +116,10 @@ export async function startMockUpstream<Reply extends { type: string }>(options:
       remotePort: request.socket.remotePort,
       eventsWritten: 0,
     };
-    if (options.answerFirst?.(recorded, response)) return;
-    requests.push(recorded);
-    const refusal = options.authorize ? await options.authorize(recorded) : null;
-    if (refusal) {
-      sendCommon(refusal, response, options);
+    const answer = options.answerFirst ? await options.answerFirst(recorded) : null;
+    if (answer?.recorded !== false) requests.push(recorded);
+    if (answer) {
+      sendCommon(answer.reply, response, options);
       return;
     }
     const reply = queue.shift() ?? fallback;

@@ -1,11 +1,10 @@
 import { generateKeyPairSync, createSign, createVerify, type KeyObject } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sendAnthropicSse, type AnthropicSseReply } from './mock-anthropic-upstream';
 import { sendGeminiSse, type GeminiSseReply } from './mock-gemini-upstream';
-import { startMockUpstream, type CommonReply, type MockUpstream, type RecordedRequest } from './mock-upstream';
+import { startMockUpstream, type CommonReply, type MockUpstream, type RecordedRequest, type ServiceAnswer } from './mock-upstream';
 
 /**
  * A local Vertex AI (https://cloud.google.com/vertex-ai/docs/reference/rest) for adapter and
@@ -56,7 +55,7 @@ export async function startMockVertexUpstream(): Promise<MockVertexUpstream> {
   const refused: RecordedRequest[] = [];
   let lifetimeSeconds = 3600;
 
-  function issue(response: ServerResponse, grant: 'jwt-bearer' | 'token-exchange'): void {
+  function issue(grant: 'jwt-bearer' | 'token-exchange'): ServiceAnswer {
     const token = `ya29.mock-${issued.length + 1}-${Math.random().toString(36).slice(2)}`;
     issued.push({ token, grant, expiresAt: Date.now() + lifetimeSeconds * 1000 });
     const body =
@@ -68,10 +67,10 @@ export async function startMockVertexUpstream(): Promise<MockVertexUpstream> {
             token_type: 'Bearer',
             issued_token_type: 'urn:ietf:params:oauth:token-type:access_token',
           };
-    sendJson(response, 200, body);
+    return ownAnswer(200, body);
   }
 
-  function answerFirst(recorded: RecordedRequest, response: ServerResponse): boolean {
+  function answerFirst(recorded: RecordedRequest): ServiceAnswer | null {
     const path = recorded.path.split('?')[0];
     if (recorded.method === 'POST' && path === '/token') {
       const form = new URLSearchParams(recorded.rawBody);
@@ -87,9 +86,7 @@ export async function startMockVertexUpstream(): Promise<MockVertexUpstream> {
         claims.scope.split(' ').includes(CLOUD_PLATFORM) &&
         typeof claims.exp === 'number' &&
         claims.exp * 1000 > Date.now();
-      if (valid) issue(response, 'jwt-bearer');
-      else sendJson(response, 400, { error: 'invalid_grant', error_description: 'Invalid JWT Signature.' });
-      return true;
+      return valid ? issue('jwt-bearer') : ownAnswer(400, { error: 'invalid_grant', error_description: 'Invalid JWT Signature.' });
     }
     if (recorded.method === 'POST' && path === '/v1/token') {
       const form = new URLSearchParams(recorded.rawBody);
@@ -101,26 +98,25 @@ export async function startMockVertexUpstream(): Promise<MockVertexUpstream> {
         claims.aud === `https:${MOCK_WORKLOAD_AUDIENCE}` &&
         typeof claims.exp === 'number' &&
         claims.exp * 1000 > Date.now();
-      if (valid) issue(response, 'token-exchange');
-      else sendJson(response, 400, { error: 'invalid_grant', error_description: 'The subject token could not be verified.' });
-      return true;
+      return valid
+        ? issue('token-exchange')
+        : ownAnswer(400, { error: 'invalid_grant', error_description: 'The subject token could not be verified.' });
     }
     if (path?.startsWith('/v1/projects/')) {
       const header = recorded.headers.authorization ?? '';
       const token = header.startsWith('Bearer ') ? header.slice('Bearer '.length) : '';
       const known = issued.find((entry) => entry.token === token);
-      if (known && known.expiresAt > Date.now()) return false;
+      if (known && known.expiresAt > Date.now()) return null;
       refused.push(recorded);
-      sendJson(response, 401, {
+      return ownAnswer(401, {
         error: {
           code: 401,
           message: 'Request had invalid authentication credentials. Expected OAuth 2 access token.',
           status: 'UNAUTHENTICATED',
         },
       });
-      return true;
     }
-    return false;
+    return null;
   }
 
   const upstream = await startMockUpstream<MockReply>({
@@ -185,9 +181,9 @@ export async function startMockVertexUpstream(): Promise<MockVertexUpstream> {
   };
 }
 
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { 'content-type': 'application/json; charset=UTF-8' });
-  response.end(JSON.stringify(body));
+/** A JSON answer of Google's own (a token, a refusal): not among the model calls in `requests`. */
+function ownAnswer(status: number, body: unknown): ServiceAnswer {
+  return { reply: { type: 'json', status, body }, recorded: false };
 }
 
 function base64url(data: Buffer | string): string {
