@@ -68,3 +68,15 @@ it('every package the server bundle imports is a runtime dependency, and no buil
     expect(manifest.dependencies, tool).not.toHaveProperty(tool);
   }
 });
+
+it('no runtime dependency brings a better-sqlite3 of its own: Prisma\u2019s SQLite adapter is bundled and uses the gateway\u2019s', () => {
+  const lock = JSON.parse(readFileSync(path.join(root, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { dev?: boolean; dependencies?: Record<string, string> }>;
+  };
+  const runtimeDependents = Object.entries(lock.packages)
+    .filter(([location, entry]) => location !== '' && entry.dev !== true && entry.dependencies?.['better-sqlite3'] !== undefined)
+    .map(([location]) => location);
+  expect(runtimeDependents).toEqual([]);
+  const bundle = readFileSync(path.join(root, 'dist', 'model-gateway.js'), 'utf8');
+  expect(bundle).toMatch(/PrismaBetterSqlite3AdapterFactory = class/);
+});
