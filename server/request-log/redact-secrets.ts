@@ -7,8 +7,13 @@ export const REDACTED = '[redacted]';
 
 /** `sk-` keys (the gateway's and OpenAI's and Anthropic's), and any `Bearer <token>`. */
 const KEY_SHAPED = /\b(?:sk-[A-Za-z0-9_-]{8,}|Bearer\s+[A-Za-z0-9._~+/=-]{8,})/g;
-/** A JSON string field named like a credential: "authorization", "x-api-key", "api_key", "apiKey", "password", "secret", "token". */
-const CREDENTIAL_FIELD = /("(?:authorization|x-api-key|api[_-]?key|password|secret|[a-z_]*token)"\s*:\s*)"(?:[^"\\]|\\.)*"/gi;
+/**
+ * A JSON string field named like a credential: "authorization", "x-api-key", "api_key", "apiKey",
+ * "password", "secret", "access_token" and the other `…_token`s of OAuth and the clouds. A bare
+ * "token" is not one: it is the text of a token in logprobs.
+ */
+const CREDENTIAL_FIELD =
+  /("(?:authorization|x-api-key|api[_-]?key|password|secret|(?:access|refresh|id|auth|session|security|bearer|api|subject)[_-]?token)"\s*:\s*)"(?:[^"\\]|\\.)*"/gi;
 
 export function redactSecrets(text: string): string {
   return text.replace(CREDENTIAL_FIELD, `$1"${REDACTED}"`).replace(KEY_SHAPED, REDACTED);

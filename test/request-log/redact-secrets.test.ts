@@ -8,15 +8,18 @@ it.each([
   ['an x-api-key field', '{"headers":{"x-api-key":"anthropic-secret-value"}}', 'anthropic-secret-value'],
   ['an api_key field', '{"api_key":"short1"}', 'short1'],
   ['an access_token field', '{"access_token":"ya29.value"}', 'ya29.value'],
+  ['a sessionToken field', '{"sessionToken":"aws-session-value"}', 'aws-session-value'],
 ])('redacts %s', (_name, body, secret) => {
   const kept = keptBody(body, 10_000) ?? '';
   expect(kept).not.toContain(secret);
   expect(kept).toContain(REDACTED);
 });
 
-it('keeps what is not a secret, max_tokens included', () => {
+it('keeps what is not a secret, max_tokens and the tokens of logprobs included', () => {
   const body = '{"model":"mock-chat","max_tokens":5,"messages":[{"role":"user","content":"hello"}]}';
   expect(keptBody(body, 10_000)).toBe(body);
+  const logprobs = '{"logprobs":{"content":[{"token":"Hello","logprob":-0.01,"bytes":[72,101,108,108,111],"top_logprobs":[]}]}}';
+  expect(keptBody(logprobs, 10_000)).toBe(logprobs);
 });
 
 it('redacts before cutting, so a cut cannot leave half a key', () => {
