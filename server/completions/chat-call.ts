@@ -109,7 +109,13 @@ export async function runChatCall(dependencies: ChatDependencies, call: ChatCall
       const usage = value.usage ?? {
         promptTokens: promptEstimate(),
         completionTokens: completion.choices.reduce(
-          (sum, choice) => sum + countTextTokens((choice.message.reasoning_content ?? '') + (choice.message.content ?? '')),
+          (sum, choice) =>
+            sum +
+            countTextTokens(
+              (choice.message.reasoning_content ?? '') +
+                (choice.message.content ?? '') +
+                (choice.message.tool_calls ?? []).map((call) => call.function.arguments).join(''),
+            ),
           0,
         ),
       };

@@ -7,7 +7,8 @@ import type { ModelCall } from '../pipeline/model-pipeline';
 import type { ReservationFields } from '../rate-limit/key-limiter';
 import { encodeSseEvent } from '../streaming/encode-sse';
 import { countTextTokens, promptTokenCounter, quickPromptTokens } from '../usage/count-tokens';
-import { ResponsesUsageReader, streamOutputText } from './pass-through';
+import { replyOutputText } from '../completions/reply-output-text';
+import { RESPONSES_OUTPUT_TEXT, ResponsesUsageReader } from './pass-through';
 
 export interface PassThroughCall extends ModelCall<ResponsesRequest> {
   /** The request as chat, for its token estimate only (the reservation, a missing usage). */
@@ -53,10 +54,9 @@ export async function runPassThrough(dependencies: ChatDependencies, call: PassT
       if (!attempt.adapter.responses) throw new Error(`The provider of "${attempt.model.id}" has no Responses API call.`);
       return attempt.adapter.responses(body, attempt.target, { ...options, stream });
     },
-    // The gateway's count: the whole reply's text, or a stream's output deltas.
     estimate: (replyText) => ({
       promptTokens: promptEstimate(),
-      completionTokens: countTextTokens(stream ? streamOutputText(replyText) : replyText),
+      completionTokens: countTextTokens(replyOutputText(replyText, stream, RESPONSES_OUTPUT_TEXT)),
     }),
     // OpenAI's `error` event: the stream failed without a final response event.
     errorEvent: (error) =>

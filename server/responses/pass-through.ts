@@ -1,8 +1,8 @@
 import type { ResponsesUsage } from '../../contract';
 import type { UsageReader } from '../completions/pass-through';
+import { arrayField, stringField, type OutputTextOf } from '../completions/reply-output-text';
 import type { TokenUsage } from '../providers/types';
 import { parseJson } from '../providers/upstream-errors';
-import { SseDecoder } from '../streaming/parse-sse';
 
 /**
  * The pass-through path of /v1/responses (docs/openai-responses.md): the upstream's reply goes
@@ -86,18 +86,32 @@ export class ResponsesUsageReader implements UsageReader {
   }
 }
 
-/** The text of a Responses stream's output deltas: the gateway's count when the upstream reported no usage. */
-export function streamOutputText(streamText: string): string {
-  const decoder = new SseDecoder();
-  let output = '';
-  for (const event of [...decoder.decode(Buffer.from(streamText)), ...decoder.end()]) {
-    const json = parseJson(event.data);
-    if (!json.ok || typeof json.value !== 'object' || json.value === null) continue;
-    const { type, delta } = json.value as { type?: unknown; delta?: unknown };
-    if (typeof type === 'string' && type.endsWith('.delta') && typeof delta === 'string') output += delta;
-  }
-  return output;
-}
+/**
+ * Where a Responses reply's generated text is (docs/rate-limits.md, "The reply's estimate"): the
+ * output items' text, reasoning summaries and function-call arguments; in a stream, its deltas.
+ */
+export const RESPONSES_OUTPUT_TEXT: OutputTextOf = {
+  reply: (response) =>
+    arrayField(response, 'output')
+      .map((item) => {
+        switch (stringField(item, 'type')) {
+          case 'message':
+            return arrayField(item, 'content')
+              .map((part) => stringField(part, 'text') || stringField(part, 'refusal'))
+              .join('');
+          case 'reasoning':
+            return arrayField(item, 'summary')
+              .map((part) => stringField(part, 'text'))
+              .join('');
+          case 'function_call':
+            return stringField(item, 'arguments');
+          default:
+            return '';
+        }
+      })
+      .join(''),
+  event: (event) => (stringField(event, 'type').endsWith('.delta') ? stringField(event, 'delta') : ''),
+};
 
 function isCount(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0;

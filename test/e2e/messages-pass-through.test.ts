@@ -9,6 +9,7 @@ import {
   textStream,
   type MockAnthropicUpstream,
 } from '../helpers/mock-anthropic-upstream';
+import { countTextTokens } from '../../server/usage/count-tokens';
 import { rawPost, upstreamSection, usageFor, useUpstreamE2e } from './helpers';
 
 /**
@@ -237,5 +238,38 @@ describe('e2e: /v1/messages passed through to an anthropic-type upstream', () =>
     const usage = await usageFor(e2e, response.headers.get('x-request-id'));
     expect(usage).toMatchObject({ status: 499, promptTokens: 9 });
     expect(e2e.usage.events.filter((event) => event.requestId === response.headers.get('x-request-id'))).toHaveLength(1);
+  });
+
+  it('bills the count of what the reply generated, flagged estimated, when the upstream reports no usage', async () => {
+    const { upstream, e2e } = fixture;
+    const { usage: _dropped, ...withoutUsage } = messageBody(
+      [{ type: 'text', text: 'Bonjour tout le monde, ceci est une réponse.' }],
+      'end_turn',
+    );
+    upstream.reply({ type: 'json', body: withoutUsage });
+    const body = { model: 'claude-haiku', max_tokens: 64, messages: [{ role: 'user' as const, content: 'Say hello in French' }] };
+    const replied = await rawPost(e2e, '/v1/messages', body);
+    expect(replied.status).toBe(200);
+    const usage = await usageFor(e2e, replied.headers.get('x-request-id'));
+    // The tokenizer's count of the reply's text (10 o200k tokens), not of its JSON (about 80).
+    expect(usage).toMatchObject({ completionTokens: countTextTokens('Bonjour tout le monde, ceci est une réponse.'), estimated: true });
+    expect(usage?.completionTokens).toBeLessThan(15);
+
+    const { usage: _none, ...startWithoutUsage } = messageBody([], null);
+    upstream.reply({
+      type: 'sse',
+      events: [
+        { type: 'message_start', message: startWithoutUsage },
+        events.textStart(0),
+        events.textDelta(0, 'Bonjour '),
+        events.textDelta(0, 'à tous.'),
+        events.blockStop(0),
+        events.messageStop(),
+      ],
+    });
+    const streamed = await rawPost(e2e, '/v1/messages', { ...body, stream: true });
+    await streamed.text();
+    const streamedUsage = await usageFor(e2e, streamed.headers.get('x-request-id'));
+    expect(streamedUsage).toMatchObject({ completionTokens: countTextTokens('Bonjour à tous.'), estimated: true });
   });
 });

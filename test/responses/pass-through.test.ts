@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ResponsesUsageReader, streamOutputText, usageOfReplyText } from '../../server/responses/pass-through';
+import { replyOutputText } from '../../server/completions/reply-output-text';
+import { RESPONSES_OUTPUT_TEXT, ResponsesUsageReader, usageOfReplyText } from '../../server/responses/pass-through';
 import { SseEventScanner } from '../../server/streaming/sse-event-scanner';
 import { responseUsage, textResponse } from '../helpers/mock-openai-responses';
 
@@ -25,7 +26,7 @@ describe('pass-through usage', () => {
     scanner.end();
     expect(reader.completed).toBe(true);
     expect(reader.tokens()).toEqual({ promptTokens: 7, completionTokens: 3, cachedTokens: 0, reasoningTokens: 0 });
-    expect(streamOutputText(text)).toBe('h\u00e9');
+    expect(replyOutputText(text, true, RESPONSES_OUTPUT_TEXT)).toBe('h\u00e9');
   });
 
   it('a stream without a final event is not ended; malformed events are ignored', () => {
