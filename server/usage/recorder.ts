@@ -1,6 +1,7 @@
 import type { RequestLogRow, Store, UsageEventRow } from '../db/types';
 import type { RequestLogSink } from '../request-log/request-record';
 import { EventQueue } from './event-queue';
+import { RecorderIncidentLog } from './recorder-incident-log';
 import {
   resolveRecorderOptions,
   type ResolvedRecorderOptions,
@@ -19,14 +20,6 @@ export type { UsageRecorderLogger, UsageRecorderOptions, UsageRecorderPressure, 
 const MAX_BUFFERED_REQUESTS = 100_000;
 
 type AttemptResult = { ok: true } | { ok: false; error: unknown };
-
-interface Outage {
-  startedAt: number;
-  failures: number;
-  lastLoggedAt: number;
-  droppedBefore: number;
-  writtenSinceRecovery: number;
-}
 
 /**
  * The buffered, batched usage writer (docs/usage-durability.md). `record` only queues; writes
@@ -66,9 +59,7 @@ export class UsageRecorder implements UsageSink, RequestLogSink {
   private lost = 0;
   private failing = false;
   private consecutiveFailures = 0;
-  private outage: Outage | null = null;
-  private unloggedDrops = 0;
-  private lastDropLogAt = Number.NEGATIVE_INFINITY;
+  private readonly incidents: RecorderIncidentLog;
 
   private running = false;
   private cycleQueued = false;
@@ -83,6 +74,7 @@ export class UsageRecorder implements UsageSink, RequestLogSink {
     this.batchSize = this.options.batchSize;
     this.now = this.options.now;
     this.timer = new WriteTimer(this.options.setTimer, this.options.clearTimer, this.now, () => this.onTimer());
+    this.incidents = new RecorderIncidentLog(this.logger, this.options, this.now);
   }
 
   /** On the request path: O(1), never throws, never waits for the store. */
@@ -203,14 +195,14 @@ export class UsageRecorder implements UsageSink, RequestLogSink {
     this.pendingSince = null;
     this.lost += lost;
     const written = this.written - writtenBefore;
-    if (this.unloggedDrops > 0) this.logDrops(this.now());
+    this.incidents.flushDrops(this.dropped);
     if (lost > 0) {
       this.logger.error(
         { lost, written, timeoutMs, dropped: this.dropped },
         'usage recorder drain: events could not be written before the deadline and are lost',
       );
     } else {
-      this.logInfo({ written }, 'usage recorder drained');
+      this.incidents.info({ written }, 'usage recorder drained');
     }
     return { written, lost };
   }
@@ -272,7 +264,7 @@ export class UsageRecorder implements UsageSink, RequestLogSink {
     this.inFlightAbandoned = false;
     if (abandoned) {
       this.lost -= batch.length;
-      this.logInfo({ written: batch.length }, 'a usage write that outlasted the drain deadline completed after all');
+      this.incidents.info({ written: batch.length }, 'a usage write that outlasted the drain deadline completed after all');
     }
     this.noteSuccess(batch.length);
     if (batch.length > 0) this.notifyStored(batch);
@@ -295,72 +287,24 @@ export class UsageRecorder implements UsageSink, RequestLogSink {
   private noteFailure(error: unknown): void {
     this.failing = true;
     this.consecutiveFailures += 1;
-    const now = this.now();
-    const outage = this.outage;
-    if (outage === null) {
-      this.outage = { startedAt: now, failures: 1, lastLoggedAt: now, droppedBefore: this.dropped, writtenSinceRecovery: 0 };
-      this.logger.error(
-        { err: error, buffered: this.stats().buffered },
-        'usage store write failed: keeping usage events in memory and retrying',
-      );
-      return;
-    }
-    outage.failures += 1;
-    if (now - outage.lastLoggedAt >= this.options.repeatLogIntervalMs) {
-      outage.lastLoggedAt = now;
-      this.logger.error(
-        {
-          err: error,
-          buffered: this.stats().buffered,
-          failures: outage.failures,
-          downForMs: now - outage.startedAt,
-          dropped: this.dropped - outage.droppedBefore,
-        },
-        'usage store still failing: usage events buffered in memory',
-      );
-    }
+    this.incidents.writeFailed(error, { buffered: this.stats().buffered, dropped: this.dropped });
   }
 
   private noteSuccess(count: number): void {
     this.written += count;
     this.failing = false;
     this.consecutiveFailures = 0;
-    // The overflow is over once the buffer is back to half: report the drops not yet logged.
-    if (this.unloggedDrops > 0 && this.stats().buffered <= this.options.maxBufferedEvents / 2) this.logDrops(this.now());
-    const outage = this.outage;
-    if (outage === null) return;
-    outage.writtenSinceRecovery += count;
-    // Recovered once the backlog is down to less than a batch: what is left is ordinary buffering.
-    if (this.queue.length < this.batchSize) {
-      this.outage = null;
-      if (this.unloggedDrops > 0) this.logDrops(this.now());
-      this.logInfo(
-        {
-          written: outage.writtenSinceRecovery,
-          failures: outage.failures,
-          downForMs: this.now() - outage.startedAt,
-          dropped: this.dropped - outage.droppedBefore,
-        },
-        'usage store recovered: buffered usage events written',
-      );
-    }
+    this.incidents.writeSucceeded(count, {
+      buffered: this.stats().buffered,
+      dropped: this.dropped,
+      backlogBelowBatch: this.queue.length < this.batchSize,
+    });
   }
 
   private dropOldest(count: number): void {
     const removed = this.queue.dropOldest(count);
     this.dropped += removed;
-    this.unloggedDrops += removed;
-    const now = this.now();
-    if (now - this.lastDropLogAt >= this.options.repeatLogIntervalMs) this.logDrops(now);
-  }
-
-  private logDrops(now: number): void {
-    this.logger.error(
-      { dropped: this.unloggedDrops, droppedTotal: this.dropped, maxBufferedEvents: this.options.maxBufferedEvents },
-      'usage buffer full: the oldest usage events were dropped and will not be billed',
-    );
-    this.unloggedDrops = 0;
-    this.lastDropLogAt = now;
+    this.incidents.droppedOldest(removed, this.dropped);
   }
 
   private refuse(event: UsageEvent, reason: unknown): void {
@@ -378,11 +322,6 @@ export class UsageRecorder implements UsageSink, RequestLogSink {
     } catch {
       // Nothing may escape to the request path, not even a failing logger.
     }
-  }
-
-  private logInfo(details: object, message: string): void {
-    if (this.logger.info) this.logger.info(details, message);
-    else this.logger.warn(details, message);
   }
 
   /** Usage events and request records waiting for a write. */
