@@ -1,6 +1,5 @@
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
-import type { ChatCompletionChunk, ChatCompletionRequest } from '../../../contract';
-import { toAbortSignal } from '../call-signal';
+import type { ChatCompletionRequest } from '../../../contract';
 import { batchedChatStream } from '../chat-stream';
 import type { ModelTarget, ProviderAdapter, ProviderFactoryOptions } from '../types';
 import { createBedrockAuth } from './bedrock-auth';
@@ -10,8 +9,7 @@ import { bedrockEndpoint, parseBedrockOptions } from './bedrock-options';
 import { ConverseResponseSchema } from './bedrock-schemas';
 import { createBedrockTransport } from './bedrock-transport';
 import { buildConverseRequest } from './build-converse-request';
-import { translateConverseStream } from './converse-stream';
-import { decodeEventStream } from './event-stream';
+import { converseChunkBatches } from './converse-stream';
 import { mapConverseResponse, type ReplyContext } from './map-converse-response';
 
 /**
@@ -64,26 +62,16 @@ export function createBedrockProvider(options: ProviderFactoryOptions, dependenc
 
     async chatStream(request: ChatCompletionRequest, target, call) {
       const body = buildConverseRequest(request, target, call.reasoning);
-      // Our own abort, so that a consumer that stops early also stops the upstream generation.
-      const release = new AbortController();
-      const response = await transport.post(
-        target.upstreamModel,
-        'converse-stream',
-        body,
-        AbortSignal.any([toAbortSignal(call.signal), release.signal]),
-      );
+      const response = await transport.post(target.upstreamModel, 'converse-stream', body, call.signal);
       const stream = batchedChatStream(
-        abortWhenAbandoned(
-          translateConverseStream(decodeEventStream(response.body, provider), {
-            ...replyContext(target),
-            object: 'chat.completion.chunk',
-            apiKey: options.apiKey,
-            onUsage: (usage) => {
-              stream.usage = usage;
-            },
-          }),
-          release,
-        ),
+        converseChunkBatches(response, {
+          ...replyContext(target),
+          object: 'chat.completion.chunk',
+          apiKey: options.apiKey,
+          onUsage: (usage) => {
+            stream.usage = usage;
+          },
+        }),
       );
       return stream;
     },
@@ -92,18 +80,4 @@ export function createBedrockProvider(options: ProviderFactoryOptions, dependenc
 
     messages: createBedrockNativeMessages(transport, provider, options.apiKey),
   };
-}
-
-/** openai-node's pattern: `finally { if (!done) controller.abort() }`. */
-async function* abortWhenAbandoned(
-  batches: AsyncGenerator<ChatCompletionChunk[]>,
-  release: AbortController,
-): AsyncGenerator<ChatCompletionChunk[]> {
-  let done = false;
-  try {
-    yield* batches;
-    done = true;
-  } finally {
-    if (!done) release.abort();
-  }
 }

@@ -115,6 +115,31 @@ describe('bedrock adapter: ConverseStream in event-stream framing', () => {
     expect(await rejectionOf(collect(garbage))).toMatchObject({ code: 'upstream_bad_response' });
   });
 
+  it('closes the upstream connection when the consumer stops reading', async () => {
+    harness.upstream.reply({ type: 'events', events: converseTextEvents(['a', 'b']).slice(0, 2), hold: true });
+    const stream = await harness.adapter.chatStream(chatRequest(), chatTarget, callOptions());
+    for await (const chunk of stream.chunks) {
+      expect(chunk.choices[0]?.delta).toEqual({ role: 'assistant', content: '' });
+      break;
+    }
+    await harness.upstream.requests[0]?.aborted;
+  });
+
+  it('ends the stream at the metadata event, whatever the body does after it', async () => {
+    // The connection drops after the last event: the reply is complete all the same.
+    const events = converseTextEvents(['Hi'], 'end_turn', { inputTokens: 4, outputTokens: 1 });
+    harness.upstream.reply({ type: 'events', events, dropAfter: events.length });
+    const stream = await harness.adapter.chatStream(chatRequest(), chatTarget, callOptions());
+    const chunks = await collect(stream);
+    expect(chunks.map((chunk) => chunk.choices[0]?.delta ?? chunk.usage)).toEqual([
+      { role: 'assistant', content: '' },
+      { content: 'Hi' },
+      {},
+      { prompt_tokens: 4, completion_tokens: 1, total_tokens: 5 },
+    ]);
+    expect(stream.usage).toEqual({ promptTokens: 4, completionTokens: 1 });
+  });
+
   it('refuses a 200 that is not an event stream before any chunk, so it can be retried', async () => {
     harness.upstream.reply({ type: 'json', body: { output: {} } });
     expect(await rejectionOf(harness.adapter.chatStream(chatRequest(), chatTarget, callOptions()))).toMatchObject({
