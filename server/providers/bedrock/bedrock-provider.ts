@@ -64,9 +64,13 @@ export function createBedrockProvider(options: ProviderFactoryOptions, dependenc
       const body = buildConverseRequest(request, target, call.reasoning);
       const response = await transport.post(target.upstreamModel, 'converse-stream', body, call.signal);
       const stream = batchedChatStream(
+        // Written out: a spread followed by more properties costs more (docs/performance.md).
         converseChunkBatches(response, {
-          ...replyContext(target),
+          provider,
+          id: `chatcmpl-${options.generateId()}`,
           object: 'chat.completion.chunk',
+          created: Math.floor(options.now() / 1000),
+          model: target.id,
           apiKey: options.apiKey,
           onUsage: (usage) => {
             stream.usage = usage;

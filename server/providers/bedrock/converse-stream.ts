@@ -13,6 +13,7 @@ import {
   StreamMetadataEventSchema,
 } from './bedrock-schemas';
 import { EventStreamDecoder, type EventStreamMessage } from './event-stream';
+import { plainTextDelta } from './converse-text-delta';
 import { mapBedrockStopReason } from './map-bedrock-stop-reason';
 import { mapConverseUsage } from './map-converse-response';
 
@@ -126,6 +127,11 @@ class ConverseStreamMapper {
       }
       case 'contentBlockDelta': {
         this.start(out);
+        const plain = plainTextDelta(message.payload);
+        if (plain !== null) {
+          if (plain !== '') out.push(this.delta({ content: plain }));
+          break;
+        }
         const event = read(message, checks.contentBlockDelta, provider);
         const { text, toolUse, reasoningContent } = event.delta;
         if (text) out.push(this.delta({ content: text }));

@@ -35,8 +35,20 @@ const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 const FIXED_VALUE_BYTES = [0, 0, 1, 2, 4, 8, -1, -1, 8, 16];
 const BYTE_ARRAY_TYPE = 6;
 const STRING_TYPE = 7;
-/** The headers read; others (`:content-type`, …) are skipped. */
-const WANTED_HEADERS = new Set([':message-type', ':event-type', ':exception-type', ':error-code', ':error-message']);
+
+/** The headers read (by their names' bytes, without making strings of them); others (`:content-type`, …) are skipped. */
+const MESSAGE_TYPE = Buffer.from(':message-type');
+const EVENT_TYPE = Buffer.from(':event-type');
+const EXCEPTION_TYPE = Buffer.from(':exception-type');
+const ERROR_CODE = Buffer.from(':error-code');
+const ERROR_MESSAGE = Buffer.from(':error-message');
+
+/** CRC-32 (the one zlib computes) byte by byte, for the 8-byte prelude: cheaper there than a call into zlib. */
+const CRC_TABLE = Int32Array.from({ length: 256 }, (_, byte) => {
+  let crc = byte;
+  for (let bit = 0; bit < 8; bit++) crc = crc & 1 ? 0xedb88320 ^ (crc >>> 1) : crc >>> 1;
+  return crc;
+});
 
 /**
  * Cuts a body into whole messages across reads that split them anywhere, and decodes them.
@@ -73,7 +85,7 @@ export class EventStreamDecoder {
   private decode(buffer: Buffer, start: number, total: number): EventStreamMessage {
     const end = start + total - 4;
     const headersEnd = start + PRELUDE_BYTES + buffer.readUInt32BE(start + 4);
-    const preludeCrc = crc32(buffer.subarray(start, start + 8));
+    const preludeCrc = smallCrc32(buffer, start, start + 8);
     if (headersEnd > end || preludeCrc !== buffer.readUInt32BE(start + 8)) throw this.damaged();
     // The message's CRC covers the prelude too: continued from the prelude's.
     if (crc32(buffer.subarray(start + 8, end), preludeCrc) !== buffer.readUInt32BE(end)) throw this.damaged();
@@ -85,22 +97,22 @@ export class EventStreamDecoder {
     let errorMessage = '';
     let position = start + PRELUDE_BYTES;
     while (position < headersEnd) {
-      const nameEnd = position + 1 + (buffer[position] as number);
+      const nameStart = position + 1;
+      const nameEnd = nameStart + (buffer[position] as number);
       if (nameEnd >= headersEnd) throw this.damaged();
-      const name = buffer.toString('latin1', position + 1, nameEnd);
       const type = buffer[nameEnd] as number;
       position = nameEnd + 1;
       if (type === STRING_TYPE || type === BYTE_ARRAY_TYPE) {
         if (position + 2 > headersEnd) throw this.damaged();
-        const valueEnd = position + 2 + buffer.readUInt16BE(position);
+        const valueStart = position + 2;
+        const valueEnd = valueStart + buffer.readUInt16BE(position);
         if (valueEnd > headersEnd) throw this.damaged();
-        if (type === STRING_TYPE && WANTED_HEADERS.has(name)) {
-          const value = buffer.toString('utf8', position + 2, valueEnd);
-          if (name === ':message-type') messageType = value;
-          else if (name === ':event-type') eventType = value;
-          else if (name === ':exception-type') exceptionType = value;
-          else if (name === ':error-code') errorCode = value;
-          else errorMessage = value;
+        if (type === STRING_TYPE) {
+          if (hasBytes(buffer, nameStart, nameEnd, MESSAGE_TYPE)) messageType = buffer.toString('utf8', valueStart, valueEnd);
+          else if (hasBytes(buffer, nameStart, nameEnd, EVENT_TYPE)) eventType = buffer.toString('utf8', valueStart, valueEnd);
+          else if (hasBytes(buffer, nameStart, nameEnd, EXCEPTION_TYPE)) exceptionType = buffer.toString('utf8', valueStart, valueEnd);
+          else if (hasBytes(buffer, nameStart, nameEnd, ERROR_CODE)) errorCode = buffer.toString('utf8', valueStart, valueEnd);
+          else if (hasBytes(buffer, nameStart, nameEnd, ERROR_MESSAGE)) errorMessage = buffer.toString('utf8', valueStart, valueEnd);
         }
         position = valueEnd;
       } else {
@@ -119,6 +131,19 @@ export class EventStreamDecoder {
   private damaged(): UpstreamError {
     return badResponse(this.provider, 'a damaged event stream');
   }
+}
+
+/** Whether `buffer` holds exactly `bytes` from `start` to `end`. */
+function hasBytes(buffer: Buffer, start: number, end: number, bytes: Buffer): boolean {
+  if (end - start !== bytes.length) return false;
+  for (let index = 0; index < bytes.length; index++) if (buffer[start + index] !== bytes[index]) return false;
+  return true;
+}
+
+function smallCrc32(buffer: Buffer, start: number, end: number): number {
+  let crc = -1;
+  for (let index = start; index < end; index++) crc = (CRC_TABLE[(crc ^ (buffer[index] as number)) & 0xff] as number) ^ (crc >>> 8);
+  return (crc ^ -1) >>> 0;
 }
 
 /** The body's messages, grouped by upstream read; throws an UpstreamError on a damaged or cut-off stream. */

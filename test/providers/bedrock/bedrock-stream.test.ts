@@ -52,6 +52,25 @@ describe('bedrock adapter: ConverseStream in event-stream framing', () => {
     expect(stream.usage).toEqual({ promptTokens: 116, completionTokens: 2, cachedTokens: 100, cacheWriteTokens: 7 });
   });
 
+  it('streams text deltas with the padding member Bedrock adds to events, and with escapes', async () => {
+    const delta = (text: string, p?: string) => ({
+      event: 'contentBlockDelta',
+      payload: { contentBlockIndex: 0, delta: { text }, ...(p === undefined ? {} : { p }) },
+    });
+    harness.upstream.reply({
+      type: 'events',
+      events: [
+        { event: 'messageStart', payload: { p: 'abcdefghijklmnop', role: 'assistant' } },
+        delta('Say ', 'abcdefghijklmnopqrstuvwxyz'),
+        delta('"hi"\n', 'abc'),
+        delta('\\ ✓', 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123'),
+        ...converseEnd('end_turn', { inputTokens: 3, outputTokens: 4 }),
+      ],
+    });
+    const chunks = await collect(await harness.adapter.chatStream(chatRequest(), chatTarget, callOptions()));
+    expect(chunks.slice(1, 4).map((chunk) => chunk.choices[0]?.delta.content)).toEqual(['Say ', '"hi"\n', '\\ ✓']);
+  });
+
   it('streams tool calls, numbered among tool calls only, "{}" for a tool without input', async () => {
     harness.upstream.reply({ type: 'events', events: TOOL_EVENTS });
     const chunks = await collect(await harness.adapter.chatStream(chatRequest(), novaTarget, callOptions()));
