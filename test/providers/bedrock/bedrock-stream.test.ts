@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { converseEnd, converseTextEvents, type MockBedrockEvent } from '../../helpers/mock-bedrock-upstream';
-import { callOptions, chatRequest, chatTarget, collect, novaTarget, rejectionOf, useHarness } from './harness';
+import { callOptions, chatRequest, chatTarget, collect, createHarness, novaTarget, rejectionOf, useHarness } from './harness';
 
 const TOOL_EVENTS: MockBedrockEvent[] = [
   { event: 'messageStart', payload: { role: 'assistant' } },
@@ -157,6 +157,25 @@ describe('bedrock adapter: ConverseStream in event-stream framing', () => {
       { prompt_tokens: 4, completion_tokens: 1, total_tokens: 5 },
     ]);
     expect(stream.usage).toEqual({ promptTokens: 4, completionTokens: 1 });
+  });
+
+  it('keeps the connection of a stream read to its metadata for the next request', async () => {
+    // A pool of its own, so that no connection of another test can serve the second request.
+    const own = await createHarness();
+    try {
+      const events = converseTextEvents(['Hi']);
+      own.upstream.reply({ type: 'events', events }, { type: 'events', events });
+      for (let turn = 0; turn < 2; turn++) {
+        expect((await collect(await own.adapter.chatStream(chatRequest(), chatTarget, callOptions()))).length).toBe(4);
+        // Whatever follows the metadata is read in the background: let the body end before the next request.
+        await new Promise((resolve) => setTimeout(resolve, 150));
+      }
+      const [first, second] = own.upstream.requests;
+      expect(second?.remotePort).toBeDefined();
+      expect(second?.remotePort).toBe(first?.remotePort);
+    } finally {
+      await own.close();
+    }
   });
 
   it('refuses a 200 that is not an event stream before any chunk, so it can be retried', async () => {
