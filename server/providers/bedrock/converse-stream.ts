@@ -82,12 +82,13 @@ export async function* converseChunkBatches(
       stream.map(message, out);
       if (stream.finished) break;
     }
-    if (out.length > 0) yield out;
     if (stream.finished) {
       // Nothing after the metadata is read: the body ends in the background, its connection kept.
       response.finish();
+      if (out.length > 0) yield out;
       return;
     }
+    if (out.length > 0) yield out;
   }
   decoder.end();
   if (!stream.stopped) throw badResponse(context.provider, 'a stream that ended before the reply was complete');
