@@ -170,7 +170,8 @@ const CHAT_COMPLETION_FIELDS: ReservationFields = { prompt: 'messages', completi
 /** docs/chat-and-streaming.md: the capabilities the request needs, and `n` where the provider has it. */
 function checkChatRequest(model: ModelConfig, attempts: readonly Attempt[], body: ChatCompletionRequest): void {
   checkChatCapabilities(model, body);
-  checkN(attempts[0]?.providerType ?? 'unknown', model, body.n);
+  const first = attempts[0];
+  if (first) checkN(first.adapter, model, body.n);
 }
 
 /** The chunk stream of one call: text and usage tallied as the chunks pass, metered once at the end. */

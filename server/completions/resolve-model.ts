@@ -49,11 +49,9 @@ export function checkChatCapabilities(model: ModelConfig, request: ChatCompletio
   }
 }
 
-/** Provider types whose API can return several choices for `n` (docs/chat-and-streaming.md). */
-const SUPPORTS_N = new Set(['openai', 'gemini', 'azure']);
-
-export function checkN(providerType: string, model: ModelConfig, n: number | null | undefined): void {
-  if (n !== undefined && n !== null && n !== 1 && !SUPPORTS_N.has(providerType)) {
+/** `n` other than 1 only where the model's adapter returns several choices (docs/chat-and-streaming.md). */
+export function checkN(adapter: ProviderAdapter, model: ModelConfig, n: number | null | undefined): void {
+  if (n !== undefined && n !== null && n !== 1 && adapter.supportsN !== true) {
     throw invalidRequest('invalid_value', `The model "${model.id}" can only return one choice (n = 1).`, 'n');
   }
 }
@@ -107,7 +105,7 @@ function buildAttempts(
     const providerType = config.providers[entry.provider]?.type ?? 'unknown';
     const missingKey = missing[index];
     const adapter = missingKey
-      ? missingKeyProvider(providerType, chainMessage ?? missingKeyMessage([missingKey]))
+      ? missingKeyProvider(adapterFor(entry.provider), chainMessage ?? missingKeyMessage([missingKey]))
       : adapterFor(entry.provider);
     return { model: entry, target, adapter, providerType };
   });

@@ -28,11 +28,13 @@ export function missingKeyMessage(missing: readonly MissingKey[]): string {
 /**
  * Stands in for a provider whose `api_key_env` names an unset variable: it fails at once
  * with a 502 that says what to set, instead of calling the provider without credentials
- * (and waiting for its refusal). Not retryable, so a configured fallback is tried next.
+ * (and waiting for its refusal). Not retryable, so a configured fallback is tried next. It has
+ * the type and capabilities of the provider's `adapter`, so that a request is checked as it
+ * would be with the key.
  */
-export function missingKeyProvider(type: string, message: string): ProviderAdapter {
+export function missingKeyProvider(adapter: ProviderAdapter, message: string): ProviderAdapter {
   const fail = async (): Promise<never> => {
     throw new UpstreamError('unavailable', message, { retryable: false });
   };
-  return { type, chat: fail, chatStream: fail, embeddings: fail };
+  return { type: adapter.type, supportsN: adapter.supportsN === true, chat: fail, chatStream: fail, embeddings: fail };
 }

@@ -107,6 +107,12 @@ export interface EmbeddingsResult {
 
 export interface ProviderAdapter {
   readonly type: string;
+  /**
+   * chat and chatStream return `n` choices when a request asks for several (each with its
+   * `index`, streamed ones included; usage counts them all). Absent: the upstream returns one,
+   * and a request with `n` other than 1 is refused before any call (docs/chat-and-streaming.md).
+   */
+  readonly supportsN?: boolean;
   /** Resolves once the provider answered; rejects with an UpstreamError (server/errors) otherwise. */
   chat(request: ChatCompletionRequest, target: ModelTarget, options: CallOptions): Promise<ChatResult>;
   /**

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { startMockGeminiUpstream, type MockGeminiUpstream } from '../helpers/mock-gemini-upstream';
+import { COST_HEADER, FEMTO, usdText } from './exact-cost-setup';
 import {
   apiErrorOf,
+  collect,
   decodeFloat32Base64,
   PIXEL_DATA_URL,
   PIXEL_PNG_BASE64,
@@ -94,6 +96,52 @@ describe('e2e: the gemini provider path', () => {
       contents: [{ role: 'user', parts: [{ text: 'What is this?' }, { inlineData: { mimeType: 'image/png', data: PIXEL_PNG_BASE64 } }] }],
     });
     expect([jsonBody, stopBody, imageBody]).toMatchSnapshot();
+  });
+
+  it('n: as many choices as the candidates Gemini returns for candidateCount, streamed too, all counted and priced', async () => {
+    const { upstream, e2e } = fixture;
+    const candidates = { type: 'candidates' as const, pieces: ['Hello', ' there '], promptTokenCount: 12 };
+    upstream.reply(candidates, candidates);
+    const messages = [{ role: 'user' as const, content: 'Greet me' }];
+    const { data, response } = await e2e.client.chat.completions.create({ model: 'flash', messages, n: 3 }).withResponse();
+    expect(upstream.requests[0]?.body).toMatchObject({ generationConfig: { candidateCount: 3 } });
+    expect(data.choices.map((choice) => [choice.index, choice.message.content, choice.finish_reason])).toEqual([
+      [0, 'Hello there #0', 'stop'],
+      [1, 'Hello there #1', 'stop'],
+      [2, 'Hello there #2', 'stop'],
+    ]);
+    // Gemini's candidatesTokenCount is all candidates' tokens together: 3 candidates of 3.
+    expect(data.usage).toMatchObject({ prompt_tokens: 12, completion_tokens: 9, total_tokens: 21 });
+    const cost = (12n * 3n * FEMTO) / 10n + (9n * 25n * FEMTO) / 10n;
+    expect(response.headers.get(COST_HEADER)).toBe(usdText(cost));
+    expect(await usageFor(e2e, response.headers.get('x-request-id'))).toMatchObject({
+      promptTokens: 12,
+      completionTokens: 9,
+      costFemtoUsd: cost,
+    });
+
+    const stream = await e2e.client.chat.completions.create({
+      model: 'flash',
+      messages,
+      n: 2,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    expect(upstream.requests[1]?.path).toContain(':streamGenerateContent');
+    expect(upstream.requests[1]?.body).toMatchObject({ generationConfig: { candidateCount: 2 } });
+    const collected = await collect(stream);
+    expect(collected.byChoice).toEqual([
+      { text: 'Hello there #0', finishReason: 'stop' },
+      { text: 'Hello there #1', finishReason: 'stop' },
+    ]);
+    expect(collected.usageChunks.map((chunk) => chunk.usage)).toEqual([
+      {
+        prompt_tokens: 12,
+        completion_tokens: 6,
+        total_tokens: 18,
+        cost_usd: Number(usdText((12n * 3n * FEMTO) / 10n + (6n * 25n * FEMTO) / 10n)),
+      },
+    ]);
   });
 
   describe('embeddings', () => {

@@ -74,11 +74,22 @@ export interface CollectedStream {
   usageChunks: ChatCompletionChunk[];
   /** Tool calls assembled from their deltas, by index. */
   toolCalls: { id?: string; name: string; arguments: string }[];
+  /** Each choice's text and finish reason, by its `index` (a request with `n`). */
+  byChoice: { text: string; finishReason: string | null }[];
   models: Set<string>;
 }
 
 export async function collect(stream: AsyncIterable<ChatCompletionChunk>): Promise<CollectedStream> {
-  const result: CollectedStream = { chunks: [], text: '', roles: [], finishReasons: [], usageChunks: [], toolCalls: [], models: new Set() };
+  const result: CollectedStream = {
+    chunks: [],
+    text: '',
+    roles: [],
+    finishReasons: [],
+    usageChunks: [],
+    toolCalls: [],
+    byChoice: [],
+    models: new Set(),
+  };
   for await (const chunk of stream) {
     result.chunks.push(chunk);
     result.models.add(chunk.model);
@@ -87,6 +98,9 @@ export async function collect(stream: AsyncIterable<ChatCompletionChunk>): Promi
       if (choice.delta.role) result.roles.push(choice.delta.role);
       if (choice.delta.content) result.text += choice.delta.content;
       if (choice.finish_reason) result.finishReasons.push(choice.finish_reason);
+      const own = (result.byChoice[choice.index] ??= { text: '', finishReason: null });
+      own.text += choice.delta.content ?? '';
+      own.finishReason = choice.finish_reason ?? own.finishReason;
       for (const call of choice.delta.tool_calls ?? []) {
         const entry = (result.toolCalls[call.index] ??= { name: '', arguments: '' });
         if (call.id) entry.id = call.id;

@@ -245,6 +245,43 @@ describe('e2e: the vertex provider path', () => {
     expect(upstream.requests[0]?.path).toBe(`${BASE}/anthropic/models/claude-sonnet-4@20250514:rawPredict`);
   });
 
+  it('n onto Gemini on Vertex: candidateCount candidates as choices, streamed too, all counted and priced; Claude refuses n', async () => {
+    const { upstream, e2e } = fixture;
+    const candidates = { type: 'candidates' as const, pieces: ['Hi', ' again '], promptTokenCount: 20 };
+    upstream.reply(candidates, candidates);
+    const messages = [{ role: 'user' as const, content: 'Greet me' }];
+    const { data, response } = await e2e.client.chat.completions.create({ model: 'flash', messages, n: 2 }).withResponse();
+    expect(upstream.requests[0]?.path).toBe(`${BASE}/google/models/gemini-2.5-flash:generateContent`);
+    expect(upstream.requests[0]?.body).toMatchObject({ generationConfig: { candidateCount: 2 } });
+    expect(data.choices.map((choice) => [choice.index, choice.message.content])).toEqual([
+      [0, 'Hi again #0'],
+      [1, 'Hi again #1'],
+    ]);
+    // 2 candidates of 3 tokens, counted together by Vertex's candidatesTokenCount.
+    expect(data.usage).toMatchObject({ prompt_tokens: 20, completion_tokens: 6 });
+    const cost = 20n * 3n * FEMTO + 6n * 15n * FEMTO;
+    expect(response.headers.get('x-gateway-cost-usd')).toBe(usdText(cost));
+    expect(await usageFor(e2e, response.headers.get('x-request-id'))).toMatchObject({ completionTokens: 6, costFemtoUsd: cost });
+
+    const stream = await e2e.client.chat.completions.create({
+      model: 'flash',
+      messages,
+      n: 3,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    const collected = await collect(stream);
+    expect(upstream.requests[1]?.path).toBe(`${BASE}/google/models/gemini-2.5-flash:streamGenerateContent?alt=sse`);
+    expect(collected.byChoice.map((choice) => choice.text)).toEqual(['Hi again #0', 'Hi again #1', 'Hi again #2']);
+    expect(collected.byChoice.every((choice) => choice.finishReason === 'stop')).toBe(true);
+    expect(collected.usageChunks[0]?.usage).toMatchObject({ prompt_tokens: 20, completion_tokens: 9 });
+
+    const refused = await apiErrorOf(e2e.client.chat.completions.create({ model: 'sonnet', messages, n: 2 }));
+    expect(refused.status).toBe(400);
+    expect(refused.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_value', param: 'n' });
+    expect(upstream.requests).toHaveLength(2);
+  });
+
   it("errors come in each route's shape", async () => {
     const { upstream, e2e } = fixture;
     const invalid = { error: { code: 400, message: 'Request contains an invalid argument.', status: 'INVALID_ARGUMENT' } };

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sendAnthropicSse, type AnthropicSseReply } from './mock-anthropic-upstream';
-import { sendGeminiSse, type GeminiSseReply } from './mock-gemini-upstream';
+import { sendGeminiReply, type GeminiReply } from './mock-gemini-upstream';
 import { startMockUpstream, type CommonReply, type MockUpstream, type RecordedRequest, type ServiceAnswer } from './mock-upstream';
 
 /**
@@ -24,8 +24,8 @@ import { startMockUpstream, type CommonReply, type MockUpstream, type RecordedRe
 
 export type { RecordedRequest };
 
-/** `sse` replies are Gemini's `alt=sse` on Gemini models and Anthropic's events on Claude models. */
-export type MockReply = CommonReply | GeminiSseReply | AnthropicSseReply;
+/** `sse` replies are Gemini's `alt=sse` on Gemini models and Anthropic's events on Claude models; `candidates` is Gemini's. */
+export type MockReply = CommonReply | GeminiReply | AnthropicSseReply;
 
 export interface MockVertexUpstream extends MockUpstream<MockReply> {
   /** A service-account key file whose public key the token endpoint knows. */
@@ -130,7 +130,7 @@ export async function startMockVertexUpstream(): Promise<MockVertexUpstream> {
     sendOther: (reply, response, recorded) =>
       recorded.path.includes('/publishers/anthropic/')
         ? sendAnthropicSse(reply as AnthropicSseReply, response, recorded)
-        : sendGeminiSse(reply, response, recorded),
+        : sendGeminiReply(reply, response, recorded),
   });
 
   const directory = mkdtempSync(join(tmpdir(), 'mock-vertex-'));

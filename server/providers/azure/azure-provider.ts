@@ -46,6 +46,7 @@ export function createAzureProvider(options: ProviderFactoryOptions, dependencie
   };
   return {
     type: 'azure',
+    supportsN: true,
     chat: (request, target, callOptions) => forTarget(target).chat(request, target, callOptions),
     chatStream: (request, target, callOptions) => forTarget(target).chatStream(request, target, callOptions),
     embeddings: (request, target, callOptions) => forTarget(target).embeddings(request, target, callOptions),

@@ -14,7 +14,9 @@ import { UpstreamError } from '../../errors/gateway-error';
  *   credentials of AWS's default chain (@aws-sdk/credential-providers `fromNodeProviderChain`:
  *   environment, shared config and credentials files, web identity, container and instance
  *   metadata). Credentials are kept until five minutes before they expire, then fetched anew
- *   once for all waiting requests: signing costs no network round trip per request.
+ *   once for all waiting requests: signing costs no network round trip per request. A chain
+ *   that finds no credentials is not run again for every request (it may wait on the instance
+ *   metadata service each time): its failure is kept for a while, and requests fail at once.
  */
 export interface BedrockAuthOptions {
   provider: string;
@@ -38,15 +40,17 @@ export type BedrockAuth = (request: SignableRequest) => Promise<Record<string, s
 
 /** Credentials this close to their expiry are fetched anew (the AWS SDK's own margin). */
 const REFRESH_MARGIN_MS = 5 * 60_000;
+/** How long a chain that found no credentials is taken at its word before it is run again. */
+export const EMPTY_CHAIN_RETRY_MS = 30_000;
 
 export function createBedrockAuth(options: BedrockAuthOptions): BedrockAuth {
   if (options.apiKey !== '') {
     const authorization = `Bearer ${options.apiKey}`;
     return (request) => Promise.resolve({ ...request.headers, authorization });
   }
-  const source = options.credentials ?? fromNodeProviderChain(options.profile ? { profile: options.profile } : {});
+  const chain = options.credentials ?? fromNodeProviderChain(options.profile ? { profile: options.profile } : {});
   const credentials = memoize(
-    source,
+    keepingFailure(chain, options.now),
     (identity: AwsCredentialIdentity) =>
       identity.expiration !== undefined && identity.expiration.getTime() - options.now() < REFRESH_MARGIN_MS,
     (identity: AwsCredentialIdentity) => identity.expiration !== undefined,
@@ -83,5 +87,21 @@ export function createBedrockAuth(options: BedrockAuthOptions): BedrockAuth {
       if (name.toLowerCase() !== 'host') headers[name] = value;
     }
     return headers;
+  };
+}
+
+/** `source`, whose rejection is given again without calling it for EMPTY_CHAIN_RETRY_MS. */
+function keepingFailure(source: AwsCredentialIdentityProvider, now: () => number): AwsCredentialIdentityProvider {
+  let failure: { error: unknown; until: number } | null = null;
+  return async () => {
+    if (failure !== null && now() < failure.until) throw failure.error;
+    try {
+      const identity = await source();
+      failure = null;
+      return identity;
+    } catch (error) {
+      failure = { error, until: now() + EMPTY_CHAIN_RETRY_MS };
+      throw error;
+    }
   };
 }

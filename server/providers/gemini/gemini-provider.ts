@@ -60,6 +60,8 @@ export function createGeminiAdapter(options: GeminiAdapterOptions): ProviderAdap
 
   return {
     type: options.type,
+    // generationConfig.candidateCount (build-gemini-request.ts), on the Gemini API and on Vertex AI alike.
+    supportsN: true,
 
     async chat(request, target, call) {
       const body = buildGeminiRequest(request, call.reasoning);

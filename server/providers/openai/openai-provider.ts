@@ -42,6 +42,7 @@ export function createOpenAiProvider(options: ProviderFactoryOptions): ProviderA
 
   return {
     type: 'openai',
+    supportsN: true,
 
     async chat(request, target, callOptions): Promise<ChatResult> {
       const response = await send(chatRequest(baseUrl, apiKey, request, target, false, callOptions.signal, callOptions.reasoning));

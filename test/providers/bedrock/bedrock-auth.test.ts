@@ -1,6 +1,6 @@
 import type { AwsCredentialIdentity } from '@smithy/types';
 import { describe, expect, it } from 'vitest';
-import { createBedrockAuth } from '../../../server/providers/bedrock/bedrock-auth';
+import { createBedrockAuth, EMPTY_CHAIN_RETRY_MS } from '../../../server/providers/bedrock/bedrock-auth';
 import {
   converseReply,
   MOCK_ACCESS_KEY_ID,
@@ -56,6 +56,33 @@ describe('bedrock adapter: Signature V4 and credentials', () => {
     } finally {
       await upstream.close();
     }
+  });
+
+  it('runs a credential chain that found nothing again only after a while, not for every request', async () => {
+    let clock = NOW;
+    let runs = 0;
+    let found = false;
+    // The default chain rejects after trying every source (files, instance metadata, …) when none has credentials.
+    const chain = (): Promise<AwsCredentialIdentity> => {
+      runs++;
+      if (!found) return Promise.reject(new Error('Could not load credentials from any providers'));
+      return Promise.resolve({ accessKeyId: MOCK_ACCESS_KEY_ID, secretAccessKey: MOCK_SECRET_ACCESS_KEY });
+    };
+    const adapter = harness.create({ credentials: chain, now: () => clock });
+    const refused = { code: 'upstream_unavailable', message: 'The provider "bedrock" has no usable AWS credentials.' };
+    await expect(adapter.chat(chatRequest(), chatTarget, callOptions())).rejects.toMatchObject(refused);
+    await expect(adapter.chat(chatRequest(), chatTarget, callOptions())).rejects.toMatchObject(refused);
+    expect(runs).toBe(1);
+    found = true;
+    clock += EMPTY_CHAIN_RETRY_MS - 1;
+    await expect(adapter.chat(chatRequest(), chatTarget, callOptions())).rejects.toMatchObject(refused);
+    expect(runs).toBe(1);
+    expect(harness.upstream.requests).toHaveLength(0);
+    clock += 1;
+    harness.upstream.reply(converseReply([{ text: 'ok' }]));
+    const { completion } = await adapter.chat(chatRequest(), chatTarget, callOptions());
+    expect(completion.choices[0]?.message.content).toBe('ok');
+    expect(runs).toBe(2);
   });
 
   it('is refused when the body is changed after signing', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { converseEnd, converseTextEvents, type MockBedrockEvent } from '../../helpers/mock-bedrock-upstream';
-import { callOptions, chatRequest, chatTarget, collect, novaTarget, rejectionOf, useHarness } from './harness';
+import { callOptions, chatRequest, chatTarget, collect, createHarness, novaTarget, rejectionOf, useHarness } from './harness';
 
 const TOOL_EVENTS: MockBedrockEvent[] = [
   { event: 'messageStart', payload: { role: 'assistant' } },
@@ -50,6 +50,25 @@ describe('bedrock adapter: ConverseStream in event-stream framing', () => {
       usage: { prompt_tokens: 116, completion_tokens: 2, total_tokens: 118, prompt_tokens_details: { cached_tokens: 100 } },
     });
     expect(stream.usage).toEqual({ promptTokens: 116, completionTokens: 2, cachedTokens: 100, cacheWriteTokens: 7 });
+  });
+
+  it('streams text deltas with the padding member Bedrock adds to events, and with escapes', async () => {
+    const delta = (text: string, p?: string) => ({
+      event: 'contentBlockDelta',
+      payload: { contentBlockIndex: 0, delta: { text }, ...(p === undefined ? {} : { p }) },
+    });
+    harness.upstream.reply({
+      type: 'events',
+      events: [
+        { event: 'messageStart', payload: { p: 'abcdefghijklmnop', role: 'assistant' } },
+        delta('Say ', 'abcdefghijklmnopqrstuvwxyz'),
+        delta('"hi"\n', 'abc'),
+        delta('\\ ✓', 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123'),
+        ...converseEnd('end_turn', { inputTokens: 3, outputTokens: 4 }),
+      ],
+    });
+    const chunks = await collect(await harness.adapter.chatStream(chatRequest(), chatTarget, callOptions()));
+    expect(chunks.slice(1, 4).map((chunk) => chunk.choices[0]?.delta.content)).toEqual(['Say ', '"hi"\n', '\\ ✓']);
   });
 
   it('streams tool calls, numbered among tool calls only, "{}" for a tool without input', async () => {
@@ -113,6 +132,50 @@ describe('bedrock adapter: ConverseStream in event-stream framing', () => {
     harness.upstream.reply({ type: 'raw', body: 'not an event stream', contentType: 'application/vnd.amazon.eventstream' });
     const garbage = await harness.adapter.chatStream(chatRequest(), chatTarget, callOptions());
     expect(await rejectionOf(collect(garbage))).toMatchObject({ code: 'upstream_bad_response' });
+  });
+
+  it('closes the upstream connection when the consumer stops reading', async () => {
+    harness.upstream.reply({ type: 'events', events: converseTextEvents(['a', 'b']).slice(0, 2), hold: true });
+    const stream = await harness.adapter.chatStream(chatRequest(), chatTarget, callOptions());
+    for await (const chunk of stream.chunks) {
+      expect(chunk.choices[0]?.delta).toEqual({ role: 'assistant', content: '' });
+      break;
+    }
+    await harness.upstream.requests[0]?.aborted;
+  });
+
+  it('ends the stream at the metadata event, whatever the body does after it', async () => {
+    // The connection drops after the last event: the reply is complete all the same.
+    const events = converseTextEvents(['Hi'], 'end_turn', { inputTokens: 4, outputTokens: 1 });
+    harness.upstream.reply({ type: 'events', events, dropAfter: events.length });
+    const stream = await harness.adapter.chatStream(chatRequest(), chatTarget, callOptions());
+    const chunks = await collect(stream);
+    expect(chunks.map((chunk) => chunk.choices[0]?.delta ?? chunk.usage)).toEqual([
+      { role: 'assistant', content: '' },
+      { content: 'Hi' },
+      {},
+      { prompt_tokens: 4, completion_tokens: 1, total_tokens: 5 },
+    ]);
+    expect(stream.usage).toEqual({ promptTokens: 4, completionTokens: 1 });
+  });
+
+  it('keeps the connection of a stream read to its metadata for the next request', async () => {
+    // A pool of its own, so that no connection of another test can serve the second request.
+    const own = await createHarness();
+    try {
+      const events = converseTextEvents(['Hi']);
+      own.upstream.reply({ type: 'events', events }, { type: 'events', events });
+      for (let turn = 0; turn < 2; turn++) {
+        expect((await collect(await own.adapter.chatStream(chatRequest(), chatTarget, callOptions()))).length).toBe(4);
+        // Whatever follows the metadata is read in the background: let the body end before the next request.
+        await new Promise((resolve) => setTimeout(resolve, 150));
+      }
+      const [first, second] = own.upstream.requests;
+      expect(second?.remotePort).toBeDefined();
+      expect(second?.remotePort).toBe(first?.remotePort);
+    } finally {
+      await own.close();
+    }
   });
 
   it('refuses a 200 that is not an event stream before any chunk, so it can be retried', async () => {
