@@ -1,5 +1,5 @@
-import type { ChatUsage } from '../../contract';
-import type { TokenUsage } from './types';
+import type { ChatCompletion, ChatUsage, ToolCall } from '../../contract';
+import type { ChatResult, TokenUsage } from './types';
 
 /**
  * TokenUsage -> a chat reply's usage, in OpenAI's shape: the cached and reasoning parts as
@@ -28,4 +28,44 @@ export function fromChatUsage(usage: ChatUsage): TokenUsage {
   if (cached != null) tokens.cachedTokens = cached;
   if (reasoning != null) tokens.reasoningTokens = reasoning;
   return tokens;
+}
+
+/** What an upstream's one reply says, in chat's terms. */
+export interface AssistantReply {
+  content: string | null;
+  /** '' for none. */
+  reasoning: string;
+  toolCalls: ToolCall[];
+  finishReason: ChatCompletion['choices'][number]['finish_reason'];
+}
+
+/**
+ * The one-choice chat.completion of an upstream's reply (Anthropic's Message, Bedrock's Converse
+ * reply), as OpenAI writes it: `reasoning_content` and `tool_calls` only when there are some.
+ */
+export function oneChoiceResult(
+  header: Pick<ChatCompletion, 'id' | 'created' | 'model'>,
+  reply: AssistantReply,
+  usage: TokenUsage | null,
+): ChatResult {
+  const completion: ChatCompletion = {
+    id: header.id,
+    object: 'chat.completion',
+    created: header.created,
+    model: header.model,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          ...(reply.reasoning ? { reasoning_content: reply.reasoning } : {}),
+          content: reply.content,
+          ...(reply.toolCalls.length > 0 ? { tool_calls: reply.toolCalls } : {}),
+        },
+        finish_reason: reply.finishReason,
+      },
+    ],
+    usage: toChatUsage(usage),
+  };
+  return { completion, usage };
 }

@@ -1,7 +1,7 @@
-import type { ChatCompletion, ToolCall } from '../../../contract';
+import type { ToolCall } from '../../../contract';
 import { badResponse } from '../upstream-errors';
 import type { ChatResult, TokenUsage } from '../types';
-import { toChatUsage } from '../token-usage';
+import { oneChoiceResult } from '../token-usage';
 import { classifyContentBlock, thinkingText, type AnthropicMessage, type AnthropicUsage } from './anthropic-schemas';
 import { mapAnthropicStopReason } from './map-anthropic-stop-reason';
 
@@ -44,27 +44,11 @@ export function mapAnthropicResponse(message: AnthropicMessage, context: ReplyCo
   }
 
   const content = replyText(texts, toolCalls.length > 0, context.prefill);
-  const usage = mapAnthropicUsage(message.usage ?? null);
-  const completion: ChatCompletion = {
-    id: context.id,
-    object: 'chat.completion',
-    created: context.created,
-    model: context.model,
-    choices: [
-      {
-        index: 0,
-        message: {
-          role: 'assistant',
-          ...(reasoning ? { reasoning_content: reasoning } : {}),
-          content,
-          ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
-        },
-        finish_reason: mapAnthropicStopReason(message.stop_reason),
-      },
-    ],
-    usage: toChatUsage(usage),
-  };
-  return { completion, usage };
+  return oneChoiceResult(
+    context,
+    { content, reasoning, toolCalls, finishReason: mapAnthropicStopReason(message.stop_reason) },
+    mapAnthropicUsage(message.usage ?? null),
+  );
 }
 
 /**

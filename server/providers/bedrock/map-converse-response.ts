@@ -1,5 +1,5 @@
-import type { ChatCompletion, ToolCall } from '../../../contract';
-import { toChatUsage } from '../token-usage';
+import type { ToolCall } from '../../../contract';
+import { oneChoiceResult } from '../token-usage';
 import type { ChatResult, TokenUsage } from '../types';
 import type { ConverseResponse, ConverseUsage } from './bedrock-schemas';
 import { mapBedrockStopReason } from './map-bedrock-stop-reason';
@@ -35,27 +35,11 @@ export function mapConverseResponse(reply: ConverseResponse, context: ReplyConte
     }
     reasoning += block.reasoningContent?.reasoningText?.text ?? '';
   }
-  const usage = reply.usage ? mapConverseUsage(reply.usage) : null;
-  const completion: ChatCompletion = {
-    id: context.id,
-    object: 'chat.completion',
-    created: context.created,
-    model: context.model,
-    choices: [
-      {
-        index: 0,
-        message: {
-          role: 'assistant',
-          ...(reasoning ? { reasoning_content: reasoning } : {}),
-          content: texts.length > 0 ? texts.join('') : null,
-          ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
-        },
-        finish_reason: mapBedrockStopReason(reply.stopReason),
-      },
-    ],
-    usage: toChatUsage(usage),
-  };
-  return { completion, usage };
+  return oneChoiceResult(
+    context,
+    { content: texts.length > 0 ? texts.join('') : null, reasoning, toolCalls, finishReason: mapBedrockStopReason(reply.stopReason) },
+    reply.usage ? mapConverseUsage(reply.usage) : null,
+  );
 }
 
 /**
