@@ -55,7 +55,9 @@ export async function createEmbeddings(dependencies: ChatDependencies, call: Emb
     const { value, attempt } = await timeUpstream(context, () =>
       callWithFallbacks(
         attempts,
-        observedAttempt(dependencies.metrics, false, (entry: Attempt) => entry.adapter.embeddings(body, entry.target, upstream.options)),
+        observedAttempt(dependencies.metrics, context, false, (entry: Attempt) =>
+          entry.adapter.embeddings(body, entry.target, upstream.options),
+        ),
         upstream.retry,
       ),
     );

@@ -79,7 +79,7 @@ export async function runNativePassThrough<A extends Attempt>(
     answered = await timeUpstream(context, () =>
       callWithFallbacks(
         run.attempts,
-        observedAttempt(dependencies.metrics, stream, async (attempt: A) => {
+        observedAttempt(dependencies.metrics, context, stream, async (attempt: A) => {
           const response = await format.send(attempt, options);
           if (stream) return { response, text: null, usage: null };
           const text = await response.text();
