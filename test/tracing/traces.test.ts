@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { chatCompletionReply, chatStreamReply, startMockOpenAiUpstream, type MockOpenAiUpstream } from '../helpers/mock-openai-upstream';
-import { SPAN_KIND_CLIENT, SPAN_KIND_SERVER, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver';
+import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway';
+import { clientTrace, spansOf } from './trace-helpers';
 
 /**
  * docs/tracing.md: the spans a gateway with traces on sends to an OTLP/HTTP receiver: a server
@@ -49,13 +49,6 @@ models:
 `;
 }
 
-/** A client's trace: its `traceparent` and ids. */
-function clientTrace() {
-  const traceId = randomBytes(16).toString('hex');
-  const spanId = randomBytes(8).toString('hex');
-  return { traceId, spanId, traceparent: `00-${traceId}-${spanId}-01` };
-}
-
 interface Fixture {
   upstream: MockOpenAiUpstream;
   receiver: OtlpReceiver;
@@ -90,22 +83,6 @@ function useTracedGateway(tracing = '') {
   return fixture;
 }
 
-/**
- * The spans of a trace once the gateway ended its server span: that happens when the response
- * closes on the gateway's side, which may come just after the client read the whole response.
- */
-async function spansOf(fixture: Fixture, traceId: string): Promise<{ server: ReceivedSpan; clients: ReceivedSpan[] }> {
-  const serverSpans = () => fixture.receiver.trace(traceId).filter((span) => span.kind === SPAN_KIND_SERVER);
-  for (let round = 0; round < 100 && serverSpans().length === 0; round++) {
-    await fixture.gateway.gateway.tracing?.flush();
-    if (serverSpans().length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  const servers = serverSpans();
-  expect(servers).toHaveLength(1);
-  const server = servers[0] as ReceivedSpan;
-  return { server, clients: fixture.receiver.trace(traceId).filter((span) => span.kind === SPAN_KIND_CLIENT) };
-}
-
 describe('traces', () => {
   const fixture = useTracedGateway();
 
@@ -118,7 +95,7 @@ describe('traces', () => {
       .set('traceparent', client.traceparent)
       .expect(200);
 
-    const { server, clients } = await spansOf(fixture, client.traceId);
+    const { server, clients } = await spansOf(fixture.receiver, fixture.gateway.gateway, client.traceId);
     expect(server.name).toBe('chat gpt-chat');
     expect(server.parentSpanId).toBe(client.spanId);
     expect(server.resource['service.name']).toBe('model-gateway');
@@ -172,7 +149,7 @@ describe('traces', () => {
     const client = clientTrace();
     await gateway.chat(key, { model: 'gpt-chat' }).set('traceparent', client.traceparent).expect(200);
 
-    const { server, clients } = await spansOf(fixture, client.traceId);
+    const { server, clients } = await spansOf(fixture.receiver, fixture.gateway.gateway, client.traceId);
     expect(clients.map((span) => [span.attributes['gateway.deployment'], span.attributes['error.type'], span.parentSpanId])).toEqual([
       ['oai', 'unavailable', server.spanId],
       ['oai', 'unavailable', server.spanId],
@@ -203,7 +180,7 @@ describe('traces', () => {
       .expect(200);
     expect(response.text).toContain('[DONE]');
 
-    const { server, clients } = await spansOf(fixture, client.traceId);
+    const { server, clients } = await spansOf(fixture.receiver, fixture.gateway.gateway, client.traceId);
     expect(server.attributes).toMatchObject({
       'gateway.stream': true,
       'gen_ai.usage.input_tokens': 13,
@@ -231,7 +208,7 @@ describe('traces', () => {
     const traceparent = upstream.requests[0]?.headers.traceparent;
     expect(traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
     const traceId = String(traceparent).split('-')[1] as string;
-    const { server, clients } = await spansOf(fixture, traceId);
+    const { server, clients } = await spansOf(fixture.receiver, fixture.gateway.gateway, traceId);
     expect(server.parentSpanId).toBe('');
     expect(server.name).toBe('embeddings gpt-embed');
     expect(server.attributes).toMatchObject({ 'gen_ai.operation.name': 'embeddings', 'gen_ai.usage.input_tokens': 3 });
@@ -242,7 +219,7 @@ describe('traces', () => {
     const { gateway, key } = fixture;
     const client = clientTrace();
     await gateway.chat(key, { model: 'no-such-model' }).set('traceparent', client.traceparent).expect(404);
-    const { server, clients } = await spansOf(fixture, client.traceId);
+    const { server, clients } = await spansOf(fixture.receiver, fixture.gateway.gateway, client.traceId);
     expect(server.attributes).toMatchObject({ 'http.response.status_code': 404, 'error.type': 'model_not_found' });
     expect(clients).toEqual([]);
   });
@@ -250,7 +227,7 @@ describe('traces', () => {
   it('traces a request refused at the door (no key) without a key id', async () => {
     const client = clientTrace();
     await fixture.gateway.http.post('/v1/chat/completions').set('traceparent', client.traceparent).send({ model: 'gpt-chat' }).expect(401);
-    const { server } = await spansOf(fixture, client.traceId);
+    const { server } = await spansOf(fixture.receiver, fixture.gateway.gateway, client.traceId);
     expect(server.name).toBe('POST /v1/chat/completions');
     expect(server.attributes['error.type']).toBe('missing_api_key');
     expect(server.attributes['gateway.key.id']).toBeUndefined();
@@ -274,7 +251,7 @@ describe('traces with content capture on', () => {
       })
       .set('traceparent', client.traceparent)
       .expect(200);
-    const { server } = await spansOf(fixture, client.traceId);
+    const { server } = await spansOf(fixture.receiver, fixture.gateway.gateway, client.traceId);
     expect(JSON.parse(String(server.attributes['gen_ai.system_instructions']))).toEqual([{ type: 'text', content: 'Be brief.' }]);
     expect(JSON.parse(String(server.attributes['gen_ai.input.messages']))).toEqual([
       { role: 'user', parts: [{ type: 'text', content: 'Say hello' }] },
@@ -289,7 +266,7 @@ describe('traces with content capture on', () => {
     upstream.reply(chatStreamReply(['Hel', 'lo!'], { prompt: 13, completion: 4 }, UPSTREAM_MODEL));
     const client = clientTrace();
     await gateway.chat(key, { model: 'gpt-chat', stream: true }).set('traceparent', client.traceparent).expect(200);
-    const { server } = await spansOf(fixture, client.traceId);
+    const { server } = await spansOf(fixture.receiver, fixture.gateway.gateway, client.traceId);
     expect(JSON.parse(String(server.attributes['gen_ai.output.messages']))).toEqual([
       { role: 'assistant', parts: [{ type: 'text', content: 'Hello!' }], finish_reason: 'stop' },
     ]);
