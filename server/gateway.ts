@@ -186,7 +186,7 @@ async function buildGateway(config: Config, options: GatewayOptions, onFailure: 
   if (tracing) onFailure.push(() => tracing.shutdown());
   const providers = createProviderRegistry({
     providers: Object.values(config.providers),
-    http: tracing ? tracing.tracedHttpClient(http) : http,
+    http,
     now,
     generateId,
     factories: options.providerFactories,

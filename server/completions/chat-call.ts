@@ -11,6 +11,7 @@ import { isAbortError } from '../providers/http-client';
 import { reasoningFromEffort } from '../providers/reasoning';
 import type { ChatStream, ReasoningRequest, TokenUsage } from '../providers/types';
 import { fromChatUsage, toChatUsage } from '../providers/token-usage';
+import { withAttemptTrace } from '../providers/trace-headers';
 import type { ReservationFields } from '../rate-limit/key-limiter';
 import { countTextTokens, promptTokenCounter, quickPromptTokens, quickTextTokens } from '../usage/count-tokens';
 import { admit, type AdmissionDependencies } from './admission';
@@ -103,8 +104,8 @@ export async function runChatCall(dependencies: ChatDependencies, call: ChatCall
       const { value, attempt } = await timeUpstream(context, () =>
         callWithFallbacks(
           attempts,
-          observedAttempt(dependencies.metrics, context, false, (entry: Attempt) =>
-            entry.adapter.chat(body, entry.target, optionsFor(entry)),
+          observedAttempt(dependencies.metrics, context, false, (entry: Attempt, trace) =>
+            entry.adapter.chat(body, entry.target, withAttemptTrace(optionsFor(entry), trace)),
           ),
           retry,
         ),
@@ -139,8 +140,8 @@ export async function runChatCall(dependencies: ChatDependencies, call: ChatCall
     started = await timeUpstream(context, () =>
       callWithFallbacks(
         attempts,
-        observedAttempt(dependencies.metrics, context, true, (entry: Attempt) =>
-          entry.adapter.chatStream(body, entry.target, optionsFor(entry)),
+        observedAttempt(dependencies.metrics, context, true, (entry: Attempt, trace) =>
+          entry.adapter.chatStream(body, entry.target, withAttemptTrace(optionsFor(entry), trace)),
         ),
         retry,
       ),

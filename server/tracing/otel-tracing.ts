@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingHttpHeaders } from 'node:http';
 import type * as OpenTelemetryApi from '@opentelemetry/api';
 import type { Attributes, Context, Span, TextMapPropagator, Tracer } from '@opentelemetry/api';
@@ -6,6 +5,7 @@ import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest } from 
 import type { TracingSettings } from '../config/tracing-section';
 import { UpstreamError } from '../errors/gateway-error';
 import type { RequestContext } from '../pipeline/request-context';
+import type { TraceHeaders } from '../providers/trace-headers';
 import { femtoToUsdText } from '../usage/cost';
 import { inputContent, outputContent, type ContentMessage } from './gen-ai-content';
 import { providerName, requestParameterAttributes } from './gen-ai-attributes';
@@ -13,13 +13,11 @@ import type { AdmittedRequest, ClosedTrace, RequestTrace, TracedAttempt, Tracing
 
 type Api = typeof OpenTelemetryApi;
 
-/** What every request's trace shares: the SDK's tracer, the W3C propagator, the attempts' headers. */
+/** What every request's trace shares: the SDK's tracer, the W3C propagator. */
 interface TraceTools {
   api: Api;
   tracer: Tracer;
   propagator: TextMapPropagator;
-  /** The `traceparent` (and `tracestate`) of the upstream attempt under way, for its HTTP requests. */
-  attemptHeaders: AsyncLocalStorage<Record<string, string>>;
   captureContent: boolean;
 }
 
@@ -47,17 +45,10 @@ export async function createOtelTracing(settings: TracingSettings, version: stri
     api,
     tracer: provider.getTracer('model-gateway', version),
     propagator: new core.W3CTraceContextPropagator(),
-    attemptHeaders: new AsyncLocalStorage(),
     captureContent: settings.captureMessageContent,
   };
   return {
     startRequest: (context, headers) => new OtelRequestTrace(tools, context, headers),
-    tracedHttpClient: (http) => ({
-      request(request) {
-        const headers = tools.attemptHeaders.getStore();
-        return http.request(headers === undefined ? request : { ...request, headers: { ...request.headers, ...headers } });
-      },
-    }),
     flush: () => provider.forceFlush(),
     shutdown: () => provider.shutdown(),
   };
@@ -113,8 +104,8 @@ class OtelRequestTrace implements RequestTrace {
     this.span.setAttribute('gen_ai.input.messages', JSON.stringify(messages));
   }
 
-  async attempt<T>(attempt: TracedAttempt, stream: boolean, run: () => Promise<T>): Promise<T> {
-    const { api, tracer, propagator, attemptHeaders } = this.tools;
+  async attempt<T>(attempt: TracedAttempt, stream: boolean, run: (traceHeaders: TraceHeaders) => Promise<T>): Promise<T> {
+    const { api, tracer, propagator } = this.tools;
     const span = tracer.startSpan(
       `${this.operation} ${attempt.model.upstreamModel}`,
       {
@@ -132,7 +123,7 @@ class OtelRequestTrace implements RequestTrace {
     const headers: Record<string, string> = {};
     propagator.inject(api.trace.setSpan(api.ROOT_CONTEXT, span), headers, api.defaultTextMapSetter);
     try {
-      const value = await attemptHeaders.run(headers, run);
+      const value = await run(headers);
       span.setAttribute('gen_ai.response.model', attempt.model.upstreamModel);
       if (stream) this.streaming.push(span);
       else span.end();

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest } from '../../contract';
 import type { ModelConfig } from '../config/load-config';
 import type { RequestContext } from '../pipeline/request-context';
-import type { HttpClient } from '../providers/types';
+import type { TraceHeaders } from '../providers/trace-headers';
 
 /**
  * docs/tracing.md: what the request pipeline asks of tracing. Only types here: the
@@ -14,8 +14,6 @@ import type { HttpClient } from '../providers/types';
 export interface Tracing {
   /** The request's server span, continuing the client's `traceparent` when it sent one. */
   startRequest(context: RequestContext, headers: IncomingHttpHeaders): RequestTrace;
-  /** The upstream HTTP client that sends each attempt's `traceparent`. */
-  tracedHttpClient(http: HttpClient): HttpClient;
   /** Exports the spans ended so far. */
   flush(): Promise<void>;
   /** Exports the spans still waiting, then stops (the gateway's close). */
@@ -54,10 +52,10 @@ export interface RequestTrace {
   /** A chat request's messages: kept only when content capture is on. */
   chatRequest(body: ChatCompletionRequest): void;
   /**
-   * Runs one upstream attempt inside its client span; its HTTP requests carry the span's
-   * `traceparent`. A stream's span lasts until the request closes.
+   * Runs one upstream attempt inside its client span, given the span's `traceparent` for its
+   * HTTP requests (CallOptions.traceHeaders). A stream's span lasts until the request closes.
    */
-  attempt<T>(attempt: TracedAttempt, stream: boolean, run: () => Promise<T>): Promise<T>;
+  attempt<T>(attempt: TracedAttempt, stream: boolean, run: (traceHeaders: TraceHeaders) => Promise<T>): Promise<T>;
   /** A non-streamed chat reply: its id, finish reasons and (content capture on) its messages. */
   completed(completion: ChatCompletion): void;
   /** One read of a streamed chat reply. */

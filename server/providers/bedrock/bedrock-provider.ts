@@ -58,7 +58,7 @@ export function createBedrockProvider(options: ProviderFactoryOptions, dependenc
 
     async chat(request: ChatCompletionRequest, target, call) {
       const body = buildConverseRequest(request, target, call.reasoning);
-      const { value } = await transport.postJson(target.upstreamModel, 'converse', body, call.signal, ConverseResponseSchema);
+      const { value } = await transport.postJson(target.upstreamModel, 'converse', body, call, ConverseResponseSchema);
       return mapConverseResponse(value, replyContext(target));
     },
 
@@ -66,12 +66,10 @@ export function createBedrockProvider(options: ProviderFactoryOptions, dependenc
       const body = buildConverseRequest(request, target, call.reasoning);
       // Our own abort, so that a consumer that stops early also stops the upstream generation.
       const release = new AbortController();
-      const response = await transport.post(
-        target.upstreamModel,
-        'converse-stream',
-        body,
-        AbortSignal.any([toAbortSignal(call.signal), release.signal]),
-      );
+      const response = await transport.post(target.upstreamModel, 'converse-stream', body, {
+        signal: AbortSignal.any([toAbortSignal(call.signal), release.signal]),
+        traceHeaders: call.traceHeaders,
+      });
       const stream = batchedChatStream(
         abortWhenAbandoned(
           translateConverseStream(decodeEventStream(response.body, provider), {
