@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { setTimeout as wait } from 'node:timers/promises';
 import type * as OpenTelemetryApi from '@opentelemetry/api';
 import type { Attributes, Context, Span, TextMapPropagator, Tracer } from '@opentelemetry/api';
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest } from '../../contract';
@@ -12,6 +13,9 @@ import { providerName, requestParameterAttributes } from './gen-ai-attributes';
 import type { AdmittedRequest, ClosedTrace, RequestTrace, TracedAttempt, Tracing } from './request-trace';
 
 type Api = typeof OpenTelemetryApi;
+
+/** docs/tracing.md: how long a stopping gateway waits at most for its last spans to be exported. */
+const SHUTDOWN_WAIT_MS = 2_000;
 
 /** What every request's trace shares: the SDK's tracer, the W3C propagator. */
 interface TraceTools {
@@ -50,7 +54,8 @@ export async function createOtelTracing(settings: TracingSettings, version: stri
   return {
     startRequest: (context, headers) => new OtelRequestTrace(tools, context, headers),
     flush: () => provider.forceFlush(),
-    shutdown: () => provider.shutdown(),
+    // A collector that is down would hold a stopping gateway through the exporter's retries (~10 s).
+    shutdown: () => Promise.race([provider.shutdown(), wait(SHUTDOWN_WAIT_MS, undefined, { ref: false })]),
   };
 }
 
