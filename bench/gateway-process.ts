@@ -43,6 +43,8 @@ export interface GatewaySetup {
   bin?: string;
   /** `usage.durability` (docs/usage-durability.md); the configuration's default when absent. */
   durability?: string;
+  /** Traces on (docs/tracing.md), exported to the mock upstream's OTLP endpoint. */
+  traces?: boolean;
 }
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -135,6 +137,7 @@ export async function startGateway(setup: GatewaySetup): Promise<GatewayUnderTes
     // Each gateway of a run its own journal, in its work directory (docs/usage-durability.md).
     USAGE_JOURNAL_DIR: path.join(setup.workDirectory, 'usage-journal'),
     ...(setup.postgres ? { REDIS_URL: setup.redisUrl } : {}),
+    ...(setup.traces ? { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${setup.mockPort}` } : {}),
   });
   const cli = async (...args: string[]): Promise<Record<string, string>> => {
     const { stdout } = await promisify(execFile)(process.execPath, [bin, ...args], { env, cwd: ROOT });

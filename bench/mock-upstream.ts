@@ -139,6 +139,8 @@ function answer(request: IncomingMessage, response: ServerResponse, text: string
     response.end();
     return;
   }
+  // The OTLP/HTTP collector of a gateway with traces on (`npm run bench -- --traces`): spans taken and dropped.
+  if (request.method === 'POST' && request.url === '/v1/traces') return json(response, 200, Buffer.from('{}'));
   const match = /^(?:\/delay-(\d+))?(\/v1\/(?:chat\/completions|embeddings|messages))$/.exec(request.url ?? '');
   let body: Record<string, unknown>;
   try {

@@ -12,7 +12,7 @@ import { cpuMicros, rssMiB, startScript, type BenchProcess } from './processes';
 import { addRound, alignedTable, emptyStats, formatScenario, percentile, type TargetStats } from './report';
 import { HOLD_STREAM_BODY, scenarios, SLOW_STREAM_BODY, STREAM_BODY, type Scenario } from './scenarios';
 import { openStreams, streamSpread, timeToFirstByte, type StreamTarget } from './stream-probes';
-import { durabilityTarget, RSS_SETTLE_MS, SLOW_DELAY_MS, verdicts, type Probes, type UsageCount } from './verdicts';
+import { durabilityTarget, RSS_SETTLE_MS, SLOW_DELAY_MS, TRACES_TARGET, verdicts, type Probes, type UsageCount } from './verdicts';
 
 /**
  * `npm run bench`: the mock upstream, the bare pass-through proxy (the floor) and the gateway,
@@ -37,6 +37,8 @@ const USAGE = `npm run bench -- [options]
   --durability MODE  also measure this gateway with usage.durability MODE (memory, journal, redis_stream) in
                      the same rounds, as "gateway (MODE durability)"; prints what the default mode costs
                      per request over it
+  --traces           also measure this gateway with traces on (docs/tracing.md), exported to the mock's OTLP
+                     endpoint, in the same rounds, as "gateway (traces on)"; judged: at most 10% more CPU per request
   --json-proxy       also measure bench/json-proxy.ts on the non-streaming scenarios, as "json proxy": parsing,
                      forwarding with undici and serializing, without the gateway's features
   --json FILE        also write the raw results as JSON
@@ -50,6 +52,8 @@ interface Targets {
   other: GatewayUnderTest | null;
   /** `--durability`: this gateway with another usage.durability, measured in the same rounds (no verdicts). */
   durability: GatewayUnderTest | null;
+  /** `--traces`: this gateway with traces on, measured in the same rounds. */
+  traces: GatewayUnderTest | null;
   /** `--json-proxy`: the gateway's JSON work without its features (no verdicts). */
   jsonProxy: BenchProcess | null;
 }
@@ -68,6 +72,7 @@ interface Options {
   nodeFlags: string[];
   compare: string | null;
   durability: string | null;
+  traces: boolean;
   jsonProxy: boolean;
   json: string | null;
   usage: boolean;
@@ -107,6 +112,7 @@ async function main(argv: string[]): Promise<number> {
   let gateway: GatewayUnderTest | null = null;
   let other: GatewayUnderTest | null = null;
   let durability: GatewayUnderTest | null = null;
+  let traces: GatewayUnderTest | null = null;
   try {
     const setup = {
       mockPort: mock.port,
@@ -137,10 +143,14 @@ async function main(argv: string[]): Promise<number> {
       });
       log(`bench: gateway with usage.durability ${options.durability} :${durability.process.port}`);
     }
+    if (options.traces) {
+      traces = await startGateway({ ...setup, workDirectory: mkdtempSync(path.join(work, 'traces-')), traces: true });
+      log(`bench: gateway with traces on :${traces.process.port}`);
+    }
     log(
       `bench: mock :${mock.port}, bare proxy :${proxy.port}, gateway :${gateway.process.port} (${options.postgres ? 'Postgres + Redis' : 'SQLite'}, LOG_LEVEL=${options.logLevel}, log ${gateway.logFile})`,
     );
-    const targets: Targets = { mock, proxy, gateway, other, durability, jsonProxy };
+    const targets: Targets = { mock, proxy, gateway, other, durability, traces, jsonProxy };
     const usage: UsageCount = { loadSent: 0, loadAnswered: 0, loadRecorded: 0, exactSent: 0 };
 
     const selected = scenarios(options.chunks, options.dimensions).filter(
@@ -187,6 +197,7 @@ async function main(argv: string[]): Promise<number> {
   } finally {
     if (other) await other.finish().catch(() => undefined);
     if (durability) await durability.finish().catch(() => undefined);
+    if (traces) await traces.finish().catch(() => undefined);
     if (gateway) await gateway.finish().catch(() => undefined);
     await Promise.all([mock.stop(), proxy.stop(), jsonProxy?.stop()]);
     rmSync(work, { recursive: true, force: true });
@@ -227,6 +238,7 @@ async function runScenario(
           },
         ]
       : []),
+    ...(targets.traces ? [{ name: TRACES_TARGET, process: targets.traces.process, authorization: targets.traces.authorization }] : []),
     ...(targets.other ? [{ name: 'other gateway', process: targets.other.process, authorization: targets.other.authorization }] : []),
   ];
   const sequential = scenario.connections === 1;
@@ -337,6 +349,7 @@ function parseOptions(argv: string[]): Options {
       'node-flags': { type: 'string' },
       compare: { type: 'string' },
       durability: { type: 'string' },
+      traces: { type: 'boolean', default: false },
       'json-proxy': { type: 'boolean', default: false },
       json: { type: 'string' },
       usage: { type: 'boolean', default: false },
@@ -367,6 +380,7 @@ function parseOptions(argv: string[]): Options {
     nodeFlags: (values['node-flags'] ?? '').split(/\s+/).filter((flag) => flag.length > 0),
     compare: values.compare ? path.resolve(values.compare) : null,
     durability: values.durability ?? null,
+    traces: values.traces === true,
     jsonProxy: values['json-proxy'] === true,
     json: values.json ?? null,
     usage: values.usage === true,

@@ -11,6 +11,8 @@ const ADDED_P50_TARGET_MS = 0.6;
 const ADDED_P99_TARGET_MS = 2;
 const FIRST_BYTE_TARGET_MS = 1;
 const RSS_TARGET_MIB = 150;
+/** docs/tracing.md: what traces on may add to the CPU per request of the same gateway with traces off. */
+const TRACES_CPU_TARGET = 0.1;
 /** Quiet time before RSS is read: the idle collection (after IDLE_GC_QUIET_MS, checked every second) and the release of its pages. */
 export const RSS_SETTLE_MS = IDLE_GC_QUIET_MS + 7_000;
 export const SLOW_DELAY_MS = 50;
@@ -43,6 +45,7 @@ interface VerdictOptions {
 }
 
 export const durabilityTarget = (mode: string | null): string => `gateway (${mode ?? ''} durability)`;
+export const TRACES_TARGET = 'gateway (traces on)';
 
 export function verdicts(
   results: Record<string, TargetStats[]>,
@@ -85,6 +88,16 @@ export function verdicts(
         value: `${Math.round(cost)} µs/req = ${((100 * cost) / cpuPerRequest(gateway)).toFixed(0)}% of the gateway's`,
         target: '~10%',
         verdict: 'info',
+      });
+    }
+    const traced = find(id, TRACES_TARGET);
+    if (traced) {
+      const added = cpuPerRequest(traced) / cpuPerRequest(gateway) - 1;
+      rows.push({
+        metric: `  traces on, ${label}: CPU per request over traces off`,
+        value: `${Math.round(cpuPerRequest(traced))} µs = ${(100 * added).toFixed(0)}% more`,
+        target: `<= ${100 * TRACES_CPU_TARGET}%`,
+        verdict: added <= TRACES_CPU_TARGET ? 'PASS' : 'FAIL',
       });
     }
     const json = find(id, 'json proxy');

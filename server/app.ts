@@ -42,6 +42,7 @@ import { OVERHEAD_HEADER } from './pipeline/reply';
 import type { RequestContext } from './pipeline/request-context';
 import { modelRouteTable } from './pipeline/route-table';
 import type { BudgetGuard } from './budgets/budget-guard';
+import type { Tracing } from './tracing/request-trace';
 
 export interface AppDependencies {
   config: Config;
@@ -69,6 +70,8 @@ export interface AppDependencies {
   streams: StreamLimiter;
   /** Spend budgets of keys and accounts (docs/operator-controls.md); absent = not enforced. */
   budgets?: BudgetGuard;
+  /** docs/tracing.md: a trace per model request; absent = traces off. */
+  tracing?: Tracing | undefined;
 }
 
 const s = initServer();
@@ -168,6 +171,7 @@ export function createApp(dependencies: AppDependencies): GatewayListener {
             },
           }
         : undefined,
+    tracing: dependencies.tracing,
   });
   return createFrontDispatcher(pipeline, app);
 }

@@ -36,6 +36,8 @@ import type { UsageSink } from './usage/types';
 import type { RequestLogSink } from './request-log/request-record';
 import { packageVersion } from './version';
 import { randomHexIds } from './random-ids';
+import type { Tracing } from './tracing/request-trace';
+import { startTracing } from './tracing/start-tracing';
 
 export interface GatewayOptions {
   logger?: Logger;
@@ -81,6 +83,8 @@ export interface Gateway {
   journalSlot: JournalSlot | null;
   logger: Logger;
   metrics: GatewayMetrics;
+  /** docs/tracing.md: the gateway's tracing; null when traces are off. */
+  tracing: Tracing | null;
   /** Flushes usage and closes connections; the HTTP server is the caller's. */
   close(options?: { drainTimeoutMs?: number }): Promise<{ written: number; lost: number }>;
 }
@@ -177,6 +181,9 @@ async function buildGateway(config: Config, options: GatewayOptions, onFailure: 
     keepAliveMs: config.upstream.keepAliveMs,
   });
   onFailure.push(() => http.close());
+  // docs/tracing.md: the OpenTelemetry SDK is loaded only when traces are on.
+  const tracing = await startTracing(config.tracing, packageVersion());
+  if (tracing) onFailure.push(() => tracing.shutdown());
   const providers = createProviderRegistry({
     providers: Object.values(config.providers),
     http,
@@ -316,6 +323,7 @@ async function buildGateway(config: Config, options: GatewayOptions, onFailure: 
     metrics,
     streams,
     budgets,
+    tracing: tracing ?? undefined,
   });
 
   return {
@@ -328,6 +336,7 @@ async function buildGateway(config: Config, options: GatewayOptions, onFailure: 
     journalSlot: opened?.slot ?? null,
     logger,
     metrics,
+    tracing,
     async close(closeOptions = {}) {
       keys.stop();
       await keyEvents?.close();
@@ -336,7 +345,7 @@ async function buildGateway(config: Config, options: GatewayOptions, onFailure: 
       // Segments whose events were all stored are deleted; the rest wait for the next start. Then the slot is free.
       opened?.close();
       await usageStream?.close(closeOptions.drainTimeoutMs ?? 10_000);
-      await Promise.allSettled([http.close(), rateStore.close(), options.store ? Promise.resolve() : store.close()]);
+      await Promise.allSettled([http.close(), rateStore.close(), options.store ? Promise.resolve() : store.close(), tracing?.shutdown()]);
       redis?.disconnect();
       logger.flush();
       return drained;

@@ -58,7 +58,7 @@ export interface AdmissionRequest<Body = unknown> {
 /**
  * An admitted call: what its upstream call needs. `attempts` is the one place the upstreams of
  * a call are chosen (the model, then its fallbacks that speak the format): routing across
- * several deployments of a model belongs here, and so does a request trace's first span.
+ * several deployments of a model belongs here; the request's trace is annotated here (docs/tracing.md).
  */
 export interface Admission {
   /** The requested model: metrics, the access log and a failed call's usage event name it. */
@@ -134,6 +134,15 @@ export function admit<Body>(dependencies: AdmissionDependencies, request: Admiss
   context.provider = model.provider;
   context.stream = request.stream;
   const attempts = upstreamsFor(dependencies, model, request.upstream);
+  // docs/tracing.md: the request's span named and attributed once the model is known.
+  context.trace?.admitted({
+    kind: request.kind,
+    model,
+    providerType: attempts[0]?.providerType ?? model.provider,
+    stream: request.stream,
+    maxTokens: request.completionTokens,
+    body: request.body,
+  });
   request.check?.(model, attempts, request.body);
 
   const { promptTokens, fields } = request;

@@ -4,12 +4,14 @@ import type { CachedApiKey } from '../keys/key-cache';
 import { timeUpstream } from '../metrics/request-timing';
 import type { ClientConnection } from '../pipeline/reply';
 import type { RequestContext } from '../pipeline/request-context';
+import type { RequestTrace } from '../tracing/request-trace';
 import type { CallAbort } from '../providers/call-signal';
 import { callWithFallbacks } from '../providers/call-with-fallbacks';
 import { isAbortError } from '../providers/http-client';
 import { reasoningFromEffort } from '../providers/reasoning';
 import type { ChatStream, ReasoningRequest, TokenUsage } from '../providers/types';
 import { fromChatUsage, toChatUsage } from '../providers/token-usage';
+import { withAttemptTrace } from '../providers/trace-headers';
 import type { ReservationFields } from '../rate-limit/key-limiter';
 import { countTextTokens, promptTokenCounter, quickPromptTokens, quickTextTokens } from '../usage/count-tokens';
 import { admit, type AdmissionDependencies } from './admission';
@@ -87,6 +89,7 @@ export async function runChatCall(dependencies: ChatDependencies, call: ChatCall
   });
   const meter = await admission.meter;
   const { model, attempts, promptTokens: quickPrompt } = admission;
+  context.trace?.chatRequest(body);
   const promptEstimate = promptTokenCounter(body);
 
   const upstream = new UpstreamCall(dependencies.config.upstream, context, client);
@@ -101,7 +104,9 @@ export async function runChatCall(dependencies: ChatDependencies, call: ChatCall
       const { value, attempt } = await timeUpstream(context, () =>
         callWithFallbacks(
           attempts,
-          observedAttempt(dependencies.metrics, false, (entry: Attempt) => entry.adapter.chat(body, entry.target, optionsFor(entry))),
+          observedAttempt(dependencies.metrics, context, false, (entry: Attempt, trace) =>
+            entry.adapter.chat(body, entry.target, withAttemptTrace(optionsFor(entry), trace)),
+          ),
           retry,
         ),
       );
@@ -121,6 +126,7 @@ export async function runChatCall(dependencies: ChatDependencies, call: ChatCall
       };
       completion.model = attempt.model.id;
       completion.usage = toChatUsage(usage);
+      context.trace?.completed(completion);
       // docs/usage-durability.md: the reply goes out once its usage would survive a crash.
       await meter.finish(meterOutcome(attempt.model, usage, value.usage === null, 200, null));
       context.model = attempt.model.id;
@@ -140,7 +146,9 @@ export async function runChatCall(dependencies: ChatDependencies, call: ChatCall
     started = await timeUpstream(context, () =>
       callWithFallbacks(
         attempts,
-        observedAttempt(dependencies.metrics, true, (entry: Attempt) => entry.adapter.chatStream(body, entry.target, optionsFor(entry))),
+        observedAttempt(dependencies.metrics, context, true, (entry: Attempt, trace) =>
+          entry.adapter.chatStream(body, entry.target, withAttemptTrace(optionsFor(entry), trace)),
+        ),
         retry,
       ),
     );
@@ -155,7 +163,7 @@ export async function runChatCall(dependencies: ChatDependencies, call: ChatCall
   context.provider = started.attempt.model.provider;
   return {
     stream: true,
-    chunks: new MeteredChunks(started.value, started.attempt, meter, promptEstimate, quickPrompt, context.requestId, controller),
+    chunks: new MeteredChunks(started.value, started.attempt, meter, promptEstimate, quickPrompt, context, controller),
   };
 }
 
@@ -181,6 +189,7 @@ class MeteredChunks implements ChatChunkStream {
   private text = '';
   private reported: TokenUsage | null = null;
   private durable: Promise<void> | null = null;
+  private readonly trace: RequestTrace | null;
 
   constructor(
     private readonly stream: ChatStream,
@@ -189,11 +198,12 @@ class MeteredChunks implements ChatChunkStream {
     private readonly promptEstimate: () => number,
     /** The prompt's quick estimate, made for the reservation. */
     private readonly quickPrompt: number,
-    requestId: string,
+    context: Pick<RequestContext, 'requestId' | 'trace'>,
     private readonly controller: CallAbort,
   ) {
     this.model = attempt.model;
-    this.batches = this.read(stream, requestId);
+    this.trace = context.trace;
+    this.batches = this.read(stream, context.requestId);
   }
 
   usage(): TokenUsage & { reported: boolean } {
@@ -221,6 +231,7 @@ class MeteredChunks implements ChatChunkStream {
 
   private tally(batch: ChatCompletionChunk[]): void {
     const modelId = this.model.id;
+    this.trace?.chunks(batch);
     for (const chunk of batch) {
       chunk.model = modelId;
       // The adapter's full usage when the chunk's OpenAI shape cannot carry it all (Anthropic's cache writes).

@@ -9,6 +9,7 @@ import type { RequestContext } from '../pipeline/request-context';
 import { UpstreamCall } from './upstream-call';
 import { decodeFloat32Base64, float32Base64 } from '../providers/embedding-base64';
 import { callWithFallbacks } from '../providers/call-with-fallbacks';
+import { withAttemptTrace } from '../providers/trace-headers';
 import { estimateEmbeddingTokens, quickEmbeddingTokens } from '../usage/count-tokens';
 import type { ChatDependencies } from './chat-call';
 import { toGatewayError } from './to-gateway-error';
@@ -55,7 +56,9 @@ export async function createEmbeddings(dependencies: ChatDependencies, call: Emb
     const { value, attempt } = await timeUpstream(context, () =>
       callWithFallbacks(
         attempts,
-        observedAttempt(dependencies.metrics, false, (entry: Attempt) => entry.adapter.embeddings(body, entry.target, upstream.options)),
+        observedAttempt(dependencies.metrics, context, false, (entry: Attempt, trace) =>
+          entry.adapter.embeddings(body, entry.target, withAttemptTrace(upstream.options, trace)),
+        ),
         upstream.retry,
       ),
     );

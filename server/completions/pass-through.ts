@@ -6,6 +6,7 @@ import type { Reply } from '../pipeline/reply';
 import type { RequestContext } from '../pipeline/request-context';
 import { UpstreamCall } from './upstream-call';
 import { callWithFallbacks } from '../providers/call-with-fallbacks';
+import { withAttemptTrace } from '../providers/trace-headers';
 import { isAbortError } from '../providers/http-client';
 import type { CallOptions, HttpResponse, TokenUsage } from '../providers/types';
 import { badResponse } from '../providers/upstream-errors';
@@ -79,8 +80,8 @@ export async function runNativePassThrough<A extends Attempt>(
     answered = await timeUpstream(context, () =>
       callWithFallbacks(
         run.attempts,
-        observedAttempt(dependencies.metrics, stream, async (attempt: A) => {
-          const response = await format.send(attempt, options);
+        observedAttempt(dependencies.metrics, context, stream, async (attempt: A, trace) => {
+          const response = await format.send(attempt, withAttemptTrace(options, trace));
           if (stream) return { response, text: null, usage: null };
           const text = await response.text();
           const reader = format.newReader(attempt);

@@ -18,6 +18,10 @@ const variable = z
   .optional()
   .transform((value) => (value === undefined || value.trim() === '' ? undefined : value));
 
+function isHttpUrlOrUnset(url: string | undefined): boolean {
+  return url === undefined || /^https?:\/\/[^\s/]+(\/\S*)?$/.test(url);
+}
+
 export const EnvironmentSchema = z
   .object({
     PORT: variable.transform((text = '8080', context) => {
@@ -48,6 +52,9 @@ export const EnvironmentSchema = z
     USAGE_JOURNAL_DIR: variable,
     /** When set, GET /metrics needs it as a bearer token; open otherwise. */
     GATEWAY_METRICS_TOKEN: variable.transform((token) => token ?? null),
+    /** docs/tracing.md: the OTLP/HTTP address; either one set turns traces on. */
+    OTEL_EXPORTER_OTLP_ENDPOINT: variable.refine(isHttpUrlOrUnset, 'must be an http:// or https:// address'),
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: variable.refine(isHttpUrlOrUnset, 'must be an http:// or https:// address'),
     LOG_LEVEL: variable.transform((text = 'info', context): LogLevel => {
       const level = LOG_LEVELS.find((candidate) => candidate === text.toLowerCase());
       if (!level) {

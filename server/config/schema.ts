@@ -6,6 +6,7 @@ import { VertexOptionsSchema } from '../providers/vertex/vertex-options';
 import { configObject } from './config-object';
 import { EnvironmentSchema } from './environment';
 import { buildPricing, numberToNano } from './price';
+import { TracingSectionSchema, tracingSettings } from './tracing-section';
 
 /**
  * The configuration (docs/configuration.md), declared once: the YAML file as the operator
@@ -253,6 +254,7 @@ export const ConfigFileSchema = configObject(
     limits: LimitsSectionSchema.default({}),
     usage: UsageSectionSchema.default({}),
     request_log: RequestLogSectionSchema.default({}),
+    tracing: TracingSectionSchema.default({}),
     // In file order, which is the order of `GET /v1/models`.
     models: z.array(ModelSchema).min(1),
   },
@@ -292,6 +294,7 @@ export const ConfigSchema = z
     publicUrl: environment.GATEWAY_PUBLIC_URL,
     metricsToken: environment.GATEWAY_METRICS_TOKEN,
     logLevel: environment.LOG_LEVEL,
+    tracing: tracingSettings(file.tracing, environment),
   }));
 
 export type Config = z.output<typeof ConfigSchema>;

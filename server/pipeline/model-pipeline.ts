@@ -15,6 +15,7 @@ import { createBodyParser, readJsonBody, type BodyParser } from './read-body';
 import { ServerReply, type Reply } from './reply';
 import { RequestContext } from './request-context';
 import { bodyLimitFor, requestRecord, type RequestLogSettings } from '../request-log/request-record';
+import type { ClosedTrace, RequestTrace, Tracing } from '../tracing/request-trace';
 
 /** What a model route's handler gets: the validated body, the caller's key, the context, the reply. */
 export interface ModelCall<Body> {
@@ -71,6 +72,8 @@ export interface ModelPipelineOptions {
   now?: () => number;
   /** docs/request-log.md: where each request's record goes; absent = no request log. */
   requestLog?: RequestLogSettings | undefined;
+  /** docs/tracing.md: a trace per request; absent = traces off. */
+  tracing?: Tracing | undefined;
 }
 
 /** A route with what is prepared once, at start: its compiled body validator. */
@@ -91,7 +94,8 @@ export interface PreparedRoute {
  *   6. handler      the route's own: the upstream call and the reply (e.g. completions/chat-completion.ts)
  *   7. metering     the meter records usage exactly once, however the call ends
  *   8. access log   one line and the request metrics when the response closes (access-report.ts),
- *                   then the request log's record (docs/request-log.md)
+ *                   then the request log's record (docs/request-log.md) and the trace's end
+ *                   (docs/tracing.md: started at stage 1, annotated by admission and the upstream attempts)
  * Any failure is answered in the route's error format, with the context's headers.
  */
 export class ModelPipeline {
@@ -123,6 +127,7 @@ export class ModelPipeline {
     context.route = prepared.path;
     context.requestId = chooseRequestId(request.headers['x-request-id'], this.options.generateId);
     response.setHeader('x-request-id', context.requestId);
+    if (this.options.tracing !== undefined) context.trace = this.options.tracing.startRequest(context, request.headers);
     const reply = new ServerReply(response, context);
     // Stage 8 (registered first, runs last): the access log and metrics, once the response closed.
     response.once('close', () => this.closed(context, request, response));
@@ -187,8 +192,11 @@ export class ModelPipeline {
       aborted: !response.writableFinished,
     };
     const requestLog = this.options.requestLog;
-    if (requestLog === undefined) return this.options.report.closed(context, finished);
+    const trace = context.trace;
+    if (requestLog === undefined && trace === null) return this.options.report.closed(context, finished);
     this.options.report.closed(context, finished, (totalMs) => {
+      if (trace !== null) this.endTrace(trace, context, finished);
+      if (requestLog === undefined) return;
       const closed = { ...finished, headers: request.headers, totalMs };
       const id = requestLog.newId(context.receivedAt);
       try {
@@ -198,6 +206,15 @@ export class ModelPipeline {
         this.options.logger.warn({ err: error, requestId: context.requestId }, 'request log record failed');
       }
     });
+  }
+
+  private endTrace(trace: RequestTrace, context: RequestContext, closed: ClosedTrace): void {
+    try {
+      trace.end(context, closed);
+    } catch (error) {
+      // Tracing must never break a request.
+      this.options.logger.warn({ err: error, requestId: context.requestId }, 'trace end failed');
+    }
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Principal } from '../middleware/authenticate';
 import { monotonicNow } from '../metrics/request-timing';
+import type { RequestTrace } from '../tracing/request-trace';
 import type { UsageEvent } from '../usage/types';
 
 /** Set by the meter of a model call: `settled` once its usage (tokens) is known. */
@@ -56,6 +57,8 @@ export class RequestContext {
   /** The request's and the response's bodies as kept (cut to the cap); null when not kept. */
   requestBody: string | null = null;
   responseBody: string | null = null;
+  /** docs/tracing.md: the request's trace while traces are on; null when off. */
+  trace: RequestTrace | null = null;
 
   addHeaders(headers: Readonly<Record<string, string>>): void {
     if (this.responseHeaders === null) this.responseHeaders = {};

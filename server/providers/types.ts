@@ -1,3 +1,4 @@
+import type { TraceHeaders } from './trace-headers';
 import type {
   ChatCompletion,
   ChatCompletionChunk,
@@ -53,7 +54,12 @@ export interface CallOptions {
   requestId: string;
   /** The reasoning the request asks for; absent: the provider's default (server/providers/reasoning.ts). */
   reasoning?: ReasoningRequest;
+  /** docs/tracing.md: the attempt's `traceparent`, for each of its upstream requests; absent while traces are off. */
+  traceHeaders?: TraceHeaders;
 }
+
+/** What each HTTP request of an attempt takes of its call: the signal, and the trace headers while traces are on. */
+export type RequestOptions = Pick<CallOptions, 'signal' | 'traceHeaders'>;
 
 /**
  * Reasoning (thinking) asked for by a request, in the terms every adapter maps

@@ -70,8 +70,11 @@ const AWS_VARIABLES = [
   'AWS_EC2_METADATA_DISABLED',
 ];
 
-/** For the enclosing describe: the AWS environment (restored after it), the mock and the gateway. */
-export function useBedrockE2e() {
+/**
+ * For the enclosing describe: the AWS environment (restored after it), the mock and the
+ * gateway; `env`: more of the gateway's environment (test/tracing turns traces on with it).
+ */
+export function useBedrockE2e(env: Record<string, string> = {}) {
   // AWS's default chain reads the process environment and files, as in production.
   const saved = new Map(AWS_VARIABLES.map((name) => [name, process.env[name]]));
   const directory = mkdtempSync(join(tmpdir(), 'bedrock-e2e-'));
@@ -96,7 +99,7 @@ export function useBedrockE2e() {
     }
     rmSync(directory, { recursive: true, force: true });
   });
-  return useUpstreamE2e(() => startMockBedrockUpstream(), CONFIG, { env: { E2E_BEDROCK_API_KEY: MOCK_API_KEY } });
+  return useUpstreamE2e(() => startMockBedrockUpstream(), CONFIG, { env: { E2E_BEDROCK_API_KEY: MOCK_API_KEY, ...env } });
 }
 
 /** A Messages API reply as Claude on Bedrock sends it. */

@@ -25,6 +25,7 @@ export function createNativeMessages(provider: string, transport: AnthropicTrans
         anthropicVersion: call.anthropicVersion,
         anthropicBeta: call.anthropicBeta,
         signal: call.signal,
+        traceHeaders: call.traceHeaders,
       });
       const contentType = firstHeader(response.headers['content-type'])?.toLowerCase() ?? '';
       const expected = stream ? 'text/event-stream' : 'application/json';
@@ -44,6 +45,7 @@ export function createNativeMessages(provider: string, transport: AnthropicTrans
         anthropicVersion: call.anthropicVersion,
         anthropicBeta: call.anthropicBeta,
         signal: call.signal,
+        traceHeaders: call.traceHeaders,
       });
       const json = parseJson(await response.text());
       const parsed = json.ok ? CountTokensReplySchema.safeParse(json.value) : null;

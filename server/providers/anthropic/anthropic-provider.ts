@@ -3,7 +3,7 @@ import type { ChatCompletionRequest } from '../../../contract';
 import { invalidRequest } from '../../errors/gateway-error';
 import { parseSse } from '../../streaming/parse-sse';
 import { toAbortSignal, type CallSignal } from '../call-signal';
-import type { ChatStream, HttpResponse, ModelTarget, ProviderAdapter, ProviderFactoryOptions } from '../types';
+import type { CallOptions, ChatStream, HttpResponse, ModelTarget, ProviderAdapter, ProviderFactoryOptions } from '../types';
 import { badResponse, parseJson } from '../upstream-errors';
 import { AnthropicMessageSchema, type AnthropicMessagesRequest } from './anthropic-schemas';
 import { createNativeMessages } from './anthropic-native-messages';
@@ -49,8 +49,17 @@ export function createAnthropicAdapter(options: AnthropicAdapterOptions): Provid
   const provider = options.name;
   const { transport } = options;
 
-  function post(body: AnthropicMessagesRequest, signal: CallSignal, stream: boolean): Promise<HttpResponse> {
-    return transport.send({ kind: 'messages', body: { ...body }, stream, anthropicVersion: null, anthropicBeta: null, signal });
+  function post(body: AnthropicMessagesRequest, signal: CallSignal, stream: boolean, call: CallOptions): Promise<HttpResponse> {
+    const { traceHeaders } = call;
+    return transport.send({
+      kind: 'messages',
+      body: { ...body },
+      stream,
+      anthropicVersion: null,
+      anthropicBeta: null,
+      signal,
+      traceHeaders,
+    });
   }
 
   const replyContext = (target: ModelTarget, prefill: string | null): ReplyContext => ({
@@ -66,7 +75,7 @@ export function createAnthropicAdapter(options: AnthropicAdapterOptions): Provid
 
     async chat(request: ChatCompletionRequest, target, call) {
       const { body, prefill } = buildAnthropicRequest(request, target, false, call.reasoning);
-      const response = await post(body, call.signal, false);
+      const response = await post(body, call.signal, false, call);
       const json = parseJson(await response.text());
       if (!json.ok) throw badResponse(provider, 'a body that is not JSON');
       const parsed = AnthropicMessageSchema.safeParse(json.value);
@@ -78,7 +87,7 @@ export function createAnthropicAdapter(options: AnthropicAdapterOptions): Provid
       const { body, prefill } = buildAnthropicRequest(request, target, true, call.reasoning);
       // Our own abort, so that a consumer that stops early also stops the upstream generation.
       const release = new AbortController();
-      const response = await post(body, AbortSignal.any([toAbortSignal(call.signal), release.signal]), true);
+      const response = await post(body, AbortSignal.any([toAbortSignal(call.signal), release.signal]), true, call);
       const contentType = headerValue(response.headers['content-type']);
       if (contentType !== null && !contentType.toLowerCase().includes('text/event-stream')) {
         // Refused before any chunk, so the caller can still retry or fall back.

@@ -1,5 +1,6 @@
 import { readErrorText } from '../http-client';
 import type { CallSignal } from '../call-signal';
+import type { TraceHeaders } from '../trace-headers';
 import type { HttpClient, HttpResponse } from '../types';
 import { parseRetryAfterMs } from '../upstream-errors';
 import { anthropicStatusError } from './anthropic-error';
@@ -19,6 +20,8 @@ export interface AnthropicCall {
   anthropicVersion: string | null;
   anthropicBeta: string | null;
   signal: CallSignal;
+  /** docs/tracing.md: the attempt's `traceparent`; absent while traces are off. */
+  traceHeaders?: TraceHeaders | undefined;
 }
 
 export interface AnthropicTransport {
@@ -56,6 +59,7 @@ export function createAnthropicApiTransport(options: AnthropicApiTransportOption
         accept: call.stream ? 'text/event-stream' : 'application/json',
       };
       if (call.anthropicBeta) headers['anthropic-beta'] = call.anthropicBeta;
+      if (call.traceHeaders) Object.assign(headers, call.traceHeaders);
       const path = call.kind === 'messages' ? '/v1/messages' : '/v1/messages/count_tokens';
       const response = await options.http.request({
         url: `${root}${path}`,

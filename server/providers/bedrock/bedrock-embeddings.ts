@@ -75,7 +75,7 @@ async function embedWithTitan(
     const replies = await Promise.all(
       texts.slice(start, start + TITAN_CONCURRENCY).map((inputText) => {
         const body = { inputText, ...(dimensions !== undefined ? { dimensions, normalize: true } : {}) };
-        return transport.postJson(target.upstreamModel, 'invoke', body, options.signal, TitanEmbeddingResponseSchema);
+        return transport.postJson(target.upstreamModel, 'invoke', body, options, TitanEmbeddingResponseSchema);
       }),
     );
     for (const { value } of replies) {
@@ -99,13 +99,7 @@ async function embedWithCohere(
   for (let start = 0; start < texts.length; start += COHERE_BATCH_SIZE) {
     const slice = texts.slice(start, start + COHERE_BATCH_SIZE);
     const body = { texts: slice, input_type: 'search_document', ...(dimensions !== undefined ? { output_dimension: dimensions } : {}) };
-    const { value, response } = await transport.postJson(
-      target.upstreamModel,
-      'invoke',
-      body,
-      options.signal,
-      CohereEmbeddingResponseSchema,
-    );
+    const { value, response } = await transport.postJson(target.upstreamModel, 'invoke', body, options, CohereEmbeddingResponseSchema);
     const embeddings = Array.isArray(value.embeddings) ? value.embeddings : value.embeddings.float;
     if (embeddings.length !== slice.length) throw badResponse(provider, 'a different number of embeddings than inputs');
     vectors.push(...embeddings);

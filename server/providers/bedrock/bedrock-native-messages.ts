@@ -32,8 +32,8 @@ export function createBedrockNativeMessages(transport: BedrockTransport, provide
     async create(body, target, call) {
       const stream = body.stream === true;
       const invokeBody = anthropicBody(body, call);
-      if (!stream) return transport.post(target.upstreamModel, 'invoke', invokeBody, call.signal);
-      const response = await transport.post(target.upstreamModel, 'invoke-with-response-stream', invokeBody, call.signal);
+      if (!stream) return transport.post(target.upstreamModel, 'invoke', invokeBody, call);
+      const response = await transport.post(target.upstreamModel, 'invoke-with-response-stream', invokeBody, call);
       return asServerSentEvents(response, provider, apiKey);
     },
 
@@ -45,7 +45,7 @@ export function createBedrockNativeMessages(transport: BedrockTransport, provide
     async countTokens(body, target, call) {
       const invokeBody = { max_tokens: 1, ...anthropicBody(body, call) };
       const request = { input: { invokeModel: { body: Buffer.from(JSON.stringify(invokeBody), 'utf8').toString('base64') } } };
-      const { value } = await transport.postJson(target.upstreamModel, 'count-tokens', request, call.signal, CountTokensResponseSchema);
+      const { value } = await transport.postJson(target.upstreamModel, 'count-tokens', request, call, CountTokensResponseSchema);
       return value.inputTokens;
     },
   };

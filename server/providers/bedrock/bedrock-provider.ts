@@ -56,13 +56,13 @@ export function createBedrockProvider(options: ProviderFactoryOptions, dependenc
 
     async chat(request: ChatCompletionRequest, target, call) {
       const body = buildConverseRequest(request, target, call.reasoning);
-      const { value } = await transport.postJson(target.upstreamModel, 'converse', body, call.signal, ConverseResponseSchema);
+      const { value } = await transport.postJson(target.upstreamModel, 'converse', body, call, ConverseResponseSchema);
       return mapConverseResponse(value, replyContext(target));
     },
 
     async chatStream(request: ChatCompletionRequest, target, call) {
       const body = buildConverseRequest(request, target, call.reasoning);
-      const response = await transport.post(target.upstreamModel, 'converse-stream', body, call.signal);
+      const response = await transport.post(target.upstreamModel, 'converse-stream', body, call);
       const stream = batchedChatStream(
         // Written out: a spread followed by more properties costs more (docs/performance.md).
         converseChunkBatches(response, {

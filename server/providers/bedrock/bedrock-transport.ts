@@ -1,7 +1,6 @@
 import type { z } from 'zod';
 import { readErrorText } from '../http-client';
-import type { CallSignal } from '../call-signal';
-import type { HttpClient, HttpResponse } from '../types';
+import type { HttpClient, HttpResponse, RequestOptions } from '../types';
 import { badResponse, parseJson, parseRetryAfterMs } from '../upstream-errors';
 import type { BedrockAuth } from './bedrock-auth';
 import { bedrockStatusError } from './bedrock-error';
@@ -28,13 +27,13 @@ export interface BedrockTransportOptions {
 
 export interface BedrockTransport {
   /** POST `/model/<model>/<action>`; resolves with a 2xx reply, unread, rejects with an UpstreamError otherwise. */
-  post(model: string, action: BedrockAction, body: unknown, signal: CallSignal): Promise<HttpResponse>;
+  post(model: string, action: BedrockAction, body: unknown, call: RequestOptions): Promise<HttpResponse>;
   /** post + the whole reply parsed as JSON and checked against `schema`. */
   postJson<T>(
     model: string,
     action: BedrockAction,
     body: unknown,
-    signal: CallSignal,
+    call: RequestOptions,
     schema: z.ZodType<T, z.ZodTypeDef, unknown>,
   ): Promise<{ value: T; response: HttpResponse }>;
 }
@@ -42,7 +41,7 @@ export interface BedrockTransport {
 export function createBedrockTransport(options: BedrockTransportOptions): BedrockTransport {
   const root = options.root.endsWith('/') ? options.root.slice(0, -1) : options.root;
 
-  async function post(model: string, action: BedrockAction, body: unknown, signal: CallSignal): Promise<HttpResponse> {
+  async function post(model: string, action: BedrockAction, body: unknown, call: RequestOptions): Promise<HttpResponse> {
     const streamed = action === 'converse-stream' || action === 'invoke-with-response-stream';
     // The model id may be an ARN or carry a version (`…-v2:0`): one path segment, escaped.
     const url = new URL(`${root}/model/${encodeURIComponent(model)}/${action}`);
@@ -52,7 +51,16 @@ export function createBedrockTransport(options: BedrockTransportOptions): Bedroc
       headers: { 'content-type': 'application/json', accept: streamed ? EVENT_STREAM_TYPE : 'application/json' },
       body: text,
     });
-    const response = await options.http.request({ url: url.href, method: 'POST', headers, body: text, signal, buffered: !streamed });
+    // docs/tracing.md: the trace headers are not signed (SigV4 signs the headers it is given).
+    const sent = call.traceHeaders ? { ...headers, ...call.traceHeaders } : headers;
+    const response = await options.http.request({
+      url: url.href,
+      method: 'POST',
+      headers: sent,
+      body: text,
+      signal: call.signal,
+      buffered: !streamed,
+    });
     if (response.status >= 200 && response.status < 300) {
       const contentType = firstHeader(response.headers['content-type'])?.toLowerCase() ?? '';
       const expected = streamed ? EVENT_STREAM_TYPE : 'application/json';
@@ -69,8 +77,8 @@ export function createBedrockTransport(options: BedrockTransportOptions): Bedroc
 
   return {
     post,
-    async postJson(model, action, body, signal, schema) {
-      const response = await post(model, action, body, signal);
+    async postJson(model, action, body, call, schema) {
+      const response = await post(model, action, body, call);
       const json = parseJson(await response.text());
       if (!json.ok) throw badResponse(options.provider, 'a body that is not JSON');
       const parsed = schema.safeParse(json.value);

@@ -42,7 +42,7 @@ export async function createGeminiEmbeddings(
       target.upstreamModel,
       'embedContent',
       embed(request.input),
-      options.signal,
+      options,
       GeminiEmbedContentResponseSchema,
     );
     vectors = [reply.embedding.values];
@@ -56,7 +56,7 @@ export async function createGeminiEmbeddings(
         target.upstreamModel,
         'batchEmbedContents',
         body,
-        options.signal,
+        options,
         GeminiBatchEmbedContentsResponseSchema,
       );
       if (reply.embeddings.length !== slice.length) throw badResponse(provider, 'a different number of embeddings than inputs');

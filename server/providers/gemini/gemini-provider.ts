@@ -65,13 +65,7 @@ export function createGeminiAdapter(options: GeminiAdapterOptions): ProviderAdap
 
     async chat(request, target, call) {
       const body = buildGeminiRequest(request, call.reasoning);
-      const reply = await transport.postJson(
-        target.upstreamModel,
-        'generateContent',
-        body,
-        call.signal,
-        GeminiGenerateContentResponseSchema,
-      );
+      const reply = await transport.postJson(target.upstreamModel, 'generateContent', body, call, GeminiGenerateContentResponseSchema);
       return mapGenerateContentResponse(reply, replyContext(target.id));
     },
 
@@ -79,12 +73,10 @@ export function createGeminiAdapter(options: GeminiAdapterOptions): ProviderAdap
       const body = buildGeminiRequest(request, call.reasoning);
       // Our own abort, so that a consumer that stops early also stops the upstream generation.
       const release = new AbortController();
-      const response = await transport.post(
-        target.upstreamModel,
-        'streamGenerateContent?alt=sse',
-        body,
-        AbortSignal.any([toAbortSignal(call.signal), release.signal]),
-      );
+      const response = await transport.post(target.upstreamModel, 'streamGenerateContent?alt=sse', body, {
+        signal: AbortSignal.any([toAbortSignal(call.signal), release.signal]),
+        traceHeaders: call.traceHeaders,
+      });
       const contentType = response.headers['content-type'];
       const type = (Array.isArray(contentType) ? contentType[0] : contentType) ?? null;
       if (type !== null && !type.toLowerCase().includes('text/event-stream')) {

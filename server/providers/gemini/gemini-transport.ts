@@ -1,7 +1,6 @@
 import type { z } from 'zod';
 import { readErrorText } from '../http-client';
-import type { CallSignal } from '../call-signal';
-import type { HttpClient, HttpResponse } from '../types';
+import type { HttpClient, HttpResponse, RequestOptions } from '../types';
 import { badResponse, parseJson, parseRetryAfterMs } from '../upstream-errors';
 import { geminiStatusError } from './gemini-error';
 
@@ -17,9 +16,9 @@ export interface GeminiTransportOptions {
 
 export interface GeminiTransport {
   /** POSTs to `/v1beta/models/<model>:<method>`; resolves on a 2xx, rejects with an UpstreamError otherwise. */
-  post(model: string, method: string, body: unknown, signal: CallSignal): Promise<HttpResponse>;
+  post(model: string, method: string, body: unknown, call: RequestOptions): Promise<HttpResponse>;
   /** post + the whole body parsed as JSON and checked against `schema`. */
-  postJson<T>(model: string, method: string, body: unknown, signal: CallSignal, schema: z.ZodType<T, z.ZodTypeDef, unknown>): Promise<T>;
+  postJson<T>(model: string, method: string, body: unknown, call: RequestOptions, schema: z.ZodType<T, z.ZodTypeDef, unknown>): Promise<T>;
   /** The credential of the last call, scrubbed from anything passed on; '' when there is none. */
   secret(): string;
 }
@@ -33,13 +32,13 @@ export function createGeminiTransport(options: GeminiTransportOptions): GeminiTr
   const root = options.baseUrl.endsWith('/') ? options.baseUrl.slice(0, -1) : options.baseUrl;
   const headers = { 'content-type': 'application/json', 'x-goog-api-key': options.apiKey };
 
-  async function post(model: string, method: string, body: unknown, signal: CallSignal, buffered = false): Promise<HttpResponse> {
+  async function post(model: string, method: string, body: unknown, call: RequestOptions, buffered = false): Promise<HttpResponse> {
     const response = await options.http.request({
       url: modelUrl(root, model, method),
       method: 'POST',
-      headers,
+      headers: call.traceHeaders ? { ...headers, ...call.traceHeaders } : headers,
       body: JSON.stringify(body),
-      signal,
+      signal: call.signal,
       buffered,
     });
     if (response.status >= 200 && response.status < 300) return response;
@@ -49,7 +48,7 @@ export function createGeminiTransport(options: GeminiTransportOptions): GeminiTr
 
   return {
     post,
-    postJson: (model, method, body, signal, schema) => postJson(options.provider, post, model, method, body, signal, schema),
+    postJson: (model, method, body, call, schema) => postJson(options.provider, post, model, method, body, call, schema),
     secret: () => options.apiKey,
   };
 }
@@ -57,14 +56,14 @@ export function createGeminiTransport(options: GeminiTransportOptions): GeminiTr
 /** `post` with the buffered body parsed as JSON and checked against `schema`; shared by every Gemini transport. */
 export async function postJson<T>(
   provider: string,
-  post: (model: string, method: string, body: unknown, signal: CallSignal, buffered: boolean) => Promise<HttpResponse>,
+  post: (model: string, method: string, body: unknown, call: RequestOptions, buffered: boolean) => Promise<HttpResponse>,
   model: string,
   method: string,
   body: unknown,
-  signal: CallSignal,
+  call: RequestOptions,
   schema: z.ZodType<T, z.ZodTypeDef, unknown>,
 ): Promise<T> {
-  const response = await post(model, method, body, signal, true);
+  const response = await post(model, method, body, call, true);
   const json = parseJson(await response.text());
   if (!json.ok) throw badResponse(provider, 'a body that is not JSON');
   const parsed = schema.safeParse(json.value);

@@ -1,5 +1,6 @@
 import type { ChatCompletionChunk } from '../../../contract';
 import type {
+  CallOptions,
   ChatResult,
   ChatStream,
   EmbeddingsResult,
@@ -16,6 +17,7 @@ import { chatRequest, embeddingsRequest, responsesRequest } from './openai-reque
 import { parseOpenAiChatCompletion, parseOpenAiEmbeddings } from './openai-guards';
 import { completionToChunks, openAiChunkBatches } from './openai-stream';
 import { batchedChatStream } from '../chat-stream';
+import { withTraceHeaders } from '../trace-headers';
 
 /**
  * The `openai` provider type: OpenAI and every server that speaks its Chat Completions and
@@ -28,8 +30,8 @@ export function createOpenAiProvider(options: ProviderFactoryOptions): ProviderA
   const ids = { now: options.now, generateId: options.generateId };
 
   /** Sends the request and returns the response only when it is a 2xx; otherwise throws the mapped error. */
-  async function send(request: HttpRequest): Promise<HttpResponse> {
-    const response = await http.request(request);
+  async function send(request: HttpRequest, callOptions: CallOptions): Promise<HttpResponse> {
+    const response = await http.request(withTraceHeaders(request, callOptions.traceHeaders));
     if (response.status >= 200 && response.status < 300) return response;
     throw await openAiStatusError(response, name, apiKey, options.now());
   }
@@ -45,7 +47,10 @@ export function createOpenAiProvider(options: ProviderFactoryOptions): ProviderA
     supportsN: true,
 
     async chat(request, target, callOptions): Promise<ChatResult> {
-      const response = await send(chatRequest(baseUrl, apiKey, request, target, false, callOptions.signal, callOptions.reasoning));
+      const response = await send(
+        chatRequest(baseUrl, apiKey, request, target, false, callOptions.signal, callOptions.reasoning),
+        callOptions,
+      );
       const body = await readJson(response);
       const parsed = parseOpenAiChatCompletion(body);
       if (!parsed.success) {
@@ -57,7 +62,10 @@ export function createOpenAiProvider(options: ProviderFactoryOptions): ProviderA
     },
 
     async chatStream(request, target, callOptions): Promise<ChatStream> {
-      const response = await send(chatRequest(baseUrl, apiKey, request, target, true, callOptions.signal, callOptions.reasoning));
+      const response = await send(
+        chatRequest(baseUrl, apiKey, request, target, true, callOptions.signal, callOptions.reasoning),
+        callOptions,
+      );
       if (isOtherContent(response)) {
         // A proxy's HTML page or similar: fail before the reply starts, so it is retried
         // or falls back instead of reaching the client as a 200 with an error event.
@@ -77,7 +85,7 @@ export function createOpenAiProvider(options: ProviderFactoryOptions): ProviderA
     },
 
     async embeddings(request, target, callOptions): Promise<EmbeddingsResult> {
-      const response = await send(embeddingsRequest(baseUrl, apiKey, request, target, callOptions.signal));
+      const response = await send(embeddingsRequest(baseUrl, apiKey, request, target, callOptions.signal), callOptions);
       const parsed = parseOpenAiEmbeddings(await readJson(response));
       if (!parsed.success) throw badResponse(name, 'a body that is not an embeddings list');
       const inputs = typeof request.input === 'string' ? 1 : request.input.length;
@@ -87,7 +95,7 @@ export function createOpenAiProvider(options: ProviderFactoryOptions): ProviderA
     },
 
     async responses(body, target, callOptions): Promise<HttpResponse> {
-      const response = await send(responsesRequest(baseUrl, apiKey, body, target, callOptions.stream, callOptions.signal));
+      const response = await send(responsesRequest(baseUrl, apiKey, body, target, callOptions.stream, callOptions.signal), callOptions);
       // A proxy's HTML page or similar fails here, before the reply starts (retried or falls back).
       const expected = callOptions.stream ? !isOtherContent(response) : isJsonResponse(response);
       if (!expected) {

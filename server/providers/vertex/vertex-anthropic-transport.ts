@@ -35,6 +35,7 @@ export function createVertexAnthropicTransport(options: VertexTransportOptions):
         accept: call.stream ? 'text/event-stream' : 'application/json',
       };
       if (call.anthropicBeta) headers['anthropic-beta'] = call.anthropicBeta;
+      if (call.traceHeaders) Object.assign(headers, call.traceHeaders);
       const response = await options.http.request({
         url,
         method: 'POST',

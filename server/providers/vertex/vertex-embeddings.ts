@@ -51,7 +51,7 @@ export async function createVertexEmbeddings(
       instances: slice.map((content) => ({ content })),
       ...(request.dimensions !== undefined ? { parameters: { outputDimensionality: request.dimensions } } : {}),
     };
-    const reply = await transport.postJson(target.upstreamModel, 'predict', body, options.signal, PredictResponseSchema);
+    const reply = await transport.postJson(target.upstreamModel, 'predict', body, options, PredictResponseSchema);
     if (reply.predictions.length !== slice.length) throw badResponse(provider, 'a different number of embeddings than inputs');
     for (const prediction of reply.predictions) {
       vectors.push(prediction.embeddings.values);

@@ -1,8 +1,7 @@
 import { readErrorText } from '../http-client';
-import type { CallSignal } from '../call-signal';
 import { geminiStatusError } from '../gemini/gemini-error';
 import { geminiModelName, postJson, type GeminiTransport } from '../gemini/gemini-transport';
-import type { HttpClient, HttpResponse } from '../types';
+import type { HttpClient, HttpResponse, RequestOptions } from '../types';
 import { parseRetryAfterMs } from '../upstream-errors';
 import type { GoogleAccessTokens } from './google-access-token';
 import { vertexModelUrl, type VertexOptions } from './vertex-options';
@@ -24,14 +23,14 @@ export interface VertexTransportOptions {
  * status}}`, as on the Gemini API.
  */
 export function createVertexGeminiTransport(options: VertexTransportOptions): GeminiTransport {
-  async function post(model: string, method: string, body: unknown, signal: CallSignal, buffered = false): Promise<HttpResponse> {
-    const token = await options.tokens.token(signal);
+  async function post(model: string, method: string, body: unknown, call: RequestOptions, buffered = false): Promise<HttpResponse> {
+    const token = await options.tokens.token(call.signal);
     const response = await options.http.request({
       url: vertexModelUrl(options.root, options.vertex, geminiModelName(model), method),
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...call.traceHeaders },
       body: JSON.stringify(body),
-      signal,
+      signal: call.signal,
       buffered,
     });
     if (response.status >= 200 && response.status < 300) return response;
@@ -40,7 +39,7 @@ export function createVertexGeminiTransport(options: VertexTransportOptions): Ge
   }
   return {
     post,
-    postJson: (model, method, body, signal, schema) => postJson(options.provider, post, model, method, body, signal, schema),
+    postJson: (model, method, body, call, schema) => postJson(options.provider, post, model, method, body, call, schema),
     secret: () => options.tokens.current(),
   };
 }
