@@ -48,7 +48,8 @@ const PACKAGE_SPECIFIER = /^(?:@[\w.-]+\/)?[\w.:-]+(?:\/[\w./-]*)?$/;
 
 it('every package the server bundle imports is a runtime dependency, and no build tool is one', () => {
   const bundle = readFileSync(path.join(root, 'dist', 'model-gateway.js'), 'utf8');
-  const specifiers = new Set([...bundle.matchAll(/(?:\bfrom|\bimport)\s*\(?\s*"([^".][^"]*)"/g)].map((match) => match[1] ?? ''));
+  // `from` or `import` as keywords, not a method's name (`Buffer.from("…")`).
+  const specifiers = new Set([...bundle.matchAll(/(?<![\w$.])(?:from|import)\s*\(?\s*"([^".][^"]*)"/g)].map((match) => match[1] ?? ''));
   // The tokenizer is loaded on first use through createRequire (server/usage/tokenizer.ts).
   specifiers.add('gpt-tokenizer');
   const builtins = new Set(builtinModules);
