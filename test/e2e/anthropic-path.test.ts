@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MOCK_MODEL, messageBody, startMockAnthropicUpstream, type MockAnthropicUpstream } from '../helpers/mock-anthropic-upstream';
-import { apiErrorOf, PIXEL_DATA_URL, PIXEL_PNG_BASE64, upstreamSection, useUpstreamE2e } from './helpers';
+import { apiErrorOf, imageQuestion, PIXEL_PNG_BASE64, upstreamSection, useUpstreamE2e } from './helpers';
 
 /**
  * The `anthropic` provider type end to end, beyond what every type shares (provider-paths.test.ts):
@@ -64,15 +64,7 @@ describe('e2e: the anthropic provider path', () => {
     upstream.reply({ type: 'json', body: messageBody([{ type: 'text', text: 'A pixel.' }], 'end_turn') });
     const completion = await e2e.client.chat.completions.create({
       model: 'haiku',
-      messages: [
-        {
-          role: 'user',
-          content: [
-            { type: 'text', text: 'What is this?' },
-            { type: 'image_url', image_url: { url: PIXEL_DATA_URL } },
-          ],
-        },
-      ],
+      messages: imageQuestion(),
     });
     expect(completion.choices[0]?.message.content).toBe('A pixel.');
     expect(upstream.requests[0]?.body).toMatchObject({

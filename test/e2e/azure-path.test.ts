@@ -11,7 +11,7 @@ import {
   type MockAzureUpstream,
 } from '../helpers/mock-azure-upstream';
 import { usdText } from './exact-cost-setup';
-import { apiErrorOf, collect, PIXEL_DATA_URL, startE2e, upstreamSection, usageFor, WEATHER_TOOL, type E2e } from './helpers';
+import { apiErrorOf, collect, imageQuestion, startE2e, upstreamSection, usageFor, WEATHER_TOOL, type E2e } from './helpers';
 
 /**
  * The `azure` provider type end to end (docs/azure.md): the official OpenAI client -> the
@@ -171,15 +171,7 @@ describe('e2e: the azure provider path', () => {
         { finishReason: 'tool_calls' },
       ),
     );
-    const messages = [
-      {
-        role: 'user' as const,
-        content: [
-          { type: 'text' as const, text: 'Weather where this was taken?' },
-          { type: 'image_url' as const, image_url: { url: PIXEL_DATA_URL } },
-        ],
-      },
-    ];
+    const messages = imageQuestion('Weather where this was taken?');
     const data = await e2e.client.chat.completions.create({ model: 'gpt-4o', messages, tools: [WEATHER_TOOL] });
     expect(data.choices[0]?.finish_reason).toBe('tool_calls');
     expect(data.choices[0]?.message.tool_calls).toEqual([

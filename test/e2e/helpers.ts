@@ -174,6 +174,20 @@ export function secretFragments(text: string, secret: string): string[] {
 export const PIXEL_PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
 export const PIXEL_DATA_URL = `data:image/png;base64,${PIXEL_PNG_BASE64}`;
 
+/** One user message of `text` and the pixel as an image part (chat completions' shape). */
+export function imageQuestion(text = 'What is this?', detail?: 'low' | 'high' | 'auto') {
+  const imageUrl = detail ? { url: PIXEL_DATA_URL, detail } : { url: PIXEL_DATA_URL };
+  return [
+    {
+      role: 'user' as const,
+      content: [
+        { type: 'text' as const, text },
+        { type: 'image_url' as const, image_url: imageUrl },
+      ],
+    },
+  ];
+}
+
 export const WEATHER_TOOL = {
   type: 'function' as const,
   function: {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { chatStreamReply, startMockOpenAiUpstream, type MockOpenAiUpstream } from '../helpers/mock-openai-upstream';
-import { apiErrorOf, collect, decodeFloat32Base64, PIXEL_DATA_URL, rawPost, upstreamSection, usageFor, useUpstreamE2e } from './helpers';
+import { apiErrorOf, collect, decodeFloat32Base64, imageQuestion, rawPost, upstreamSection, usageFor, useUpstreamE2e } from './helpers';
 
 /**
  * The `openai` provider type end to end, beyond what every type shares (provider-paths.test.ts):
@@ -91,15 +91,7 @@ describe('e2e: the openai provider path', () => {
 
     const image = await e2e.client.chat.completions.create({
       model: 'gpt-chat',
-      messages: [
-        {
-          role: 'user',
-          content: [
-            { type: 'text', text: 'What is this?' },
-            { type: 'image_url', image_url: { url: PIXEL_DATA_URL, detail: 'low' } },
-          ],
-        },
-      ],
+      messages: imageQuestion('What is this?', 'low'),
     });
     expect(image.choices[0]?.message.content).toBe('A red pixel.');
     expect(upstream.requests.map((request) => request.body)).toMatchSnapshot();
