@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, expect } from 'vitest';
+import { expect } from 'vitest';
 import { upstreamSection } from '../e2e/helpers';
 import { startMockAnthropicUpstream, type MockAnthropicUpstream } from '../helpers/mock-anthropic-upstream';
 import { startMockOpenAiUpstream, type MockOpenAiUpstream } from '../helpers/mock-openai-upstream';
-import { startTestGateway, type TestGateway } from '../helpers/test-gateway';
+import { useGatewayOnUpstreams } from '../helpers/gateway-on-upstreams';
 
 /**
  * One gateway for the framework tests, on an OpenAI-type mock (models `fw-chat`, `fw-embed`)
@@ -53,34 +53,18 @@ models:
 }
 
 export function useFrameworkGateway(): FrameworkGateway {
-  let openai: MockOpenAiUpstream;
-  let anthropic: MockAnthropicUpstream;
-  let gateway: TestGateway;
-  let apiKey: string;
-  let usageKey: string;
-
-  beforeAll(async () => {
-    openai = await startMockOpenAiUpstream();
-    anthropic = await startMockAnthropicUpstream();
-    gateway = await startTestGateway({ configYaml: configYaml(openai, anthropic) });
-    const accountId = await gateway.createAccount();
-    apiKey = (await gateway.createKey(accountId)).key;
-    usageKey = await gateway.createUsageKey(accountId);
-  });
-  afterAll(async () => {
-    await gateway?.close();
-    await openai?.close();
-    await anthropic?.close();
-  });
-
-  const reportedRequests = () => gateway.reportedRequests(usageKey);
+  const fixture = useGatewayOnUpstreams(
+    async () => ({ openai: await startMockOpenAiUpstream(), anthropic: await startMockAnthropicUpstream() }),
+    ({ openai, anthropic }) => ({ configYaml: configYaml(openai, anthropic) }),
+  );
+  const reportedRequests = () => fixture.gateway.reportedRequests(fixture.usageKey);
 
   return {
     upstreamModel: UPSTREAM_MODEL,
-    baseUrl: () => gateway.baseUrl,
-    apiKey: () => apiKey,
-    openai: () => openai,
-    anthropic: () => anthropic,
+    baseUrl: () => fixture.gateway.baseUrl,
+    apiKey: () => fixture.apiKey,
+    openai: () => fixture.upstreams.openai,
+    anthropic: () => fixture.upstreams.anthropic,
     reportedRequests,
     async expectReported(requests) {
       await expect.poll(reportedRequests, { timeout: 5_000 }).toBe(requests);
