@@ -1,6 +1,6 @@
 import { BadRequestError } from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startMockOpenAiUpstream, chatCompletionReply, type MockOpenAiUpstream } from '../helpers/mock-openai-upstream';
+import { startMockOpenAiUpstream, chatCompletionReply, embeddingsReply, type MockOpenAiUpstream } from '../helpers/mock-openai-upstream';
 import { textResponse, textResponseStream } from '../helpers/mock-openai-responses';
 import {
   azureCompletionReply,
@@ -219,15 +219,7 @@ describe('e2e: the azure provider path', () => {
   });
 
   it('embeds on the deployment, base64 as the SDK asks', async () => {
-    azure.reply({
-      type: 'json',
-      body: {
-        object: 'list',
-        data: [{ object: 'embedding', index: 0, embedding: [0.5, -0.25] }],
-        model: 'text-embedding-3-small',
-        usage: { prompt_tokens: 4, total_tokens: 4 },
-      },
-    });
+    azure.reply(embeddingsReply([[0.5, -0.25]], 4, 'text-embedding-3-small'));
     const result = await e2e.client.embeddings.create({ model: 'azure-embed', input: 'hello', dimensions: 256 });
     expect(result.data[0]?.embedding).toEqual([0.5, -0.25]);
     expect(result.usage).toEqual({ prompt_tokens: 4, total_tokens: 4 });

@@ -13,6 +13,7 @@ import {
   modelReport,
   ONE_OF_EACH_PUBLIC_TOTAL,
   ONE_OF_EACH_TOTAL,
+  OPENAI_LONG_CONTEXT_USAGE,
   openAiChatBody,
   reportRow,
   useRecordingGateway,
@@ -127,12 +128,7 @@ describe('exact cost on /v1/messages', () => {
     it('a prompt over the long-context threshold: the long-context rates, in the header and the report', async () => {
       fixture.openai.reply({
         type: 'json',
-        body: openAiChatBody({
-          prompt_tokens: 1001,
-          completion_tokens: 10,
-          total_tokens: 1011,
-          prompt_tokens_details: { cached_tokens: 1 },
-        }),
+        body: openAiChatBody(OPENAI_LONG_CONTEXT_USAGE),
       });
       const { message, header } = await create('oai-chat');
       expect(message.usage).toEqual({ input_tokens: 1000, output_tokens: 10, cache_read_input_tokens: 1, cache_creation_input_tokens: 0 });

@@ -97,6 +97,13 @@ export const OPENAI_USAGE = {
   completion_tokens_details: { reasoning_tokens: 80, audio_tokens: 0 },
 };
 export const OPENAI_COST = 200n * 3n * FEMTO + (600n * 3n * FEMTO) / 10n + 120n * 15n * FEMTO;
+/** OpenAI over the long-context threshold: 1,001 prompt tokens of which 1 cached; 10 completion tokens. */
+export const OPENAI_LONG_CONTEXT_USAGE = {
+  prompt_tokens: 1001,
+  completion_tokens: 10,
+  total_tokens: 1011,
+  prompt_tokens_details: { cached_tokens: 1 },
+};
 export const OPENAI_ROW = { prompt_tokens: 800, completion_tokens: 120, cached_tokens: 600, reasoning_tokens: 80 };
 
 /** Gemini: 800 prompt tokens of which 500 cached; 40 candidate tokens plus 60 thinking tokens. */

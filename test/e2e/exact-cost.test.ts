@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { messageBody } from '../helpers/mock-anthropic-upstream';
+import { embeddingsReply } from '../helpers/mock-openai-upstream';
 import { startTestGateway } from '../helpers/test-gateway';
 import {
   ANTHROPIC_COST,
@@ -14,6 +15,7 @@ import {
   ONE_OF_EACH_PUBLIC_TOTAL,
   ONE_OF_EACH_TOTAL,
   OPENAI_COST,
+  OPENAI_LONG_CONTEXT_USAGE,
   OPENAI_ROW,
   OPENAI_USAGE,
   openAiChatBody,
@@ -33,6 +35,17 @@ import { collect, startE2e, type E2e } from './helpers';
  * exact-cost-messages.test.ts, exact-cost-responses.test.ts.
  */
 const messages = [{ role: 'user' as const, content: 'Hello' }];
+
+/** A chat completion's usage: its prompt tokens (`cached` of them cached), completion tokens and, where given, reasoning tokens. */
+function chatUsage(prompt: number, completion: number, cached: number, reasoning?: number) {
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    prompt_tokens_details: { cached_tokens: cached },
+    ...(reasoning === undefined ? {} : { completion_tokens_details: { reasoning_tokens: reasoning } }),
+  };
+}
 
 describe('exact cost of cached, cache-written, reasoning and long-context tokens', () => {
   const upstreams = useCostUpstreams();
@@ -74,7 +87,7 @@ describe('exact cost of cached, cache-written, reasoning and long-context tokens
       type: 'anthropic' as const,
       what: '5-minute and 1-hour writes and reads priced apart',
       femto: 2_745_000_000_000n,
-      usage: { prompt_tokens: 800, completion_tokens: 50, total_tokens: 850, prompt_tokens_details: { cached_tokens: 400 } },
+      usage: chatUsage(800, 50, 400),
       event: {
         promptTokens: 800,
         completionTokens: 50,
@@ -88,26 +101,14 @@ describe('exact cost of cached, cache-written, reasoning and long-context tokens
       type: 'openai' as const,
       what: 'cached tokens at the cache price, reasoning tokens as output, details passed on',
       femto: 2_580_000_000_000n,
-      usage: {
-        prompt_tokens: 800,
-        completion_tokens: 120,
-        total_tokens: 920,
-        prompt_tokens_details: { cached_tokens: 600 },
-        completion_tokens_details: { reasoning_tokens: 80 },
-      },
+      usage: chatUsage(800, 120, 600, 80),
       event: { promptTokens: 800, completionTokens: 120, cachedTokens: 600, reasoningTokens: 80, cacheWriteTokens: 0 },
     },
     {
       type: 'gemini' as const,
       what: 'cached content at the cache price, thinking tokens added to the completion as reasoning',
       femto: 2_550_000_000_000n,
-      usage: {
-        prompt_tokens: 800,
-        completion_tokens: 100,
-        total_tokens: 900,
-        prompt_tokens_details: { cached_tokens: 500 },
-        completion_tokens_details: { reasoning_tokens: 60 },
-      },
+      usage: chatUsage(800, 100, 500, 60),
       event: { promptTokens: 800, completionTokens: 100, cachedTokens: 500, reasoningTokens: 60 },
     },
   ])('$type', ({ type, what, femto, usage, event }) => {
@@ -188,26 +189,13 @@ describe('exact cost of cached, cache-written, reasoning and long-context tokens
       expect((await chat('oai-chat')).header).toBe(usdText(1000n * 3n * FEMTO + 10n * 15n * FEMTO));
       upstreams.openai.reply({
         type: 'json',
-        body: openAiChatBody({
-          prompt_tokens: 1001,
-          completion_tokens: 10,
-          total_tokens: 1011,
-          prompt_tokens_details: { cached_tokens: 1 },
-        }),
+        body: openAiChatBody(OPENAI_LONG_CONTEXT_USAGE),
       });
       expect((await chat('oai-chat')).header).toBe(usdText(1000n * 6n * FEMTO + (1n * 6n * FEMTO) / 10n + (10n * 225n * FEMTO) / 10n));
     });
 
     it('embeddings: the cost header of the input tokens', async () => {
-      upstreams.openai.reply({
-        type: 'json',
-        body: {
-          object: 'list',
-          data: [{ object: 'embedding', index: 0, embedding: [0.5, -0.25] }],
-          model: 'upstream',
-          usage: { prompt_tokens: 1000, total_tokens: 1000 },
-        },
-      });
+      upstreams.openai.reply(embeddingsReply([[0.5, -0.25]], 1000));
       const { response } = await e2e.client.embeddings
         .create({ model: 'oai-embed', input: 'Hello', encoding_format: 'float' })
         .withResponse();
