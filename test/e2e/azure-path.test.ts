@@ -11,7 +11,7 @@ import {
   type MockAzureUpstream,
 } from '../helpers/mock-azure-upstream';
 import { usdText } from './exact-cost-setup';
-import { apiErrorOf, collect, imageQuestion, startE2e, upstreamSection, usageFor, WEATHER_TOOL, type E2e } from './helpers';
+import { apiErrorOf, collect, type E2e, imageQuestion, modelEntry, startE2e, upstreamSection, usageFor, WEATHER_TOOL } from './helpers';
 
 /**
  * The `azure` provider type end to end (docs/azure.md): the official OpenAI client -> the
@@ -27,25 +27,9 @@ providers:
   azure-dated: { type: azure, base_url: ${azure.endpoint}, api_key_env: E2E_AZURE_KEY, options: { api_version: 2024-10-21 } }
   openai: { type: openai, base_url: ${openai.baseUrl}, api_key_env: E2E_OPENAI_KEY }
 models:
-  - id: gpt-4o
-    provider: azure
-    upstream_model: gpt-4o-prod
-    capabilities: [chat, vision, function_calling]
-    context_window: 128000
-    pricing: { input_per_million: 2.5, output_per_million: 10, cache_read_per_million: 1.25 }
-    fallbacks: [gpt-4o-openai]
-  - id: gpt-4o-openai
-    provider: openai
-    upstream_model: gpt-4o-2024-11-20
-    capabilities: [chat, vision, function_calling]
-    context_window: 128000
-    pricing: { input_per_million: 2.5, output_per_million: 10, cache_read_per_million: 1.25 }
-  - id: gpt-4o-dated
-    provider: azure-dated
-    upstream_model: gpt-4o-eu
-    capabilities: [chat]
-    context_window: 128000
-    pricing: { input_per_million: 2.5, output_per_million: 10 }
+${modelEntry('gpt-4o', 'azure', 'gpt-4o-prod', 'chat, vision, function_calling', 128_000, 'input_per_million: 2.5, output_per_million: 10, cache_read_per_million: 1.25', 'fallbacks: [gpt-4o-openai]')}
+${modelEntry('gpt-4o-openai', 'openai', 'gpt-4o-2024-11-20', 'chat, vision, function_calling', 128_000, 'input_per_million: 2.5, output_per_million: 10, cache_read_per_million: 1.25')}
+${modelEntry('gpt-4o-dated', 'azure-dated', 'gpt-4o-eu', 'chat', 128_000, 'input_per_million: 2.5, output_per_million: 10')}
   - id: azure-embed
     provider: azure-dated
     upstream_model: embed-3-small
