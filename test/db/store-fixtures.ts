@@ -72,3 +72,11 @@ export function useMigratedStore(create: () => Promise<TestDatabase>) {
   beforeEach(() => clock.set(T0));
   return fixture;
 }
+
+/** For the enclosing describe: the accounts acc_u1 and acc_u2 that the usage tests record to. */
+export function useUsageAccounts(fixture: { store: Store }): void {
+  beforeAll(async () => {
+    await fixture.store.createAccount({ id: 'acc_u1', name: 'U1', createdAt: T0 });
+    await fixture.store.createAccount({ id: 'acc_u2', name: 'U2', createdAt: T0 });
+  });
+}

@@ -1,21 +1,18 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createStore } from '../../server/db/create-store';
 import { dailyCostFemtoUsd } from '../../server/db/rows';
 import type { UsageEventRow } from '../../server/db/types';
 import { dialectsUnderTest } from './databases';
-import { T0, usageEvent, useMigratedStore } from './store-fixtures';
+import { T0, usageEvent, useMigratedStore, useUsageAccounts } from './store-fixtures';
 
 for (const { dialect, available, create } of await dialectsUnderTest()) {
   describe.skipIf(!available)(`Store (${dialect})`, () => {
     const fixture = useMigratedStore(create);
 
     describe('usage', () => {
-      beforeAll(async () => {
-        await fixture.store.createAccount({ id: 'acc_u1', name: 'U1', createdAt: T0 });
-        await fixture.store.createAccount({ id: 'acc_u2', name: 'U2', createdAt: T0 });
-      });
+      useUsageAccounts(fixture);
 
       it('records batches written at the same time, each event once', async () => {
         const batches = Array.from({ length: 4 }, (_, batch) =>

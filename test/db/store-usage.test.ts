@@ -1,18 +1,26 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { dailyCostFemtoUsd } from '../../server/db/rows';
 import type { UsageDailyRow, UsageEventRow } from '../../server/db/types';
 import { dialectsUnderTest } from './databases';
-import { byKeyAndDay, T0, usageEvent, useMigratedStore } from './store-fixtures';
+import { byKeyAndDay, usageEvent, useMigratedStore, useUsageAccounts } from './store-fixtures';
+
+/** Key k_a's sums on 2026-03-01 (three events), in the daily and the per-model rows. */
+const K_A_MARCH_1 = {
+  requests: 3,
+  promptTokens: 130,
+  completionTokens: 13,
+  cachedTokens: 9,
+  cacheWriteTokens: 3,
+  cacheWrite1hTokens: 6,
+  reasoningTokens: 8,
+};
 
 for (const { dialect, available, create } of await dialectsUnderTest()) {
   describe.skipIf(!available)(`Store (${dialect})`, () => {
     const fixture = useMigratedStore(create);
 
     describe('usage', () => {
-      beforeAll(async () => {
-        await fixture.store.createAccount({ id: 'acc_u1', name: 'U1', createdAt: T0 });
-        await fixture.store.createAccount({ id: 'acc_u2', name: 'U2', createdAt: T0 });
-      });
+      useUsageAccounts(fixture);
 
       it('records events and sums them per key and day, across batches', async () => {
         await fixture.store.recordUsage([
@@ -70,13 +78,7 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
             keyId: 'k_a',
             accountId: 'acc_u1',
             day: '2026-03-01',
-            requests: 3,
-            promptTokens: 130,
-            completionTokens: 13,
-            cachedTokens: 9,
-            cacheWriteTokens: 3,
-            cacheWrite1hTokens: 6,
-            reasoningTokens: 8,
+            ...K_A_MARCH_1,
             costNanoUsd: 3,
             costFemtoRemainder: 199_999,
           },
@@ -132,13 +134,7 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
             {
               keyId: 'k_a',
               model: 'gpt-4o-mini',
-              requests: 3,
-              promptTokens: 130,
-              completionTokens: 13,
-              cachedTokens: 9,
-              cacheWriteTokens: 3,
-              cacheWrite1hTokens: 6,
-              reasoningTokens: 8,
+              ...K_A_MARCH_1,
               costFemtoUsd: 3_199_999n,
             },
             {
