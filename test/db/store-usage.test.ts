@@ -3,6 +3,9 @@ import { dailyCostFemtoUsd } from '../../server/db/rows';
 import type { UsageDailyRow, UsageEventRow } from '../../server/db/types';
 import { byKeyAndDay, usageEvent, describeStoreUsage } from './store-fixtures';
 
+/** The sums of rows whose events had no cached, cache-written or reasoning tokens. */
+const NO_CACHE_OR_REASONING = { cachedTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, reasoningTokens: 0 };
+
 /** Key k_a's sums on 2026-03-01 (three events), in the daily and the per-model rows. */
 const K_A_MARCH_1 = {
   requests: 3,
@@ -82,10 +85,7 @@ await describeStoreUsage((fixture) => {
         requests: 1,
         promptTokens: 30,
         completionTokens: 3,
-        cachedTokens: 0,
-        cacheWriteTokens: 0,
-        cacheWrite1hTokens: 0,
-        reasoningTokens: 0,
+        ...NO_CACHE_OR_REASONING,
         costNanoUsd: 0,
         costFemtoRemainder: 1,
       },
@@ -96,10 +96,7 @@ await describeStoreUsage((fixture) => {
         requests: 1,
         promptTokens: 0,
         completionTokens: 0,
-        cachedTokens: 0,
-        cacheWriteTokens: 0,
-        cacheWrite1hTokens: 0,
-        reasoningTokens: 0,
+        ...NO_CACHE_OR_REASONING,
         costNanoUsd: 0,
         costFemtoRemainder: 0,
       },
@@ -112,10 +109,7 @@ await describeStoreUsage((fixture) => {
         requests: 1,
         promptTokens: 5,
         completionTokens: 5,
-        cachedTokens: 0,
-        cacheWriteTokens: 0,
-        cacheWrite1hTokens: 0,
-        reasoningTokens: 0,
+        ...NO_CACHE_OR_REASONING,
         costNanoUsd: 0,
         costFemtoRemainder: 5,
       },
@@ -136,10 +130,7 @@ await describeStoreUsage((fixture) => {
           requests: 1,
           promptTokens: 0,
           completionTokens: 0,
-          cachedTokens: 0,
-          cacheWriteTokens: 0,
-          cacheWrite1hTokens: 0,
-          reasoningTokens: 0,
+          ...NO_CACHE_OR_REASONING,
           costFemtoUsd: 0n,
         },
       ]),
@@ -202,10 +193,7 @@ await describeStoreUsage((fixture) => {
       requests: 5,
       promptTokens: 500,
       completionTokens: 100,
-      cachedTokens: 0,
-      cacheWriteTokens: 0,
-      cacheWrite1hTokens: 0,
-      reasoningTokens: 0,
+      ...NO_CACHE_OR_REASONING,
       costNanoUsd: Number(expected / 1_000_000n),
       costFemtoRemainder: Number(expected % 1_000_000n),
     });
