@@ -9,7 +9,7 @@ import {
   type MockBedrockUpstream,
 } from '../helpers/mock-bedrock-upstream';
 import { chatStreamReply, startMockOpenAiUpstream, type MockOpenAiUpstream } from '../helpers/mock-openai-upstream';
-import { upstreamSection } from '../e2e/helpers';
+import { modelEntry, upstreamSection } from '../e2e/helpers';
 import { useAgentGateway } from './agent-gateway';
 import { CLAUDE, claudeInstalled, runClaude } from './claude-code-cli';
 import type { AgentRun } from './run-agent-cli';
@@ -30,24 +30,9 @@ providers:
   oai: { type: openai, base_url: ${openai.baseUrl}, api_key_env: AGENT_OPENAI_KEY }
   aws: { type: bedrock, base_url: ${bedrock.baseUrl}, options: { region: us-east-1 } }
 models:
-  - id: claude-bedrock
-    provider: aws
-    upstream_model: us.anthropic.claude-sonnet-4-5-20250929-v1:0
-    capabilities: [chat, vision, function_calling, json_mode]
-    context_window: 200000
-    pricing: { input_per_million: 3, output_per_million: 15 }
-  - id: claude-passthrough
-    provider: claude
-    upstream_model: ${MOCK_MODEL}
-    capabilities: [chat, vision, function_calling, json_mode]
-    context_window: 200000
-    pricing: { input_per_million: 0.8, output_per_million: 4 }
-  - id: gpt-translated
-    provider: oai
-    upstream_model: gpt-4o-mini
-    capabilities: [chat, vision, function_calling, json_mode]
-    context_window: 128000
-    pricing: { input_per_million: 0.15, output_per_million: 0.6 }
+${modelEntry('claude-bedrock', 'aws', 'us.anthropic.claude-sonnet-4-5-20250929-v1:0', 'chat, vision, function_calling, json_mode', 200_000, 'input_per_million: 3, output_per_million: 15')}
+${modelEntry('claude-passthrough', 'claude', MOCK_MODEL, 'chat, vision, function_calling, json_mode', 200_000, 'input_per_million: 0.8, output_per_million: 4')}
+${modelEntry('gpt-translated', 'oai', 'gpt-4o-mini', 'chat, vision, function_calling, json_mode', 128_000, 'input_per_million: 0.15, output_per_million: 0.6')}
 `;
 
 describe.skipIf(!installed)('Claude Code through the gateway', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { upstreamSection } from '../e2e/helpers';
+import { modelEntry, upstreamSection } from '../e2e/helpers';
 import { azureStreamReply, startMockAzureUpstream, type MockAzureUpstream } from '../helpers/mock-azure-upstream';
 import { textResponseStream } from '../helpers/mock-openai-responses';
 import { useAgentGateway } from './agent-gateway';
@@ -15,18 +15,15 @@ const NATIVE_REPLY = 'Hi from Azure responses!';
 const CHAT_REPLY = 'Hi from Azure chat!';
 
 function configYaml(azure: MockAzureUpstream): string {
-  const model = (id: string, provider: string, deployment: string) => `
-  - id: ${id}
-    provider: ${provider}
-    upstream_model: ${deployment}
-    capabilities: [chat, function_calling, vision]
-    context_window: 200000
-    pricing: { input_per_million: 1, output_per_million: 2 }`;
+  const model = (id: string, provider: string, deployment: string) =>
+    modelEntry(id, provider, deployment, 'chat, function_calling, vision', 200_000, 'input_per_million: 1, output_per_million: 2');
   return `${upstreamSection(20_000)}
 providers:
   azure-v1: { type: azure, base_url: ${azure.endpoint}, api_key_env: CODEX_AZURE_KEY, responses_api: true }
   azure-dated: { type: azure, base_url: ${azure.endpoint}, api_key_env: CODEX_AZURE_KEY, options: { api_version: 2025-04-01-preview } }
-models:${model('azure-native', 'azure-v1', 'gpt-5-mini-prod')}${model('azure-chat', 'azure-dated', 'gpt-5-mini-chat')}
+models:
+${model('azure-native', 'azure-v1', 'gpt-5-mini-prod')}
+${model('azure-chat', 'azure-dated', 'gpt-5-mini-chat')}
 `;
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { upstreamSection } from '../e2e/helpers';
+import { modelEntry, upstreamSection } from '../e2e/helpers';
 import { textResponseStream } from '../helpers/mock-openai-responses';
 import {
   chatChunk,
@@ -30,18 +30,8 @@ providers:
   chat: { type: openai, base_url: ${chat.baseUrl} }
   native: { type: openai, base_url: ${native.baseUrl}, responses_api: true }
 models:
-  - id: agent-chat
-    provider: chat
-    upstream_model: ${UPSTREAM_MODEL}
-    capabilities: [chat, function_calling, vision]
-    context_window: 200000
-    pricing: { input_per_million: 1, output_per_million: 2 }
-  - id: agent-native
-    provider: native
-    upstream_model: ${UPSTREAM_MODEL}
-    capabilities: [chat, function_calling, vision]
-    context_window: 200000
-    pricing: { input_per_million: 1, output_per_million: 2 }
+${modelEntry('agent-chat', 'chat', UPSTREAM_MODEL, 'chat, function_calling, vision', 200_000, 'input_per_million: 1, output_per_million: 2')}
+${modelEntry('agent-native', 'native', UPSTREAM_MODEL, 'chat, function_calling, vision', 200_000, 'input_per_million: 1, output_per_million: 2')}
 `;
 }
 

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { upstreamSection } from '../e2e/helpers';
+import { modelEntry, upstreamSection } from '../e2e/helpers';
 import { startMockAnthropicUpstream, type MockAnthropicUpstream } from '../helpers/mock-anthropic-upstream';
 import { startMockOpenAiUpstream, type MockOpenAiUpstream } from '../helpers/mock-openai-upstream';
 import { useGatewayOnUpstreams } from '../helpers/gateway-on-upstreams';
@@ -31,24 +31,9 @@ providers:
   oai: { type: openai, base_url: ${openai.baseUrl} }
   claude: { type: anthropic, base_url: ${anthropic.baseUrl} }
 models:
-  - id: fw-chat
-    provider: oai
-    upstream_model: ${UPSTREAM_MODEL}
-    capabilities: [chat, function_calling, json_mode]
-    context_window: 128000
-    pricing: { input_per_million: 1, output_per_million: 2 }
-  - id: fw-embed
-    provider: oai
-    upstream_model: ${UPSTREAM_MODEL}
-    capabilities: [embeddings]
-    context_window: 8191
-    pricing: { input_per_million: 0.1, output_per_million: 0 }
-  - id: fw-claude
-    provider: claude
-    upstream_model: ${UPSTREAM_MODEL}
-    capabilities: [chat, function_calling]
-    context_window: 200000
-    pricing: { input_per_million: 3, output_per_million: 15 }
+${modelEntry('fw-chat', 'oai', UPSTREAM_MODEL, 'chat, function_calling, json_mode', 128_000, 'input_per_million: 1, output_per_million: 2')}
+${modelEntry('fw-embed', 'oai', UPSTREAM_MODEL, 'embeddings', 8_191, 'input_per_million: 0.1, output_per_million: 0')}
+${modelEntry('fw-claude', 'claude', UPSTREAM_MODEL, 'chat, function_calling', 200_000, 'input_per_million: 3, output_per_million: 15')}
 `;
 }
 
