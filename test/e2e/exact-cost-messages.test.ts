@@ -101,10 +101,16 @@ describe('exact cost on /v1/messages', () => {
     });
   });
 
-  describe.each([
-    { type: 'openai' as const, usage: OPENAI_MESSAGES_USAGE, what: 'input_tokens without the cached tokens, cache_read_input_tokens' },
-    { type: 'gemini' as const, usage: GEMINI_MESSAGES_USAGE, what: 'cached content as cache_read_input_tokens, thinking in output_tokens' },
-  ])('translated to a $type-type model', ({ type, usage, what }) => {
+  describe.each(
+    [
+      { type: 'openai' as const, usage: OPENAI_MESSAGES_USAGE, what: 'input_tokens without the cached tokens, cache_read_input_tokens' },
+      {
+        type: 'gemini' as const,
+        usage: GEMINI_MESSAGES_USAGE,
+        what: 'cached content as cache_read_input_tokens, thinking in output_tokens',
+      },
+    ].map((row) => [row.type, row] as const),
+  )('translated to a model of type %s', (_type, { type, usage, what }) => {
     const path = COST_PATHS[type];
 
     it(`non-streamed: ${what}, cost in the header and the report`, async () => {

@@ -69,22 +69,24 @@ describe('exact cost on /v1/responses', () => {
     streamReply: (upstreams: CostUpstreams) => upstreams.openai.reply(textResponseStream('gpt-upstream', ['H', 'i'], OPENAI_COUNTS)),
   };
 
-  describe.each([
-    {
-      name: 'passed through to a Responses upstream (responses_api: true)',
-      path: NATIVE_PATH,
-      usage: OPENAI_RESPONSES_USAGE,
-      openaiPath: '/v1/responses',
-    },
-    {
-      name: 'translated to chat completions (openai-type)',
-      path: COST_PATHS.openai,
-      usage: OPENAI_RESPONSES_USAGE,
-      openaiPath: '/v1/chat/completions',
-    },
-    { name: 'translated to an anthropic-type model', path: COST_PATHS.anthropic, usage: ANTHROPIC_RESPONSES_USAGE },
-    { name: 'translated to a gemini-type model', path: COST_PATHS.gemini, usage: GEMINI_RESPONSES_USAGE },
-  ])('$name', ({ path, usage, openaiPath }) => {
+  describe.each(
+    [
+      {
+        name: 'passed through to a Responses upstream (responses_api: true)',
+        path: NATIVE_PATH,
+        usage: OPENAI_RESPONSES_USAGE,
+        openaiPath: '/v1/responses',
+      },
+      {
+        name: 'translated to chat completions (openai-type)',
+        path: COST_PATHS.openai,
+        usage: OPENAI_RESPONSES_USAGE,
+        openaiPath: '/v1/chat/completions',
+      },
+      { name: 'translated to an anthropic-type model', path: COST_PATHS.anthropic, usage: ANTHROPIC_RESPONSES_USAGE },
+      { name: 'translated to a gemini-type model', path: COST_PATHS.gemini, usage: GEMINI_RESPONSES_USAGE },
+    ].map((row) => [row.name, row] as const),
+  )('%s', (_name, { path, usage, openaiPath }) => {
     it('non-streamed: the usage in the Responses shape, the cost in the header and the report', async () => {
       path.reply(fixture);
       const { usage: answered, header } = await create(path.model);

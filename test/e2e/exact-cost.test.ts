@@ -82,36 +82,38 @@ describe('exact cost of cached, cache-written, reasoning and long-context tokens
     return collect(stream);
   }
 
-  describe.each([
-    {
-      type: 'anthropic' as const,
-      what: '5-minute and 1-hour writes and reads priced apart',
-      femto: 2_745_000_000_000n,
-      usage: chatUsage(800, 50, 400),
-      event: {
-        promptTokens: 800,
-        completionTokens: 50,
-        cachedTokens: 400,
-        cacheWriteTokens: 100,
-        cacheWrite1hTokens: 200,
-        reasoningTokens: 0,
+  describe.each(
+    [
+      {
+        type: 'anthropic' as const,
+        what: '5-minute and 1-hour writes and reads priced apart',
+        femto: 2_745_000_000_000n,
+        usage: chatUsage(800, 50, 400),
+        event: {
+          promptTokens: 800,
+          completionTokens: 50,
+          cachedTokens: 400,
+          cacheWriteTokens: 100,
+          cacheWrite1hTokens: 200,
+          reasoningTokens: 0,
+        },
       },
-    },
-    {
-      type: 'openai' as const,
-      what: 'cached tokens at the cache price, reasoning tokens as output, details passed on',
-      femto: 2_580_000_000_000n,
-      usage: chatUsage(800, 120, 600, 80),
-      event: { promptTokens: 800, completionTokens: 120, cachedTokens: 600, reasoningTokens: 80, cacheWriteTokens: 0 },
-    },
-    {
-      type: 'gemini' as const,
-      what: 'cached content at the cache price, thinking tokens added to the completion as reasoning',
-      femto: 2_550_000_000_000n,
-      usage: chatUsage(800, 100, 500, 60),
-      event: { promptTokens: 800, completionTokens: 100, cachedTokens: 500, reasoningTokens: 60 },
-    },
-  ])('$type', ({ type, what, femto, usage, event }) => {
+      {
+        type: 'openai' as const,
+        what: 'cached tokens at the cache price, reasoning tokens as output, details passed on',
+        femto: 2_580_000_000_000n,
+        usage: chatUsage(800, 120, 600, 80),
+        event: { promptTokens: 800, completionTokens: 120, cachedTokens: 600, reasoningTokens: 80, cacheWriteTokens: 0 },
+      },
+      {
+        type: 'gemini' as const,
+        what: 'cached content at the cache price, thinking tokens added to the completion as reasoning',
+        femto: 2_550_000_000_000n,
+        usage: chatUsage(800, 100, 500, 60),
+        event: { promptTokens: 800, completionTokens: 100, cachedTokens: 500, reasoningTokens: 60 },
+      },
+    ].map((row) => [row.type, row] as const),
+  )('%s', (_type, { type, what, femto, usage, event }) => {
     const path = COST_PATHS[type];
 
     it(`non-streamed: ${what}, cost in the header`, async () => {
