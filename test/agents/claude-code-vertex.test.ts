@@ -1,11 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { upstreamSection } from '../e2e/helpers';
 import { textStream } from '../helpers/mock-anthropic-upstream';
 import { startMockVertexUpstream, type MockVertexUpstream } from '../helpers/mock-vertex-upstream';
-import { startTestGateway, type TestGateway } from '../helpers/test-gateway';
+import { useAgentGateway } from './agent-gateway';
 import { CLAUDE, claudeInstalled, runClaude } from './claude-code-cli';
 
 /**
@@ -35,24 +32,15 @@ models:
 `;
 
 describe.skipIf(!claudeInstalled)('Claude Code through the gateway onto Claude on Vertex AI', () => {
-  let vertex: MockVertexUpstream;
-  let gateway: TestGateway;
-  let apiKey: string;
-  let home: string;
-  beforeAll(async () => {
-    vertex = await startMockVertexUpstream();
-    gateway = await startTestGateway({ configYaml: CONFIG(vertex) });
-    const accountId = await gateway.createAccount();
-    apiKey = (await gateway.createKey(accountId)).key;
-    home = mkdtempSync(path.join(tmpdir(), 'claude-home-'));
-  });
-  afterAll(async () => {
-    await gateway?.close();
-    await vertex?.close();
-    if (home) rmSync(home, { recursive: true, force: true });
-  });
+  const agent = useAgentGateway(
+    async () => ({ vertex: await startMockVertexUpstream() }),
+    ({ vertex }) => ({ configYaml: CONFIG(vertex) }),
+    'claude-home-',
+  );
 
   it('answers with the Vertex model, every request authorized', async () => {
+    const { upstreams, gateway, apiKey, home } = agent;
+    const { vertex } = upstreams;
     // Whatever it asks (the answer, and any side request), the mock answers with the same reply.
     vertex.setDefault({ type: 'sse', events: textStream(['Hello from ', 'Claude on Vertex.']) });
     const result = await runClaude({ gatewayUrl: gateway.baseUrl, apiKey, model: 'claude-vertex', home });

@@ -1,7 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createBedrockProvider } from '../../server/providers/bedrock';
 import { MOCK_MODEL, startMockAnthropicUpstream, textStream, type MockAnthropicUpstream } from '../helpers/mock-anthropic-upstream';
 import {
@@ -12,8 +9,8 @@ import {
   type MockBedrockUpstream,
 } from '../helpers/mock-bedrock-upstream';
 import { chatStreamReply, startMockOpenAiUpstream, type MockOpenAiUpstream } from '../helpers/mock-openai-upstream';
-import { startTestGateway, type TestGateway } from '../helpers/test-gateway';
-import { upstreamSection } from '../e2e/helpers';
+import { modelEntry, upstreamSection } from '../e2e/helpers';
+import { useAgentGateway } from './agent-gateway';
 import { CLAUDE, claudeInstalled, runClaude } from './claude-code-cli';
 import type { AgentRun } from './run-agent-cli';
 
@@ -33,41 +30,19 @@ providers:
   oai: { type: openai, base_url: ${openai.baseUrl}, api_key_env: AGENT_OPENAI_KEY }
   aws: { type: bedrock, base_url: ${bedrock.baseUrl}, options: { region: us-east-1 } }
 models:
-  - id: claude-bedrock
-    provider: aws
-    upstream_model: us.anthropic.claude-sonnet-4-5-20250929-v1:0
-    capabilities: [chat, vision, function_calling, json_mode]
-    context_window: 200000
-    pricing: { input_per_million: 3, output_per_million: 15 }
-  - id: claude-passthrough
-    provider: claude
-    upstream_model: ${MOCK_MODEL}
-    capabilities: [chat, vision, function_calling, json_mode]
-    context_window: 200000
-    pricing: { input_per_million: 0.8, output_per_million: 4 }
-  - id: gpt-translated
-    provider: oai
-    upstream_model: gpt-4o-mini
-    capabilities: [chat, vision, function_calling, json_mode]
-    context_window: 128000
-    pricing: { input_per_million: 0.15, output_per_million: 0.6 }
+${modelEntry('claude-bedrock', 'aws', 'us.anthropic.claude-sonnet-4-5-20250929-v1:0', 'chat, vision, function_calling, json_mode', 200_000, 'input_per_million: 3, output_per_million: 15')}
+${modelEntry('claude-passthrough', 'claude', MOCK_MODEL, 'chat, vision, function_calling, json_mode', 200_000, 'input_per_million: 0.8, output_per_million: 4')}
+${modelEntry('gpt-translated', 'oai', 'gpt-4o-mini', 'chat, vision, function_calling, json_mode', 128_000, 'input_per_million: 0.15, output_per_million: 0.6')}
 `;
 
 describe.skipIf(!installed)('Claude Code through the gateway', () => {
-  let anthropic: MockAnthropicUpstream;
-  let openai: MockOpenAiUpstream;
-  let bedrock: MockBedrockUpstream;
-  let gateway: TestGateway;
-  let usageKey: string;
-  let home: string;
-  /** One gateway key per test, so that each one's requests are counted apart in the report. */
-  const apiKeys = new Map<string, string>();
-  beforeAll(async () => {
-    anthropic = await startMockAnthropicUpstream();
-    openai = await startMockOpenAiUpstream();
-    bedrock = await startMockBedrockUpstream();
-    // The real usage recorder and database: the test reads the usage report.
-    gateway = await startTestGateway({
+  const agent = useAgentGateway(
+    async () => ({
+      anthropic: await startMockAnthropicUpstream(),
+      openai: await startMockOpenAiUpstream(),
+      bedrock: await startMockBedrockUpstream(),
+    }),
+    ({ anthropic, openai, bedrock }) => ({
       configYaml: CONFIG(anthropic, openai, bedrock),
       env: { AGENT_ANTHROPIC_KEY: 'sk-ant-agent-test-key-0123456789', AGENT_OPENAI_KEY: 'sk-openai-agent-test-0123456789' },
       // AWS credentials the mock knows, in place of the default chain's.
@@ -77,25 +52,22 @@ describe.skipIf(!installed)('Claude Code through the gateway', () => {
             credentials: () => Promise.resolve({ accessKeyId: MOCK_ACCESS_KEY_ID, secretAccessKey: MOCK_SECRET_ACCESS_KEY }),
           }),
       },
-    });
-    const accountId = await gateway.createAccount();
-    for (const name of ['pass-through', 'translated', 'bedrock']) apiKeys.set(name, (await gateway.createKey(accountId, { name })).key);
-    usageKey = await gateway.createUsageKey(accountId);
-    home = mkdtempSync(path.join(tmpdir(), 'claude-home-'));
-  });
-  afterAll(async () => {
-    await gateway?.close();
-    await anthropic?.close();
-    await openai?.close();
-    await bedrock?.close();
-    if (home) rmSync(home, { recursive: true, force: true });
+    }),
+    'claude-home-',
+  );
+  /** One gateway key per test, so that each one's requests are counted apart in the report. */
+  const apiKeys = new Map<string, string>();
+  beforeAll(async () => {
+    for (const name of ['pass-through', 'translated', 'bedrock']) {
+      apiKeys.set(name, (await agent.gateway.createKey(agent.accountId, { name })).key);
+    }
   });
 
   /** The key's requests and tokens in GET /v1/usage/keys, once the recorder has written them. */
   async function reportedUsage(keyName: string): Promise<{ requests: number; prompt_tokens: number; completion_tokens: number }> {
     const deadline = Date.now() + 10_000;
     for (;;) {
-      const response = await gateway.http.get('/v1/usage/keys').set('authorization', `Bearer ${usageKey}`);
+      const response = await agent.gateway.http.get('/v1/usage/keys').set('authorization', `Bearer ${agent.usageKey}`);
       const entry = (
         response.body as { keys: { name: string; total: { requests: number; prompt_tokens: number; completion_tokens: number } }[] }
       ).keys.find((key) => key.name === keyName);
@@ -107,48 +79,50 @@ describe.skipIf(!installed)('Claude Code through the gateway', () => {
   }
 
   function runClaudeWith(model: string, keyName: string): Promise<AgentRun> {
-    return runClaude({ gatewayUrl: gateway.baseUrl, apiKey: apiKeys.get(keyName) ?? '', model, home });
+    return runClaude({ gatewayUrl: agent.gateway.baseUrl, apiKey: apiKeys.get(keyName) ?? '', model, home: agent.home });
   }
 
   it('works with an anthropic-type model (pass-through)', async () => {
     // Whatever it asks (the answer, and any side request), the mock answers with the same reply.
     for (let index = 0; index < 8; index++) {
-      anthropic.reply({ type: 'sse', events: textStream(['Hello from ', 'the pass-through mock.']) });
+      agent.upstreams.anthropic.reply({ type: 'sse', events: textStream(['Hello from ', 'the pass-through mock.']) });
     }
     const result = await runClaudeWith('claude-passthrough', 'pass-through');
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('Hello from the pass-through mock.');
-    const request = anthropic.requests.find((entry) => entry.path === '/v1/messages');
+    const request = agent.upstreams.anthropic.requests.find((entry) => entry.path === '/v1/messages');
     expect(request?.body).toMatchObject({ model: MOCK_MODEL, stream: true });
     // textStream's usage: 25 input and 15 output tokens per request.
     const usage = await reportedUsage('pass-through');
-    expect(usage.requests).toBe(anthropic.requests.length);
+    expect(usage.requests).toBe(agent.upstreams.anthropic.requests.length);
     expect(usage).toMatchObject({ prompt_tokens: 25 * usage.requests, completion_tokens: 15 * usage.requests });
   }, 120_000);
 
   it('works with an openai-type model (translated)', async () => {
-    openai.setDefault(chatStreamReply(['Hello from ', 'the translated mock.'], { prompt: 30, completion: 6 }, 'gpt-4o-mini'));
+    agent.upstreams.openai.setDefault(
+      chatStreamReply(['Hello from ', 'the translated mock.'], { prompt: 30, completion: 6 }, 'gpt-4o-mini'),
+    );
     const result = await runClaudeWith('gpt-translated', 'translated');
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('Hello from the translated mock.');
-    expect(openai.requests.length).toBeGreaterThan(0);
+    expect(agent.upstreams.openai.requests.length).toBeGreaterThan(0);
     const usage = await reportedUsage('translated');
-    expect(usage.requests).toBe(openai.requests.length);
+    expect(usage.requests).toBe(agent.upstreams.openai.requests.length);
     expect(usage).toMatchObject({ prompt_tokens: 30 * usage.requests, completion_tokens: 6 * usage.requests });
   }, 120_000);
 
   it('works with Claude on a bedrock-type provider (passed through InvokeModel)', async () => {
     const events = textStream(['Hello from ', 'the Bedrock mock.']).filter((event) => typeof event === 'object');
-    bedrock.setDefault({ type: 'events', events: anthropicChunks(events) });
+    agent.upstreams.bedrock.setDefault({ type: 'events', events: anthropicChunks(events) });
     const result = await runClaudeWith('claude-bedrock', 'bedrock');
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('Hello from the Bedrock mock.');
-    const request = bedrock.requests.find((entry) => entry.path.endsWith('/invoke-with-response-stream'));
+    const request = agent.upstreams.bedrock.requests.find((entry) => entry.path.endsWith('/invoke-with-response-stream'));
     expect(request?.path).toBe('/model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/invoke-with-response-stream');
     expect(request?.body).toMatchObject({ anthropic_version: 'bedrock-2023-05-31' });
     expect(request?.headers.authorization).toMatch(/^AWS4-HMAC-SHA256 /);
     const usage = await reportedUsage('bedrock');
-    expect(usage.requests).toBe(bedrock.requests.length);
+    expect(usage.requests).toBe(agent.upstreams.bedrock.requests.length);
     expect(usage).toMatchObject({ prompt_tokens: 25 * usage.requests, completion_tokens: 15 * usage.requests });
   }, 120_000);
 });

@@ -1,11 +1,8 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { upstreamSection } from '../e2e/helpers';
+import { describe, expect, it } from 'vitest';
+import { modelEntry, upstreamSection } from '../e2e/helpers';
 import { azureStreamReply, startMockAzureUpstream, type MockAzureUpstream } from '../helpers/mock-azure-upstream';
 import { textResponseStream } from '../helpers/mock-openai-responses';
-import { startTestGateway, type TestGateway } from '../helpers/test-gateway';
+import { useAgentGateway } from './agent-gateway';
 import { codexInstalled, codexSayHi } from './codex-cli';
 
 /**
@@ -18,56 +15,47 @@ const NATIVE_REPLY = 'Hi from Azure responses!';
 const CHAT_REPLY = 'Hi from Azure chat!';
 
 function configYaml(azure: MockAzureUpstream): string {
-  const model = (id: string, provider: string, deployment: string) => `
-  - id: ${id}
-    provider: ${provider}
-    upstream_model: ${deployment}
-    capabilities: [chat, function_calling, vision]
-    context_window: 200000
-    pricing: { input_per_million: 1, output_per_million: 2 }`;
+  const model = (id: string, provider: string, deployment: string) =>
+    modelEntry(id, provider, deployment, 'chat, function_calling, vision', 200_000, 'input_per_million: 1, output_per_million: 2');
   return `${upstreamSection(20_000)}
 providers:
   azure-v1: { type: azure, base_url: ${azure.endpoint}, api_key_env: CODEX_AZURE_KEY, responses_api: true }
   azure-dated: { type: azure, base_url: ${azure.endpoint}, api_key_env: CODEX_AZURE_KEY, options: { api_version: 2025-04-01-preview } }
-models:${model('azure-native', 'azure-v1', 'gpt-5-mini-prod')}${model('azure-chat', 'azure-dated', 'gpt-5-mini-chat')}
+models:
+${model('azure-native', 'azure-v1', 'gpt-5-mini-prod')}
+${model('azure-chat', 'azure-dated', 'gpt-5-mini-chat')}
 `;
 }
 
 describe.skipIf(!codexInstalled)('the Codex CLI through the gateway onto Azure OpenAI', () => {
-  let azure: MockAzureUpstream;
-  let gateway: TestGateway;
-  let home: string;
-  let apiKey: string;
-
-  beforeAll(async () => {
-    azure = await startMockAzureUpstream({ apiKey: AZURE_KEY });
-    gateway = await startTestGateway({ configYaml: configYaml(azure), env: { CODEX_AZURE_KEY: AZURE_KEY } });
-    apiKey = (await gateway.createKey(await gateway.createAccount())).key;
-    home = await mkdtemp(join(tmpdir(), 'codex-azure-home-'));
-  });
-  afterAll(async () => {
-    await gateway?.close();
-    await azure?.close();
-    if (home) await rm(home, { recursive: true, force: true });
-  });
+  const agent = useAgentGateway(
+    async () => ({ azure: await startMockAzureUpstream({ apiKey: AZURE_KEY }) }),
+    ({ azure }) => ({ configYaml: configYaml(azure), env: { CODEX_AZURE_KEY: AZURE_KEY } }),
+    'codex-azure-home-',
+  );
+  const sayHi = (model: string) => codexSayHi(agent.home, agent.gateway.baseUrl, agent.apiKey, model);
 
   it('passed through to the v1 API: prints the reply, exits 0', { timeout: 120_000 }, async () => {
-    azure.setDefault(textResponseStream('gpt-5-mini-prod', ['Hi from ', 'Azure responses!'], { input: 800, output: 6, cached: 512 }));
-    const run = await codexSayHi(home, gateway.baseUrl, apiKey, 'azure-native');
+    agent.upstreams.azure.setDefault(
+      textResponseStream('gpt-5-mini-prod', ['Hi from ', 'Azure responses!'], { input: 800, output: 6, cached: 512 }),
+    );
+    const run = await sayHi('azure-native');
     expect(run.stdout + run.stderr).toContain(NATIVE_REPLY);
     expect(run.code, run.stderr).toBe(0);
-    const request = azure.requests.at(-1);
+    const request = agent.upstreams.azure.requests.at(-1);
     expect(request?.path).toBe('/openai/v1/responses');
     expect(request?.headers['api-key']).toBe(AZURE_KEY);
     expect(request?.body).toMatchObject({ model: 'gpt-5-mini-prod', stream: true });
   });
 
   it('translated to chat on the deployment-path API: prints the reply, exits 0', { timeout: 120_000 }, async () => {
-    azure.setDefault(azureStreamReply(['Hi from ', 'Azure chat!'], { prompt: 900, completion: 8 }, { model: 'gpt-5-mini' }));
-    const run = await codexSayHi(home, gateway.baseUrl, apiKey, 'azure-chat');
+    agent.upstreams.azure.setDefault(
+      azureStreamReply(['Hi from ', 'Azure chat!'], { prompt: 900, completion: 8 }, { model: 'gpt-5-mini' }),
+    );
+    const run = await sayHi('azure-chat');
     expect(run.stdout + run.stderr).toContain(CHAT_REPLY);
     expect(run.code, run.stderr).toBe(0);
-    const request = azure.requests.at(-1);
+    const request = agent.upstreams.azure.requests.at(-1);
     expect(request?.path).toBe('/openai/deployments/gpt-5-mini-chat/chat/completions?api-version=2025-04-01-preview');
     expect(request?.body).toMatchObject({ model: 'gpt-5-mini-chat', stream: true });
   });

@@ -1,8 +1,5 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { upstreamSection } from '../e2e/helpers';
+import { describe, expect, it } from 'vitest';
+import { modelEntry, upstreamSection } from '../e2e/helpers';
 import { textResponseStream } from '../helpers/mock-openai-responses';
 import {
   chatChunk,
@@ -11,7 +8,7 @@ import {
   startMockOpenAiUpstream,
   type MockOpenAiUpstream,
 } from '../helpers/mock-openai-upstream';
-import { startTestGateway, type TestGateway } from '../helpers/test-gateway';
+import { useAgentGateway } from './agent-gateway';
 import { codexInstalled, codexSayHi } from './codex-cli';
 import type { AgentRun } from './run-agent-cli';
 
@@ -33,52 +30,30 @@ providers:
   chat: { type: openai, base_url: ${chat.baseUrl} }
   native: { type: openai, base_url: ${native.baseUrl}, responses_api: true }
 models:
-  - id: agent-chat
-    provider: chat
-    upstream_model: ${UPSTREAM_MODEL}
-    capabilities: [chat, function_calling, vision]
-    context_window: 200000
-    pricing: { input_per_million: 1, output_per_million: 2 }
-  - id: agent-native
-    provider: native
-    upstream_model: ${UPSTREAM_MODEL}
-    capabilities: [chat, function_calling, vision]
-    context_window: 200000
-    pricing: { input_per_million: 1, output_per_million: 2 }
+${modelEntry('agent-chat', 'chat', UPSTREAM_MODEL, 'chat, function_calling, vision', 200_000, 'input_per_million: 1, output_per_million: 2')}
+${modelEntry('agent-native', 'native', UPSTREAM_MODEL, 'chat, function_calling, vision', 200_000, 'input_per_million: 1, output_per_million: 2')}
 `;
 }
 
 const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => chatChunk(delta, finishReason, UPSTREAM_MODEL);
 
 describe.skipIf(!codexInstalled)('the Codex CLI through the gateway', () => {
-  let chat: MockOpenAiUpstream;
-  let native: MockOpenAiUpstream;
-  let gateway: TestGateway;
-  let home: string;
-  let apiKey: string;
-  let usageKey: string;
+  const agent = useAgentGateway(
+    async () => {
+      const upstreams = { chat: await startMockOpenAiUpstream(), native: await startMockOpenAiUpstream() };
+      upstreams.chat.setDefault(chatStreamReply([CHAT_REPLY], { prompt: 900, completion: 8 }, UPSTREAM_MODEL));
+      upstreams.native.setDefault(
+        textResponseStream(UPSTREAM_MODEL, ['Hi from the ', 'responses mock!'], { input: 800, output: 7, cached: 512 }),
+      );
+      return upstreams;
+    },
+    ({ chat, native }) => ({ configYaml: configYaml(chat, native) }),
+    'codex-home-',
+  );
 
-  beforeAll(async () => {
-    chat = await startMockOpenAiUpstream();
-    native = await startMockOpenAiUpstream();
-    chat.setDefault(chatStreamReply([CHAT_REPLY], { prompt: 900, completion: 8 }, UPSTREAM_MODEL));
-    native.setDefault(textResponseStream(UPSTREAM_MODEL, ['Hi from the ', 'responses mock!'], { input: 800, output: 7, cached: 512 }));
-    gateway = await startTestGateway({ configYaml: configYaml(chat, native) });
-    const accountId = await gateway.createAccount();
-    apiKey = (await gateway.createKey(accountId)).key;
-    usageKey = await gateway.createUsageKey(accountId);
-    home = await mkdtemp(join(tmpdir(), 'codex-home-'));
-  });
-  afterAll(async () => {
-    await gateway?.close();
-    await chat?.close();
-    await native?.close();
-    if (home) await rm(home, { recursive: true, force: true });
-  });
+  const codexWith = (model: string): Promise<AgentRun> => codexSayHi(agent.home, agent.gateway.baseUrl, agent.apiKey, model);
 
-  const codexWith = (model: string): Promise<AgentRun> => codexSayHi(home, gateway.baseUrl, apiKey, model);
-
-  const reportedRequests = () => gateway.reportedRequests(usageKey);
+  const reportedRequests = () => agent.gateway.reportedRequests(agent.usageKey);
 
   it(
     'translated to a chat upstream: prints the mock reply, exits 0, the request is in the usage report',
@@ -88,7 +63,7 @@ describe.skipIf(!codexInstalled)('the Codex CLI through the gateway', () => {
       const run = await codexWith('agent-chat');
       expect(run.stdout + run.stderr).toContain(CHAT_REPLY);
       expect(run.code, run.stderr).toBe(0);
-      const sent = chat.requests.at(-1)?.body as { stream?: boolean; messages?: { role: string }[]; tools?: unknown[] };
+      const sent = agent.upstreams.chat.requests.at(-1)?.body as { stream?: boolean; messages?: { role: string }[]; tools?: unknown[] };
       expect(sent.stream).toBe(true);
       expect(sent.messages?.[0]?.role).toBe('system');
       // Its web_search and namespace tools are left out for a chat upstream; function tools go.
@@ -99,8 +74,8 @@ describe.skipIf(!codexInstalled)('the Codex CLI through the gateway', () => {
   );
 
   it('translated: a tool call round trip (Codex runs the command and sends its output back)', { timeout: 120_000 }, async () => {
-    const count = chat.requests.length;
-    chat.reply({
+    const count = agent.upstreams.chat.requests.length;
+    agent.upstreams.chat.reply({
       type: 'sse',
       events: [
         {
@@ -117,7 +92,7 @@ describe.skipIf(!codexInstalled)('the Codex CLI through the gateway', () => {
     const run = await codexWith('agent-chat');
     expect(run.stdout + run.stderr).toContain(CHAT_REPLY);
     expect(run.code, run.stderr).toBe(0);
-    const followUp = chat.requests[count + 1]?.body as {
+    const followUp = agent.upstreams.chat.requests[count + 1]?.body as {
       messages: { role: string; tool_call_id?: string; tool_calls?: { id: string }[] }[];
     };
     const messages = followUp.messages;
@@ -133,9 +108,9 @@ describe.skipIf(!codexInstalled)('the Codex CLI through the gateway', () => {
       const run = await codexWith('agent-native');
       expect(run.stdout + run.stderr).toContain(NATIVE_REPLY);
       expect(run.code, run.stderr).toBe(0);
-      const sent = native.requests.at(-1)?.body as { model?: string; stream?: boolean; tools?: { type: string }[] };
+      const sent = agent.upstreams.native.requests.at(-1)?.body as { model?: string; stream?: boolean; tools?: { type: string }[] };
       // Codex's default request, passed on as it came (only the model replaced).
-      const body = native.requests.at(-1)?.body as Record<string, unknown>;
+      const body = agent.upstreams.native.requests.at(-1)?.body as Record<string, unknown>;
       expect((body.tools as { type: string }[]).map((tool) => tool.type)).toEqual(
         expect.arrayContaining(['function', 'namespace', 'web_search']),
       );

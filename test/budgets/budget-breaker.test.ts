@@ -6,6 +6,7 @@ import { createMemoryRateLimitStore } from '../../server/rate-limit/memory-store
 import { createResilientRateLimitStore } from '../../server/rate-limit/resilient-store';
 import type { BucketRequest, RateLimitStore } from '../../server/rate-limit/types';
 import { createSharedStoreBreaker, type SharedStoreStatus } from '../../server/redis/shared-store-breaker';
+import { switchableGate } from '../helpers/switchable-gate';
 
 /*
  * docs/rate-limits.md, "Several instances: Redis": the rate-limit buckets and the spend-budget
@@ -13,18 +14,6 @@ import { createSharedStoreBreaker, type SharedStoreStatus } from '../../server/r
  * answer by `limits.redis_failure` at once, neither calls Redis again until a probe (at most
  * one per interval, from either store), and a probe that succeeds makes both shared again.
  */
-
-/** Calls to a stand-in for Redis whose health the test switches; each call is counted. */
-function controllable() {
-  const control = { mode: 'ok' as 'ok' | 'fail' | 'hang', calls: 0 };
-  const gate = async <T>(call: () => Promise<T>): Promise<T> => {
-    control.calls += 1;
-    if (control.mode === 'fail') throw new Error('connection refused');
-    if (control.mode === 'hang') return new Promise<T>(() => undefined);
-    return call();
-  };
-  return { control, gate };
-}
 
 function setup(policy: 'open' | 'closed') {
   const clock = { now: 1_700_000_000_000 };
@@ -37,7 +26,7 @@ function setup(policy: 'open' | 'closed') {
     onStateChange: (state) => changes.push(state),
   });
 
-  const rateRedis = controllable();
+  const rateRedis = switchableGate();
   const sharedBuckets = createMemoryRateLimitStore();
   const ratePrimary: RateLimitStore = {
     take: (requests) => rateRedis.gate(() => sharedBuckets.take(requests)),
@@ -47,7 +36,7 @@ function setup(policy: 'open' | 'closed') {
   };
   const limits = createResilientRateLimitStore({ primary: ratePrimary, breaker });
 
-  const budgetRedis = controllable();
+  const budgetRedis = switchableGate();
   // The counters every instance shares (Redis), and this instance's own (memory).
   const sharedCounters = createMemoryBudgetStore(() => clock.now);
   const localCounters = createMemoryBudgetStore(() => clock.now);

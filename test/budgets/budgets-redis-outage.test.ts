@@ -6,6 +6,7 @@ import { parsePrometheusText, sampleValue } from '../helpers/prometheus-text';
 import { createTestDatabase, mockChatConfig, startTestGateway, type TestGateway } from '../helpers/test-gateway';
 import type { TestDatabase } from '../db/databases';
 import { createTestRedis, deleteKeys, isRedisReachable, redisUrl } from '../rate-limit/redis-test-client';
+import { switchableGate } from '../helpers/switchable-gate';
 
 /*
  * docs/rate-limits.md, "Several instances: Redis", and docs/operator-controls.md, spend budgets:
@@ -23,13 +24,7 @@ const config = (policy: 'open' | 'closed') =>
 
 /** The Redis budget store with a switch: `fail` refuses every call, `hang` never answers. */
 function switchableBudgetStore(inner: BudgetStore) {
-  const control = { mode: 'ok' as 'ok' | 'fail' | 'hang', calls: 0 };
-  const gate = async <T>(call: () => Promise<T>): Promise<T> => {
-    control.calls += 1;
-    if (control.mode === 'fail') throw new Error('connection refused');
-    if (control.mode === 'hang') return new Promise<T>(() => undefined);
-    return call();
-  };
+  const { control, gate } = switchableGate();
   const store: BudgetStore = {
     reserve: (counters) => gate(() => inner.reserve(counters)),
     settle: (id, delta, settled) => gate(() => inner.settle(id, delta, settled)),

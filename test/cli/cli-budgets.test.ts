@@ -1,11 +1,10 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { useCliGateway } from './cli-harness';
 
 /** docs/cli.md and docs/operator-controls.md: spend budgets from the CLI, enforced by a running gateway. */
 const harness = useCliGateway({ keyRefreshIntervalMs: 100 });
 const { cli, json } = harness;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('model-gateway CLI, spend budgets', { timeout: 120_000 }, () => {
   it('sets, checks and removes budgets on accounts and keys', async () => {

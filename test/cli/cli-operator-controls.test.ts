@@ -1,11 +1,10 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { useCliGateway } from './cli-harness';
 
 /** docs/cli.md and docs/operator-controls.md: ceilings, allow-lists, expiry, rotation and the audit log from the CLI. */
 const harness = useCliGateway({ keyRefreshIntervalMs: 100 });
 const { cli, json } = harness;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('model-gateway CLI, operator controls', { timeout: 120_000 }, () => {
   it('ceilings, allow-lists, expiry, rotation, last use and the audit log', async () => {

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { consumerCompilerOptions } from '../helpers/consumer-compiler-options';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway';
 
 /**
@@ -106,15 +107,14 @@ void gateway.admin.createKey({ params: { accountId: 'acc' }, body: { name: 'ci',
   );
   // The README's example, as written there.
   writeFileSync(path.join(scratch, 'readme-example.ts'), README_EXAMPLE);
-  const base = { strict: true, exactOptionalPropertyTypes: true, noEmit: true, target: 'ES2022', lib: ['ES2022', 'DOM'], types: [] };
   writeFileSync(
     path.join(scratch, 'environment.d.ts'),
     'declare const process: { env: Record<string, string | undefined>; stdout: { write(text: string): void } };\n',
   );
   const configs = {
     // The package's own declarations are checked once (skipLibCheck off), under NodeNext.
-    'tsconfig.nodenext.json': { ...base, module: 'NodeNext', moduleResolution: 'NodeNext', skipLibCheck: false },
-    'tsconfig.bundler.json': { ...base, module: 'ESNext', moduleResolution: 'Bundler', skipLibCheck: true },
+    'tsconfig.nodenext.json': consumerCompilerOptions({ skipLibCheck: false }),
+    'tsconfig.bundler.json': consumerCompilerOptions({ module: 'ESNext', moduleResolution: 'Bundler', skipLibCheck: true }),
   };
   for (const [file, compilerOptions] of Object.entries(configs)) {
     writeFileSync(
@@ -139,17 +139,7 @@ void gateway.admin.createKey({ params: { accountId: 'acc' }, body: { name: 'ci',
  */
 it('a consumer calling every route type-checks with skipLibCheck off, with few instantiations and little memory', async () => {
   writeFileSync(path.join(scratch, 'every-route.ts'), EVERY_ROUTE);
-  const compilerOptions = {
-    strict: true,
-    exactOptionalPropertyTypes: true,
-    noEmit: true,
-    target: 'ES2022',
-    lib: ['ES2022', 'DOM'],
-    types: [],
-    module: 'NodeNext',
-    moduleResolution: 'NodeNext',
-    skipLibCheck: false,
-  };
+  const compilerOptions = consumerCompilerOptions({ skipLibCheck: false });
   writeFileSync(path.join(scratch, 'tsconfig.every-route.json'), JSON.stringify({ compilerOptions, files: ['every-route.ts'] }));
   const timed = existsSync('/usr/bin/time');
   const command = timed

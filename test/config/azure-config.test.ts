@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfigText } from '../../server/config/load-config';
+import { parseConfigText } from '../../server/config/load-config';
+import { configErrorOf } from './config-error-of';
 
 /** The settings of an `azure` provider (docs/azure.md). */
 const file = (provider: string) => `providers:
@@ -13,15 +14,7 @@ models:
     pricing: { input_per_million: 2.5, output_per_million: 10 }
 `;
 
-function problemOf(provider: string): string {
-  try {
-    parseConfigText(file(provider), 'gateway.yaml', {});
-  } catch (error) {
-    if (error instanceof ConfigError) return error.message;
-    throw error;
-  }
-  throw new Error('Expected a configuration error.');
-}
+const problemOf = (provider: string): string => configErrorOf(file(provider)).message;
 
 describe('azure providers', () => {
   it('take the endpoint, a key variable, an api_version and an auth', () => {

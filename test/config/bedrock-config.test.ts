@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfigText } from '../../server/config/load-config';
+import { parseConfigText } from '../../server/config/load-config';
+import { configErrorOf } from './config-error-of';
 import { createProviderRegistry } from '../../server/providers/registry';
 import type { HttpClient } from '../../server/providers/types';
 
@@ -15,15 +16,7 @@ models:
     pricing: { input_per_million: 3, output_per_million: 15 }
 `;
 
-function problemsOf(text: string): string {
-  try {
-    parseConfigText(text, 'gateway.yaml', {});
-  } catch (error) {
-    if (error instanceof ConfigError) return error.message;
-    throw error;
-  }
-  throw new Error('Expected a configuration error.');
-}
+const problemsOf = (text: string): string => configErrorOf(text).message;
 
 describe('the bedrock provider type', () => {
   it('needs a region and no base_url (the region gives the endpoint)', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfigText, type ConfigProblem } from '../../server/config/load-config';
+import { parseConfigText, type ConfigProblem } from '../../server/config/load-config';
+import { configErrorOf } from './config-error-of';
 
 const FILE = 'gateway.yaml';
 
@@ -36,15 +37,7 @@ function lineOf(text: string, marker: string, from = 1): number {
   throw new Error(`marker not found: ${marker}`);
 }
 
-function problemsOf(text: string): ConfigProblem[] {
-  try {
-    parseConfigText(text, FILE, {});
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
+const problemsOf = (text: string): ConfigProblem[] => configErrorOf(text).problems;
 
 function expectSingleProblem(text: string, path: string, line: number, message: RegExp): void {
   const problems = problemsOf(text);

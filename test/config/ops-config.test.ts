@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfigText, type ConfigProblem } from '../../server/config/load-config';
+import { parseConfigText, type ConfigProblem } from '../../server/config/load-config';
+import { configErrorOf } from './config-error-of';
 
 /** The operations settings: server timeouts, `limits.max_streams_per_key`, GATEWAY_METRICS_TOKEN. */
 const FILE = 'gateway.yaml';
@@ -13,15 +14,7 @@ models:
     pricing: { input_per_million: 1, output_per_million: 2 }
 `;
 
-function problemsOf(text: string): ConfigProblem[] {
-  try {
-    parseConfigText(text, FILE, {});
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
+const problemsOf = (text: string): ConfigProblem[] => configErrorOf(text).problems;
 
 describe('operations settings', () => {
   it('defaults: 100 streams per key, 30 s headers, 60 s request, 65 s keep-alive, /metrics open', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfigText, type ConfigProblem } from '../../server/config/load-config';
+import { parseConfigText, type ConfigProblem } from '../../server/config/load-config';
+import { configErrorOf } from './config-error-of';
 import { createProviderRegistry } from '../../server/providers/registry';
 import { vertexHost, vertexModelUrl } from '../../server/providers/vertex/vertex-options';
 
@@ -19,15 +20,7 @@ models:
     pricing: { input_per_million: 3, output_per_million: 15 }
 `;
 
-function problemsOf(text: string): ConfigProblem[] {
-  try {
-    parseConfigText(text, FILE, {});
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
-}
+const problemsOf = (text: string): ConfigProblem[] => configErrorOf(text).problems;
 
 describe('vertex provider configuration', () => {
   it('needs no base_url or key, and builds an adapter for each publisher', () => {

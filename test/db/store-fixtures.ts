@@ -1,10 +1,10 @@
 // Shared by the Store tests: test/db/store.test.ts (accounts, keys), test/db/store-usage.test.ts (usage, rollups)
 // and test/db/store-usage-writes.test.ts (concurrent and failing usage writes).
-import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe } from 'vitest';
 import { createStore } from '../../server/db/create-store';
 import { migrate } from '../../server/db/migrate';
 import type { Store, UsageDailyRow, UsageEventRow } from '../../server/db/types';
-import type { TestDatabase } from './databases';
+import { dialectsUnderTest, type TestDatabase } from './databases';
 
 export const T0 = new Date('2026-03-01T10:00:00.000Z');
 
@@ -57,6 +57,9 @@ export function byKeyAndDay(rows: UsageDailyRow[]): UsageDailyRow[] {
  * A migrated store on a fresh database for the enclosing describe, dropped after it, its clock set
  * back to T0 before each test. Read `store` and `database` inside tests (they exist from beforeAll on).
  */
+/** A migrated store on a fresh database, with the manual clock it reads. */
+export type StoreFixture = ReturnType<typeof useMigratedStore>;
+
 export function useMigratedStore(create: () => Promise<TestDatabase>) {
   const clock = manualClock();
   const fixture = { clock, store: undefined as unknown as Store, database: undefined as unknown as TestDatabase };
@@ -71,4 +74,23 @@ export function useMigratedStore(create: () => Promise<TestDatabase>) {
   });
   beforeEach(() => clock.set(T0));
   return fixture;
+}
+
+/**
+ * The store's usage tests, `tests`, on every database under test (a migrated store each) with
+ * the accounts acc_u1 and acc_u2 that they record to.
+ */
+export async function describeStoreUsage(tests: (fixture: StoreFixture, dialect: string) => void): Promise<void> {
+  for (const { dialect, available, create } of await dialectsUnderTest()) {
+    describe.skipIf(!available)(`Store (${dialect})`, () => {
+      const fixture = useMigratedStore(create);
+      describe('usage', () => {
+        beforeAll(async () => {
+          await fixture.store.createAccount({ id: 'acc_u1', name: 'U1', createdAt: T0 });
+          await fixture.store.createAccount({ id: 'acc_u2', name: 'U2', createdAt: T0 });
+        });
+        tests(fixture, dialect);
+      });
+    });
+  }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MOCK_MODEL, messageBody, startMockAnthropicUpstream, type MockAnthropicUpstream } from '../helpers/mock-anthropic-upstream';
-import { apiErrorOf, PIXEL_DATA_URL, PIXEL_PNG_BASE64, upstreamSection, useUpstreamE2e } from './helpers';
+import { apiErrorOf, imageQuestion, modelEntry, PIXEL_PNG_BASE64, upstreamSection, useUpstreamE2e } from './helpers';
 
 /**
  * The `anthropic` provider type end to end, beyond what every type shares (provider-paths.test.ts):
@@ -13,13 +13,7 @@ const CONFIG = (upstream: MockAnthropicUpstream) => `${upstreamSection()}
 providers:
   claude: { type: anthropic, base_url: ${upstream.baseUrl}, api_key_env: E2E_ANTHROPIC_KEY }
 models:
-  - id: haiku
-    provider: claude
-    upstream_model: ${MOCK_MODEL}
-    capabilities: [chat, vision, function_calling, json_mode]
-    context_window: 200000
-    max_output_tokens: 8192
-    pricing: { input_per_million: 0.8, output_per_million: 4 }
+${modelEntry('haiku', 'claude', MOCK_MODEL, 'chat, vision, function_calling, json_mode', 200_000, 'input_per_million: 0.8, output_per_million: 4', 'max_output_tokens: 8192')}
 `;
 
 describe('e2e: the anthropic provider path', () => {
@@ -64,15 +58,7 @@ describe('e2e: the anthropic provider path', () => {
     upstream.reply({ type: 'json', body: messageBody([{ type: 'text', text: 'A pixel.' }], 'end_turn') });
     const completion = await e2e.client.chat.completions.create({
       model: 'haiku',
-      messages: [
-        {
-          role: 'user',
-          content: [
-            { type: 'text', text: 'What is this?' },
-            { type: 'image_url', image_url: { url: PIXEL_DATA_URL } },
-          ],
-        },
-      ],
+      messages: imageQuestion(),
     });
     expect(completion.choices[0]?.message.content).toBe('A pixel.');
     expect(upstream.requests[0]?.body).toMatchObject({

@@ -1,6 +1,6 @@
 import { BadRequestError } from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startMockOpenAiUpstream, chatCompletionReply, type MockOpenAiUpstream } from '../helpers/mock-openai-upstream';
+import { startMockOpenAiUpstream, chatCompletionReply, embeddingsReply, type MockOpenAiUpstream } from '../helpers/mock-openai-upstream';
 import { textResponse, textResponseStream } from '../helpers/mock-openai-responses';
 import {
   azureCompletionReply,
@@ -11,7 +11,7 @@ import {
   type MockAzureUpstream,
 } from '../helpers/mock-azure-upstream';
 import { usdText } from './exact-cost-setup';
-import { apiErrorOf, collect, PIXEL_DATA_URL, startE2e, upstreamSection, usageFor, WEATHER_TOOL, type E2e } from './helpers';
+import { apiErrorOf, collect, type E2e, imageQuestion, modelEntry, startE2e, upstreamSection, usageFor, WEATHER_TOOL } from './helpers';
 
 /**
  * The `azure` provider type end to end (docs/azure.md): the official OpenAI client -> the
@@ -27,25 +27,9 @@ providers:
   azure-dated: { type: azure, base_url: ${azure.endpoint}, api_key_env: E2E_AZURE_KEY, options: { api_version: 2024-10-21 } }
   openai: { type: openai, base_url: ${openai.baseUrl}, api_key_env: E2E_OPENAI_KEY }
 models:
-  - id: gpt-4o
-    provider: azure
-    upstream_model: gpt-4o-prod
-    capabilities: [chat, vision, function_calling]
-    context_window: 128000
-    pricing: { input_per_million: 2.5, output_per_million: 10, cache_read_per_million: 1.25 }
-    fallbacks: [gpt-4o-openai]
-  - id: gpt-4o-openai
-    provider: openai
-    upstream_model: gpt-4o-2024-11-20
-    capabilities: [chat, vision, function_calling]
-    context_window: 128000
-    pricing: { input_per_million: 2.5, output_per_million: 10, cache_read_per_million: 1.25 }
-  - id: gpt-4o-dated
-    provider: azure-dated
-    upstream_model: gpt-4o-eu
-    capabilities: [chat]
-    context_window: 128000
-    pricing: { input_per_million: 2.5, output_per_million: 10 }
+${modelEntry('gpt-4o', 'azure', 'gpt-4o-prod', 'chat, vision, function_calling', 128_000, 'input_per_million: 2.5, output_per_million: 10, cache_read_per_million: 1.25', 'fallbacks: [gpt-4o-openai]')}
+${modelEntry('gpt-4o-openai', 'openai', 'gpt-4o-2024-11-20', 'chat, vision, function_calling', 128_000, 'input_per_million: 2.5, output_per_million: 10, cache_read_per_million: 1.25')}
+${modelEntry('gpt-4o-dated', 'azure-dated', 'gpt-4o-eu', 'chat', 128_000, 'input_per_million: 2.5, output_per_million: 10')}
   - id: azure-embed
     provider: azure-dated
     upstream_model: embed-3-small
@@ -171,15 +155,7 @@ describe('e2e: the azure provider path', () => {
         { finishReason: 'tool_calls' },
       ),
     );
-    const messages = [
-      {
-        role: 'user' as const,
-        content: [
-          { type: 'text' as const, text: 'Weather where this was taken?' },
-          { type: 'image_url' as const, image_url: { url: PIXEL_DATA_URL } },
-        ],
-      },
-    ];
+    const messages = imageQuestion('Weather where this was taken?');
     const data = await e2e.client.chat.completions.create({ model: 'gpt-4o', messages, tools: [WEATHER_TOOL] });
     expect(data.choices[0]?.finish_reason).toBe('tool_calls');
     expect(data.choices[0]?.message.tool_calls).toEqual([
@@ -227,15 +203,7 @@ describe('e2e: the azure provider path', () => {
   });
 
   it('embeds on the deployment, base64 as the SDK asks', async () => {
-    azure.reply({
-      type: 'json',
-      body: {
-        object: 'list',
-        data: [{ object: 'embedding', index: 0, embedding: [0.5, -0.25] }],
-        model: 'text-embedding-3-small',
-        usage: { prompt_tokens: 4, total_tokens: 4 },
-      },
-    });
+    azure.reply(embeddingsReply([[0.5, -0.25]], 4, 'text-embedding-3-small'));
     const result = await e2e.client.embeddings.create({ model: 'azure-embed', input: 'hello', dimensions: 256 });
     expect(result.data[0]?.embedding).toEqual([0.5, -0.25]);
     expect(result.usage).toEqual({ prompt_tokens: 4, total_tokens: 4 });

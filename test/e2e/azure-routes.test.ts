@@ -1,5 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   azureCompletionReply,
   azureStreamReply,
@@ -7,7 +7,7 @@ import {
   startMockAzureUpstream,
   type MockAzureUpstream,
 } from '../helpers/mock-azure-upstream';
-import { upstreamSection, usageFor, useUpstreamE2e } from './helpers';
+import { modelEntry, upstreamSection, usageFor, useUpstreamE2e } from './helpers';
 
 /**
  * The routes an Azure deployment serves by translation (docs/azure.md): /v1/messages with the
@@ -21,26 +21,17 @@ const CONFIG = (azure: MockAzureUpstream) => `${upstreamSection()}
 providers:
   azure: { type: azure, base_url: ${azure.endpoint}, api_key_env: E2E_AZURE_KEY, options: { api_version: 2024-10-21 } }
 models:
-  - id: gpt-4o
-    provider: azure
-    upstream_model: gpt-4o-prod
-    capabilities: [chat, vision, function_calling]
-    context_window: 128000
-    pricing: { input_per_million: 2.5, output_per_million: 10, cache_read_per_million: 1.25 }
+${modelEntry('gpt-4o', 'azure', 'gpt-4o-prod', 'chat, vision, function_calling', 128_000, 'input_per_million: 2.5, output_per_million: 10, cache_read_per_million: 1.25')}
 `;
 
 const CHAT_PATH = '/openai/deployments/gpt-4o-prod/chat/completions?api-version=2024-10-21';
 
 describe('e2e: /v1/messages and /v1/responses onto an azure deployment', () => {
   const fixture = useUpstreamE2e(startMockAzureUpstream.bind(null, { apiKey: AZURE_KEY }), CONFIG, { env: { E2E_AZURE_KEY: AZURE_KEY } });
-  let client: Anthropic;
-  beforeAll(() => {
-    client = new Anthropic({ apiKey: fixture.e2e.apiKey, baseURL: fixture.e2e.gateway.baseUrl, maxRetries: 0 });
-  });
 
   it('answers a message with Anthropic usage from Azure cached tokens', async () => {
     fixture.upstream.reply(azureCompletionReply({ content: 'Hello.' }, { prompt: 1500, completion: 20, cached: 1280 }));
-    const { data, response } = await client.messages
+    const { data, response } = await fixture.e2e.anthropic.messages
       .create({ model: 'gpt-4o', max_tokens: 100, messages: [{ role: 'user', content: 'Hi' }] })
       .withResponse();
     expect(data.content).toEqual([{ type: 'text', text: 'Hello.' }]);
@@ -53,7 +44,11 @@ describe('e2e: /v1/messages and /v1/responses onto an azure deployment', () => {
 
   it('streams a message from Azure chunks (prompt filter chunk first); a filtered stop is a refusal', async () => {
     fixture.upstream.reply(azureStreamReply(['Once ', 'upon'], { prompt: 12, completion: 2 }, { filtered: ['violence'] }));
-    const stream = client.messages.stream({ model: 'gpt-4o', max_tokens: 100, messages: [{ role: 'user', content: 'A story' }] });
+    const stream = fixture.e2e.anthropic.messages.stream({
+      model: 'gpt-4o',
+      max_tokens: 100,
+      messages: [{ role: 'user', content: 'A story' }],
+    });
     const message = await stream.finalMessage();
     expect(message.content).toEqual([{ type: 'text', text: 'Once upon' }]);
     expect(message.stop_reason).toBe('refusal');
@@ -61,7 +56,7 @@ describe('e2e: /v1/messages and /v1/responses onto an azure deployment', () => {
 
   it('a prompt the filter refused: a 400 invalid_request_error naming the categories', async () => {
     fixture.upstream.reply(contentFilterErrorReply(['self_harm']));
-    const error = await client.messages
+    const error = await fixture.e2e.anthropic.messages
       .create({ model: 'gpt-4o', max_tokens: 100, messages: [{ role: 'user', content: 'x' }] })
       .then(() => null)
       .catch((caught: unknown) => caught);

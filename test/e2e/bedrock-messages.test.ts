@@ -1,5 +1,4 @@
-import Anthropic from '@anthropic-ai/sdk';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { anthropicChunks, converseReply } from '../helpers/mock-bedrock-upstream';
 import { claudeMessage, useBedrockE2e } from './bedrock-setup';
 import { usageFor } from './helpers';
@@ -11,10 +10,6 @@ import { usageFor } from './helpers';
  */
 describe('e2e: /v1/messages onto the bedrock provider', () => {
   const fixture = useBedrockE2e();
-  let client: Anthropic;
-  beforeAll(() => {
-    client = new Anthropic({ apiKey: fixture.e2e.apiKey, baseURL: fixture.e2e.gateway.baseUrl, maxRetries: 0 });
-  });
 
   it('passes a Claude request through InvokeModel with Anthropic’s body: version in the body, model in the path, betas carried', async () => {
     const { upstream, e2e } = fixture;
@@ -22,7 +17,7 @@ describe('e2e: /v1/messages onto the bedrock provider', () => {
       type: 'json',
       body: claudeMessage({ input_tokens: 100, output_tokens: 50, cache_read_input_tokens: 400, cache_creation_input_tokens: 300 }),
     });
-    const { data, response } = await client.messages
+    const { data, response } = await fixture.e2e.anthropic.messages
       .create(
         {
           model: 'claude-bedrock',
@@ -72,7 +67,11 @@ describe('e2e: /v1/messages onto the bedrock provider', () => {
         },
       ]),
     });
-    const stream = client.messages.stream({ model: 'claude-bedrock', max_tokens: 64, messages: [{ role: 'user', content: 'Hello' }] });
+    const stream = fixture.e2e.anthropic.messages.stream({
+      model: 'claude-bedrock',
+      max_tokens: 64,
+      messages: [{ role: 'user', content: 'Hello' }],
+    });
     const final = await stream.finalMessage();
     expect(final.content).toEqual([{ type: 'text', text: 'Hi from Bedrock.' }]);
     expect(final.usage).toMatchObject({ input_tokens: 12, output_tokens: 6 });
@@ -85,7 +84,11 @@ describe('e2e: /v1/messages onto the bedrock provider', () => {
   it('translates a Messages request for a model that is not Claude to Converse', async () => {
     const { upstream } = fixture;
     upstream.reply(converseReply([{ text: 'Nova answers.' }], 'end_turn', { inputTokens: 7, outputTokens: 2 }));
-    const reply = await client.messages.create({ model: 'nova', max_tokens: 32, messages: [{ role: 'user', content: 'Hello' }] });
+    const reply = await fixture.e2e.anthropic.messages.create({
+      model: 'nova',
+      max_tokens: 32,
+      messages: [{ role: 'user', content: 'Hello' }],
+    });
     expect(reply.content).toEqual([{ type: 'text', text: 'Nova answers.' }]);
     expect(reply.usage).toMatchObject({ input_tokens: 7, output_tokens: 2 });
     expect(upstream.requests[0]?.path).toBe('/model/amazon.nova-pro-v1%3A0/converse');
@@ -121,7 +124,7 @@ describe('e2e: /v1/messages onto the bedrock provider', () => {
   it('counts tokens with Bedrock’s CountTokens for Claude, and with the gateway’s tokenizer for other models', async () => {
     const { upstream } = fixture;
     upstream.reply({ type: 'json', body: { inputTokens: 42 } });
-    const counted = await client.messages.countTokens(
+    const counted = await fixture.e2e.anthropic.messages.countTokens(
       { model: 'claude-bedrock', messages: [{ role: 'user', content: 'Hello' }] },
       { headers: { 'anthropic-beta': 'token-counting-2024-11-01' } },
     );
@@ -136,7 +139,7 @@ describe('e2e: /v1/messages onto the bedrock provider', () => {
       anthropic_beta: ['token-counting-2024-11-01'],
     });
     upstream.requests.length = 0;
-    const estimated = await client.messages.countTokens({ model: 'nova', messages: [{ role: 'user', content: 'Hello' }] });
+    const estimated = await fixture.e2e.anthropic.messages.countTokens({ model: 'nova', messages: [{ role: 'user', content: 'Hello' }] });
     expect(estimated.input_tokens).toBeGreaterThan(0);
     expect(upstream.requests).toHaveLength(0);
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { converseEnd, converseReply, converseTextEvents, errorReply, MOCK_API_KEY } from '../helpers/mock-bedrock-upstream';
 import { useBedrockE2e, WRONG_SECRET } from './bedrock-setup';
-import { apiErrorOf, collect, PIXEL_DATA_URL, rawPost, usageFor, WEATHER_TOOL } from './helpers';
+import { apiErrorOf, collect, imageQuestion, PIXEL_DATA_URL, rawPost, usageFor, WEATHER_TOOL } from './helpers';
 
 /**
  * The `bedrock` provider type end to end with the official OpenAI client: chat, streams, tools
@@ -94,15 +94,7 @@ describe('e2e: the bedrock provider path', () => {
     });
     const stream = await e2e.client.chat.completions.create({
       model: 'claude-bedrock',
-      messages: [
-        {
-          role: 'user',
-          content: [
-            { type: 'text', text: 'Weather where this was taken?' },
-            { type: 'image_url', image_url: { url: PIXEL_DATA_URL } },
-          ],
-        },
-      ],
+      messages: imageQuestion('Weather where this was taken?'),
       tools: [WEATHER_TOOL],
       stream: true,
     });

@@ -7,21 +7,15 @@ import {
   ANTHROPIC_USAGE,
   anthropicStream,
   COST_HEADER,
+  COST_PATHS,
   FEMTO,
-  GEMINI_COST,
-  GEMINI_ROW,
-  GEMINI_USAGE,
-  geminiBody,
-  geminiStreamEvents,
   keyTotals,
   modelReport,
-  OPENAI_COST,
-  OPENAI_ROW,
-  OPENAI_USAGE,
+  ONE_OF_EACH_PUBLIC_TOTAL,
+  ONE_OF_EACH_TOTAL,
+  OPENAI_LONG_CONTEXT_USAGE,
   openAiChatBody,
-  openAiChatStream,
   reportRow,
-  usdText,
   useRecordingGateway,
 } from './exact-cost-setup';
 
@@ -107,33 +101,40 @@ describe('exact cost on /v1/messages', () => {
     });
   });
 
-  describe('translated to an openai-type model', () => {
-    it('non-streamed: input_tokens without the cached tokens, cache_read_input_tokens, cost in the header and the report', async () => {
-      fixture.openai.reply({ type: 'json', body: openAiChatBody(OPENAI_USAGE) });
-      const { message, header } = await create('oai-chat');
-      expect(message.usage).toEqual(OPENAI_MESSAGES_USAGE);
-      expect(OPENAI_COST).toBe(2_580_000_000_000n);
-      expect(header).toBe('0.00258');
-      expect(await modelReport(fixture.gateway, fixture.accountId, 1)).toEqual([reportRow('oai-chat', OPENAI_COST, OPENAI_ROW)]);
+  describe.each(
+    [
+      { type: 'openai' as const, usage: OPENAI_MESSAGES_USAGE, what: 'input_tokens without the cached tokens, cache_read_input_tokens' },
+      {
+        type: 'gemini' as const,
+        usage: GEMINI_MESSAGES_USAGE,
+        what: 'cached content as cache_read_input_tokens, thinking in output_tokens',
+      },
+    ].map((row) => [row.type, row] as const),
+  )('translated to a model of type %s', (_type, { type, usage, what }) => {
+    const path = COST_PATHS[type];
+
+    it(`non-streamed: ${what}, cost in the header and the report`, async () => {
+      path.reply(fixture);
+      const { message, header } = await create(path.model);
+      expect(message.usage).toEqual(usage);
+      expect(header).toBe(path.costText);
+      expect(await modelReport(fixture.gateway, fixture.accountId, 1)).toEqual([reportRow(path.model, path.cost, path.row)]);
     });
 
     it('streamed: message_delta carries the same usage, no cost header, the same report', async () => {
-      fixture.openai.reply(openAiChatStream(OPENAI_USAGE));
-      const { deltaUsage, header } = await stream('oai-chat');
-      expect(deltaUsage).toEqual(OPENAI_MESSAGES_USAGE);
+      path.streamReply(fixture);
+      const { deltaUsage, header } = await stream(path.model);
+      expect(deltaUsage).toEqual(usage);
       expect(header).toBeNull();
-      expect(await modelReport(fixture.gateway, fixture.accountId, 1)).toEqual([reportRow('oai-chat', OPENAI_COST, OPENAI_ROW)]);
+      expect(await modelReport(fixture.gateway, fixture.accountId, 1)).toEqual([reportRow(path.model, path.cost, path.row)]);
     });
+  });
 
+  describe('translated to an openai-type model', () => {
     it('a prompt over the long-context threshold: the long-context rates, in the header and the report', async () => {
       fixture.openai.reply({
         type: 'json',
-        body: openAiChatBody({
-          prompt_tokens: 1001,
-          completion_tokens: 10,
-          total_tokens: 1011,
-          prompt_tokens_details: { cached_tokens: 1 },
-        }),
+        body: openAiChatBody(OPENAI_LONG_CONTEXT_USAGE),
       });
       const { message, header } = await create('oai-chat');
       expect(message.usage).toEqual({ input_tokens: 1000, output_tokens: 10, cache_read_input_tokens: 1, cache_creation_input_tokens: 0 });
@@ -146,46 +147,14 @@ describe('exact cost on /v1/messages', () => {
     });
   });
 
-  describe('translated to a gemini-type model', () => {
-    it('non-streamed: cached content as cache_read_input_tokens, thinking in output_tokens, cost in the header and the report', async () => {
-      fixture.gemini.reply({ type: 'json', body: geminiBody('Hi', GEMINI_USAGE) });
-      const { message, header } = await create('gemini-chat');
-      expect(message.usage).toEqual(GEMINI_MESSAGES_USAGE);
-      expect(GEMINI_COST).toBe(2_550_000_000_000n);
-      expect(header).toBe('0.00255');
-      expect(await modelReport(fixture.gateway, fixture.accountId, 1)).toEqual([reportRow('gemini-chat', GEMINI_COST, GEMINI_ROW)]);
-    });
-
-    it('streamed: message_delta carries the same usage, no cost header, the same report', async () => {
-      fixture.gemini.reply({ type: 'sse', events: geminiStreamEvents(GEMINI_USAGE) });
-      const { deltaUsage, header } = await stream('gemini-chat');
-      expect(deltaUsage).toEqual(GEMINI_MESSAGES_USAGE);
-      expect(header).toBeNull();
-      expect(await modelReport(fixture.gateway, fixture.accountId, 1)).toEqual([reportRow('gemini-chat', GEMINI_COST, GEMINI_ROW)]);
-    });
-  });
-
   it('the report sums the three paths: tokens, breakdown and spend of the key', async () => {
-    fixture.anthropic.reply({ type: 'json', body: messageBody([{ type: 'text', text: 'Hi' }], 'end_turn', ANTHROPIC_USAGE) });
-    fixture.openai.reply(openAiChatStream(OPENAI_USAGE));
-    fixture.gemini.reply({ type: 'json', body: geminiBody('Hi', GEMINI_USAGE) });
+    COST_PATHS.anthropic.reply(fixture);
+    COST_PATHS.openai.streamReply(fixture);
+    COST_PATHS.gemini.reply(fixture);
     await create('claude-chat');
     await stream('oai-chat');
     await create('gemini-chat');
     await modelReport(fixture.gateway, fixture.accountId, 3);
-    const spend = Number(usdText(ANTHROPIC_COST + OPENAI_COST + GEMINI_COST)); // 0.007875
-    expect(await keyTotals(fixture.gateway, fixture.accountId)).toEqual({
-      admin: {
-        spend_usd: spend,
-        requests: 3,
-        prompt_tokens: 2400,
-        completion_tokens: 270,
-        cached_tokens: 1500,
-        cache_write_tokens: 100,
-        cache_write_1h_tokens: 200,
-        reasoning_tokens: 140,
-      },
-      public: { spend_usd: spend, requests: 3, prompt_tokens: 2400, completion_tokens: 270 },
-    });
+    expect(await keyTotals(fixture.gateway, fixture.accountId)).toEqual({ admin: ONE_OF_EACH_TOTAL, public: ONE_OF_EACH_PUBLIC_TOTAL });
   });
 });

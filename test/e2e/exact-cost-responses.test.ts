@@ -4,23 +4,20 @@ import { messageBody } from '../helpers/mock-anthropic-upstream';
 import { responseUsage, textResponse, textResponseStream, type ResponseUsageCounts } from '../helpers/mock-openai-responses';
 import {
   ANTHROPIC_COST,
-  ANTHROPIC_ROW,
   ANTHROPIC_USAGE,
   anthropicStream,
   COST_HEADER,
+  COST_PATHS,
+  type CostUpstreams,
   FEMTO,
   GEMINI_COST,
-  GEMINI_ROW,
   GEMINI_USAGE,
   geminiBody,
-  geminiStreamEvents,
   keyTotals,
   modelReport,
   OPENAI_COST,
-  OPENAI_ROW,
   OPENAI_USAGE,
   openAiChatBody,
-  openAiChatStream,
   reportRow,
   usdText,
   useRecordingGateway,
@@ -64,25 +61,51 @@ describe('exact cost on /v1/responses', () => {
     return { usage, header: response.headers.get(COST_HEADER) };
   }
 
-  describe('passed through to a Responses upstream (responses_api: true)', () => {
-    it('non-streamed: the upstream usage as sent; cached and reasoning tokens priced in the header and the report', async () => {
-      fixture.openai.reply({ type: 'json', body: textResponse('gpt-upstream', 'Hi', OPENAI_COUNTS) });
-      const { usage, header } = await create('native-chat');
-      expect(fixture.openai.requests[0]?.path).toBe('/v1/responses');
-      expect(usage).toEqual(OPENAI_RESPONSES_USAGE);
-      expect(OPENAI_COST).toBe(2_580_000_000_000n);
-      expect(header).toBe('0.00258');
-      expect(await modelReport(fixture.gateway, fixture.accountId, 1)).toEqual([reportRow('native-chat', OPENAI_COST, OPENAI_ROW)]);
+  /** The Responses upstream's path: OpenAI's usage from a Responses reply. */
+  const NATIVE_PATH = {
+    ...COST_PATHS.openai,
+    model: 'native-chat',
+    reply: (upstreams: CostUpstreams) => upstreams.openai.reply({ type: 'json', body: textResponse('gpt-upstream', 'Hi', OPENAI_COUNTS) }),
+    streamReply: (upstreams: CostUpstreams) => upstreams.openai.reply(textResponseStream('gpt-upstream', ['H', 'i'], OPENAI_COUNTS)),
+  };
+
+  describe.each(
+    [
+      {
+        name: 'passed through to a Responses upstream (responses_api: true)',
+        path: NATIVE_PATH,
+        usage: OPENAI_RESPONSES_USAGE,
+        openaiPath: '/v1/responses',
+      },
+      {
+        name: 'translated to chat completions (openai-type)',
+        path: COST_PATHS.openai,
+        usage: OPENAI_RESPONSES_USAGE,
+        openaiPath: '/v1/chat/completions',
+      },
+      { name: 'translated to an anthropic-type model', path: COST_PATHS.anthropic, usage: ANTHROPIC_RESPONSES_USAGE },
+      { name: 'translated to a gemini-type model', path: COST_PATHS.gemini, usage: GEMINI_RESPONSES_USAGE },
+    ].map((row) => [row.name, row] as const),
+  )('%s', (_name, { path, usage, openaiPath }) => {
+    it('non-streamed: the usage in the Responses shape, the cost in the header and the report', async () => {
+      path.reply(fixture);
+      const { usage: answered, header } = await create(path.model);
+      if (openaiPath) expect(fixture.openai.requests[0]?.path).toBe(openaiPath);
+      expect(answered).toEqual(usage);
+      expect(header).toBe(path.costText);
+      expect(await modelReport(fixture.gateway, fixture.accountId, 1)).toEqual([reportRow(path.model, path.cost, path.row)]);
     });
 
-    it('streamed: response.completed as sent, no cost header, the same report', async () => {
-      fixture.openai.reply(textResponseStream('gpt-upstream', ['H', 'i'], OPENAI_COUNTS));
-      const { usage, header } = await stream('native-chat');
-      expect(usage).toEqual(OPENAI_RESPONSES_USAGE);
+    it('streamed: response.completed carries the same usage, no cost header, the same report', async () => {
+      path.streamReply(fixture);
+      const { usage: completed, header } = await stream(path.model);
+      expect(completed).toEqual(usage);
       expect(header).toBeNull();
-      expect(await modelReport(fixture.gateway, fixture.accountId, 1)).toEqual([reportRow('native-chat', OPENAI_COST, OPENAI_ROW)]);
+      expect(await modelReport(fixture.gateway, fixture.accountId, 1)).toEqual([reportRow(path.model, path.cost, path.row)]);
     });
+  });
 
+  describe('passed through to a Responses upstream (responses_api: true)', () => {
     it('a prompt over the long-context threshold prices every token of the request at the long-context rates', async () => {
       fixture.openai.reply({
         type: 'json',
@@ -98,42 +121,7 @@ describe('exact cost on /v1/responses', () => {
     });
   });
 
-  describe('translated to chat completions (openai-type)', () => {
-    it('non-streamed: cached and reasoning tokens in the details, cost in the header and the report', async () => {
-      fixture.openai.reply({ type: 'json', body: openAiChatBody(OPENAI_USAGE) });
-      const { usage, header } = await create('oai-chat');
-      expect(fixture.openai.requests[0]?.path).toBe('/v1/chat/completions');
-      expect(usage).toEqual(OPENAI_RESPONSES_USAGE);
-      expect(header).toBe('0.00258');
-      expect(await modelReport(fixture.gateway, fixture.accountId, 1)).toEqual([reportRow('oai-chat', OPENAI_COST, OPENAI_ROW)]);
-    });
-
-    it('streamed: response.completed carries the same usage, no cost header, the same report', async () => {
-      fixture.openai.reply(openAiChatStream(OPENAI_USAGE));
-      const { usage, header } = await stream('oai-chat');
-      expect(usage).toEqual(OPENAI_RESPONSES_USAGE);
-      expect(header).toBeNull();
-      expect(await modelReport(fixture.gateway, fixture.accountId, 1)).toEqual([reportRow('oai-chat', OPENAI_COST, OPENAI_ROW)]);
-    });
-  });
-
   describe('translated to an anthropic-type model', () => {
-    it('non-streamed: input_tokens counts reads and writes, cached_tokens the reads; writes priced by lifetime', async () => {
-      fixture.anthropic.reply({ type: 'json', body: messageBody([{ type: 'text', text: 'Hi' }], 'end_turn', ANTHROPIC_USAGE) });
-      const { usage, header } = await create('claude-chat');
-      expect(usage).toEqual(ANTHROPIC_RESPONSES_USAGE);
-      expect(header).toBe('0.002745');
-      expect(await modelReport(fixture.gateway, fixture.accountId, 1)).toEqual([reportRow('claude-chat', ANTHROPIC_COST, ANTHROPIC_ROW)]);
-    });
-
-    it('streamed: response.completed carries the same usage, no cost header, the same report', async () => {
-      fixture.anthropic.reply({ type: 'sse', events: anthropicStream(ANTHROPIC_USAGE) });
-      const { usage, header } = await stream('claude-chat');
-      expect(usage).toEqual(ANTHROPIC_RESPONSES_USAGE);
-      expect(header).toBeNull();
-      expect(await modelReport(fixture.gateway, fixture.accountId, 1)).toEqual([reportRow('claude-chat', ANTHROPIC_COST, ANTHROPIC_ROW)]);
-    });
-
     it('a prompt over the long-context threshold: the long-context rates, in the header and the report', async () => {
       const longUsage = { input_tokens: 701, cache_read_input_tokens: 100, cache_creation_input_tokens: 200, output_tokens: 10 };
       fixture.anthropic.reply({ type: 'json', body: messageBody([{ type: 'text', text: 'Hi' }], 'end_turn', longUsage) });
@@ -144,24 +132,6 @@ describe('exact cost on /v1/responses', () => {
       expect(await modelReport(fixture.gateway, fixture.accountId, 1)).toEqual([
         reportRow('claude-chat', cost, { prompt_tokens: 1001, completion_tokens: 10, cached_tokens: 100, cache_write_tokens: 200 }),
       ]);
-    });
-  });
-
-  describe('translated to a gemini-type model', () => {
-    it('non-streamed: cached content in cached_tokens, thinking in reasoning_tokens, cost in the header and the report', async () => {
-      fixture.gemini.reply({ type: 'json', body: geminiBody('Hi', GEMINI_USAGE) });
-      const { usage, header } = await create('gemini-chat');
-      expect(usage).toEqual(GEMINI_RESPONSES_USAGE);
-      expect(header).toBe('0.00255');
-      expect(await modelReport(fixture.gateway, fixture.accountId, 1)).toEqual([reportRow('gemini-chat', GEMINI_COST, GEMINI_ROW)]);
-    });
-
-    it('streamed: response.completed carries the same usage, no cost header, the same report', async () => {
-      fixture.gemini.reply({ type: 'sse', events: geminiStreamEvents(GEMINI_USAGE) });
-      const { usage, header } = await stream('gemini-chat');
-      expect(usage).toEqual(GEMINI_RESPONSES_USAGE);
-      expect(header).toBeNull();
-      expect(await modelReport(fixture.gateway, fixture.accountId, 1)).toEqual([reportRow('gemini-chat', GEMINI_COST, GEMINI_ROW)]);
     });
   });
 

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import {
   events as anthropicEvents,
+  messageBody,
   startMockAnthropicUpstream,
   type MockUsage,
   type MockAnthropicUpstream,
@@ -96,6 +97,13 @@ export const OPENAI_USAGE = {
   completion_tokens_details: { reasoning_tokens: 80, audio_tokens: 0 },
 };
 export const OPENAI_COST = 200n * 3n * FEMTO + (600n * 3n * FEMTO) / 10n + 120n * 15n * FEMTO;
+/** OpenAI over the long-context threshold: 1,001 prompt tokens of which 1 cached; 10 completion tokens. */
+export const OPENAI_LONG_CONTEXT_USAGE = {
+  prompt_tokens: 1001,
+  completion_tokens: 10,
+  total_tokens: 1011,
+  prompt_tokens_details: { cached_tokens: 1 },
+};
 export const OPENAI_ROW = { prompt_tokens: 800, completion_tokens: 120, cached_tokens: 600, reasoning_tokens: 80 };
 
 /** Gemini: 800 prompt tokens of which 500 cached; 40 candidate tokens plus 60 thinking tokens. */
@@ -174,18 +182,75 @@ export function geminiStreamEvents(usageMetadata: unknown): unknown[] {
   return [{ candidates: [{ content: { role: 'model', parts: [{ text: 'H' }] }, index: 0 }] }, geminiBody('i', usageMetadata)];
 }
 
+// ---- One request of each provider type -------------------------------------------------
+
+/** The three mock upstreams, as useCostUpstreams starts them. */
+export interface CostUpstreams {
+  openai: MockOpenAiUpstream;
+  anthropic: MockAnthropicUpstream;
+  gemini: MockGeminiUpstream;
+}
+
+/**
+ * Each provider type's usage above: its chat model, its cost (and the header's text of it), its
+ * report row, and the upstream replies, non-streamed and streamed, that carry it.
+ */
+export const COST_PATHS = {
+  anthropic: {
+    model: 'claude-chat',
+    cost: ANTHROPIC_COST,
+    costText: '0.002745',
+    row: ANTHROPIC_ROW,
+    reply: (upstreams: CostUpstreams) =>
+      upstreams.anthropic.reply({ type: 'json', body: messageBody([{ type: 'text', text: 'Hi' }], 'end_turn', ANTHROPIC_USAGE) }),
+    streamReply: (upstreams: CostUpstreams) => upstreams.anthropic.reply({ type: 'sse', events: anthropicStream(ANTHROPIC_USAGE) }),
+  },
+  openai: {
+    model: 'oai-chat',
+    cost: OPENAI_COST,
+    costText: '0.00258',
+    row: OPENAI_ROW,
+    reply: (upstreams: CostUpstreams) => upstreams.openai.reply({ type: 'json', body: openAiChatBody(OPENAI_USAGE) }),
+    streamReply: (upstreams: CostUpstreams) => upstreams.openai.reply(openAiChatStream(OPENAI_USAGE)),
+  },
+  gemini: {
+    model: 'gemini-chat',
+    cost: GEMINI_COST,
+    costText: '0.00255',
+    row: GEMINI_ROW,
+    reply: (upstreams: CostUpstreams) => upstreams.gemini.reply({ type: 'json', body: geminiBody('Hi', GEMINI_USAGE) }),
+    streamReply: (upstreams: CostUpstreams) => upstreams.gemini.reply({ type: 'sse', events: geminiStreamEvents(GEMINI_USAGE) }),
+  },
+};
+
+/** The key's totals in the admin report once one request of each type is in it (0.007875 USD). */
+export const ONE_OF_EACH_TOTAL = {
+  spend_usd: Number(usdText(ANTHROPIC_COST + OPENAI_COST + GEMINI_COST)),
+  requests: 3,
+  prompt_tokens: 2400,
+  completion_tokens: 270,
+  cached_tokens: 1500,
+  cache_write_tokens: 100,
+  cache_write_1h_tokens: 200,
+  reasoning_tokens: 140,
+};
+
+/** The same in GET /v1/usage/keys, which shows no breakdown. */
+export const ONE_OF_EACH_PUBLIC_TOTAL = {
+  spend_usd: ONE_OF_EACH_TOTAL.spend_usd,
+  requests: 3,
+  prompt_tokens: 2400,
+  completion_tokens: 270,
+};
+
 // ---- The upstreams and the gateway ------------------------------------------------------
 
 /**
  * The three mock upstreams of `configYaml`, started for the enclosing describe and closed after
  * it. Read the fields inside tests (they exist from beforeAll on).
  */
-export function useCostUpstreams() {
-  const upstreams = {
-    openai: undefined as unknown as MockOpenAiUpstream,
-    anthropic: undefined as unknown as MockAnthropicUpstream,
-    gemini: undefined as unknown as MockGeminiUpstream,
-  };
+export function useCostUpstreams(): CostUpstreams {
+  const upstreams = {} as CostUpstreams;
   beforeAll(async () => {
     [upstreams.openai, upstreams.anthropic, upstreams.gemini] = await Promise.all([
       startMockOpenAiUpstream(),

@@ -1,21 +1,26 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { messageBody } from '../helpers/mock-anthropic-upstream';
+import { embeddingsReply } from '../helpers/mock-openai-upstream';
 import { startTestGateway } from '../helpers/test-gateway';
 import {
   ANTHROPIC_COST,
+  ANTHROPIC_ROW,
   ANTHROPIC_USAGE,
-  anthropicStream,
   configYaml,
   COST_ENV,
+  COST_PATHS,
   FEMTO,
   GEMINI_COST,
-  GEMINI_USAGE,
-  geminiBody,
-  geminiStreamEvents,
+  GEMINI_ROW,
+  ONE_OF_EACH_PUBLIC_TOTAL,
+  ONE_OF_EACH_TOTAL,
   OPENAI_COST,
+  OPENAI_LONG_CONTEXT_USAGE,
+  OPENAI_ROW,
   OPENAI_USAGE,
   openAiChatBody,
   openAiChatStream,
+  reportRow,
   usdText,
   useCostUpstreams,
 } from './exact-cost-setup';
@@ -30,6 +35,17 @@ import { collect, startE2e, type E2e } from './helpers';
  * exact-cost-messages.test.ts, exact-cost-responses.test.ts.
  */
 const messages = [{ role: 'user' as const, content: 'Hello' }];
+
+/** A chat completion's usage: its prompt tokens (`cached` of them cached), completion tokens and, where given, reasoning tokens. */
+function chatUsage(prompt: number, completion: number, cached: number, reasoning?: number) {
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    prompt_tokens_details: { cached_tokens: cached },
+    ...(reasoning === undefined ? {} : { completion_tokens_details: { reasoning_tokens: reasoning } }),
+  };
+}
 
 describe('exact cost of cached, cache-written, reasoning and long-context tokens', () => {
   const upstreams = useCostUpstreams();
@@ -66,49 +82,59 @@ describe('exact cost of cached, cache-written, reasoning and long-context tokens
     return collect(stream);
   }
 
-  describe('anthropic', () => {
-    it('non-streamed: 5-minute and 1-hour writes and reads priced apart, cost in the header', async () => {
-      upstreams.anthropic.reply({ type: 'json', body: messageBody([{ type: 'text', text: 'Hi' }], 'end_turn', ANTHROPIC_USAGE) });
-      const { completion, header } = await chat('claude-chat');
-      expect(completion.usage).toEqual({
-        prompt_tokens: 800,
-        completion_tokens: 50,
-        total_tokens: 850,
-        prompt_tokens_details: { cached_tokens: 400 },
-      });
-      expect(ANTHROPIC_COST).toBe(2_745_000_000_000n);
-      expect(header).toBe('0.002745');
-      expect(lastEvent()).toMatchObject({
-        promptTokens: 800,
-        completionTokens: 50,
-        cachedTokens: 400,
-        cacheWriteTokens: 100,
-        cacheWrite1hTokens: 200,
-        reasoningTokens: 0,
-        costFemtoUsd: ANTHROPIC_COST,
-      });
+  describe.each(
+    [
+      {
+        type: 'anthropic' as const,
+        what: '5-minute and 1-hour writes and reads priced apart',
+        femto: 2_745_000_000_000n,
+        usage: chatUsage(800, 50, 400),
+        event: {
+          promptTokens: 800,
+          completionTokens: 50,
+          cachedTokens: 400,
+          cacheWriteTokens: 100,
+          cacheWrite1hTokens: 200,
+          reasoningTokens: 0,
+        },
+      },
+      {
+        type: 'openai' as const,
+        what: 'cached tokens at the cache price, reasoning tokens as output, details passed on',
+        femto: 2_580_000_000_000n,
+        usage: chatUsage(800, 120, 600, 80),
+        event: { promptTokens: 800, completionTokens: 120, cachedTokens: 600, reasoningTokens: 80, cacheWriteTokens: 0 },
+      },
+      {
+        type: 'gemini' as const,
+        what: 'cached content at the cache price, thinking tokens added to the completion as reasoning',
+        femto: 2_550_000_000_000n,
+        usage: chatUsage(800, 100, 500, 60),
+        event: { promptTokens: 800, completionTokens: 100, cachedTokens: 500, reasoningTokens: 60 },
+      },
+    ].map((row) => [row.type, row] as const),
+  )('%s', (_type, { type, what, femto, usage, event }) => {
+    const path = COST_PATHS[type];
+
+    it(`non-streamed: ${what}, cost in the header`, async () => {
+      path.reply(upstreams);
+      const { completion, header } = await chat(path.model);
+      expect(completion.usage).toEqual(usage);
+      expect(path.cost).toBe(femto);
+      expect(header).toBe(path.costText);
+      expect(lastEvent()).toMatchObject({ ...event, costFemtoUsd: path.cost });
     });
 
     it('streamed: the same usage and cost, cost_usd in the usage chunk', async () => {
-      upstreams.anthropic.reply({ type: 'sse', events: anthropicStream(ANTHROPIC_USAGE) });
-      const collected = await streamedUsage('claude-chat');
+      path.streamReply(upstreams);
+      const collected = await streamedUsage(path.model);
       expect(collected.usageChunks).toHaveLength(1);
-      expect(collected.usageChunks[0]?.usage).toEqual({
-        prompt_tokens: 800,
-        completion_tokens: 50,
-        total_tokens: 850,
-        prompt_tokens_details: { cached_tokens: 400 },
-        cost_usd: 0.002745,
-      });
-      expect(lastEvent()).toMatchObject({
-        promptTokens: 800,
-        cachedTokens: 400,
-        cacheWriteTokens: 100,
-        cacheWrite1hTokens: 200,
-        costFemtoUsd: ANTHROPIC_COST,
-      });
+      expect(collected.usageChunks[0]?.usage).toEqual({ ...usage, cost_usd: Number(path.costText) });
+      expect(lastEvent()).toMatchObject({ ...event, costFemtoUsd: path.cost });
     });
+  });
 
+  describe('anthropic', () => {
     it('cache writes without the lifetime breakdown are 5-minute writes', async () => {
       const { cache_creation: _, ...withoutBreakdown } = ANTHROPIC_USAGE;
       upstreams.anthropic.reply({ type: 'json', body: messageBody([{ type: 'text', text: 'Hi' }], 'end_turn', withoutBreakdown) });
@@ -139,42 +165,6 @@ describe('exact cost of cached, cache-written, reasoning and long-context tokens
   });
 
   describe('openai', () => {
-    it('non-streamed: cached tokens at the cache price, reasoning tokens as output, details passed on', async () => {
-      upstreams.openai.reply({ type: 'json', body: openAiChatBody(OPENAI_USAGE) });
-      const { completion, header } = await chat('oai-chat');
-      expect(completion.usage).toEqual({
-        prompt_tokens: 800,
-        completion_tokens: 120,
-        total_tokens: 920,
-        prompt_tokens_details: { cached_tokens: 600 },
-        completion_tokens_details: { reasoning_tokens: 80 },
-      });
-      expect(OPENAI_COST).toBe(2_580_000_000_000n);
-      expect(header).toBe('0.00258');
-      expect(lastEvent()).toMatchObject({
-        promptTokens: 800,
-        completionTokens: 120,
-        cachedTokens: 600,
-        reasoningTokens: 80,
-        cacheWriteTokens: 0,
-        costFemtoUsd: OPENAI_COST,
-      });
-    });
-
-    it('streamed: the same usage and cost, cost_usd in the usage chunk', async () => {
-      upstreams.openai.reply(openAiChatStream(OPENAI_USAGE));
-      const collected = await streamedUsage('oai-chat');
-      expect(collected.usageChunks[0]?.usage).toEqual({
-        prompt_tokens: 800,
-        completion_tokens: 120,
-        total_tokens: 920,
-        prompt_tokens_details: { cached_tokens: 600 },
-        completion_tokens_details: { reasoning_tokens: 80 },
-        cost_usd: 0.00258,
-      });
-      expect(lastEvent()).toMatchObject({ cachedTokens: 600, reasoningTokens: 80, costFemtoUsd: OPENAI_COST });
-    });
-
     it('a stream whose client did not ask for usage gets no usage chunk, and the usage is still priced', async () => {
       upstreams.openai.reply(openAiChatStream(OPENAI_USAGE));
       const collected = await streamedUsage('oai-chat', false);
@@ -201,65 +191,19 @@ describe('exact cost of cached, cache-written, reasoning and long-context tokens
       expect((await chat('oai-chat')).header).toBe(usdText(1000n * 3n * FEMTO + 10n * 15n * FEMTO));
       upstreams.openai.reply({
         type: 'json',
-        body: openAiChatBody({
-          prompt_tokens: 1001,
-          completion_tokens: 10,
-          total_tokens: 1011,
-          prompt_tokens_details: { cached_tokens: 1 },
-        }),
+        body: openAiChatBody(OPENAI_LONG_CONTEXT_USAGE),
       });
       expect((await chat('oai-chat')).header).toBe(usdText(1000n * 6n * FEMTO + (1n * 6n * FEMTO) / 10n + (10n * 225n * FEMTO) / 10n));
     });
 
     it('embeddings: the cost header of the input tokens', async () => {
-      upstreams.openai.reply({
-        type: 'json',
-        body: {
-          object: 'list',
-          data: [{ object: 'embedding', index: 0, embedding: [0.5, -0.25] }],
-          model: 'upstream',
-          usage: { prompt_tokens: 1000, total_tokens: 1000 },
-        },
-      });
+      upstreams.openai.reply(embeddingsReply([[0.5, -0.25]], 1000));
       const { response } = await e2e.client.embeddings
         .create({ model: 'oai-embed', input: 'Hello', encoding_format: 'float' })
         .withResponse();
       // 1,000 x 0.13 USD per million.
       expect(response.headers.get('x-gateway-cost-usd')).toBe('0.00013');
       expect(lastEvent()).toMatchObject({ promptTokens: 1000, costFemtoUsd: 130_000_000_000n });
-    });
-  });
-
-  describe('gemini', () => {
-    it('non-streamed: cached content at the cache price, thinking tokens added to the completion as reasoning', async () => {
-      upstreams.gemini.reply({ type: 'json', body: geminiBody('Hi', GEMINI_USAGE) });
-      const { completion, header } = await chat('gemini-chat');
-      expect(completion.usage).toEqual({
-        prompt_tokens: 800,
-        completion_tokens: 100,
-        total_tokens: 900,
-        prompt_tokens_details: { cached_tokens: 500 },
-        completion_tokens_details: { reasoning_tokens: 60 },
-      });
-      expect(GEMINI_COST).toBe(2_550_000_000_000n);
-      expect(header).toBe('0.00255');
-      expect(lastEvent()).toMatchObject({
-        promptTokens: 800,
-        completionTokens: 100,
-        cachedTokens: 500,
-        reasoningTokens: 60,
-        costFemtoUsd: GEMINI_COST,
-      });
-    });
-
-    it('streamed: the same usage and cost, cost_usd in the usage chunk', async () => {
-      upstreams.gemini.reply({
-        type: 'sse',
-        events: geminiStreamEvents(GEMINI_USAGE),
-      });
-      const collected = await streamedUsage('gemini-chat');
-      expect(collected.usageChunks[0]?.usage).toMatchObject({ prompt_tokens: 800, completion_tokens: 100, cost_usd: 0.00255 });
-      expect(lastEvent()).toMatchObject({ cachedTokens: 500, reasoningTokens: 60, costFemtoUsd: GEMINI_COST });
     });
   });
 
@@ -274,69 +218,28 @@ describe('exact cost of cached, cache-written, reasoning and long-context tokens
       const { key } = await gateway.createKey(accountId);
       const post = (model: string) =>
         gateway.http.post('/v1/chat/completions').set('authorization', `Bearer ${key}`).send({ model, messages }).expect(200);
-      upstreams.anthropic.reply({ type: 'json', body: messageBody([{ type: 'text', text: 'Hi' }], 'end_turn', ANTHROPIC_USAGE) });
-      await post('claude-chat');
-      upstreams.openai.reply({ type: 'json', body: openAiChatBody(OPENAI_USAGE) });
-      await post('oai-chat');
-      upstreams.gemini.reply({ type: 'json', body: geminiBody('Hi', GEMINI_USAGE) });
-      await post('gemini-chat');
+      for (const path of [COST_PATHS.anthropic, COST_PATHS.openai, COST_PATHS.gemini]) {
+        path.reply(upstreams);
+        await post(path.model);
+      }
       await gateway.gateway.recorder?.flush();
 
-      const spend = Number(usdText(ANTHROPIC_COST + OPENAI_COST + GEMINI_COST)); // 0.007875
+      const spend = ONE_OF_EACH_TOTAL.spend_usd;
       const admin = await gateway.http.get(`/v1/admin/accounts/${accountId}/usage`).set(gateway.admin()).expect(200);
       const entry = admin.body.keys[0];
-      expect(entry.total).toEqual({
-        spend_usd: spend,
-        requests: 3,
-        prompt_tokens: 2400,
-        completion_tokens: 270,
-        cached_tokens: 1500,
-        cache_write_tokens: 100,
-        cache_write_1h_tokens: 200,
-        reasoning_tokens: 140,
-      });
+      expect(entry.total).toEqual(ONE_OF_EACH_TOTAL);
       expect(entry.daily).toHaveLength(1);
       expect(entry.daily[0]).toMatchObject({ spend_usd: spend, cached_tokens: 1500, reasoning_tokens: 140 });
       expect(entry.models).toEqual([
-        {
-          model: 'claude-chat',
-          spend_usd: 0.002745,
-          requests: 1,
-          prompt_tokens: 800,
-          completion_tokens: 50,
-          cached_tokens: 400,
-          cache_write_tokens: 100,
-          cache_write_1h_tokens: 200,
-          reasoning_tokens: 0,
-        },
-        {
-          model: 'gemini-chat',
-          spend_usd: 0.00255,
-          requests: 1,
-          prompt_tokens: 800,
-          completion_tokens: 100,
-          cached_tokens: 500,
-          cache_write_tokens: 0,
-          cache_write_1h_tokens: 0,
-          reasoning_tokens: 60,
-        },
-        {
-          model: 'oai-chat',
-          spend_usd: 0.00258,
-          requests: 1,
-          prompt_tokens: 800,
-          completion_tokens: 120,
-          cached_tokens: 600,
-          cache_write_tokens: 0,
-          cache_write_1h_tokens: 0,
-          reasoning_tokens: 80,
-        },
+        reportRow('claude-chat', ANTHROPIC_COST, ANTHROPIC_ROW),
+        reportRow('gemini-chat', GEMINI_COST, GEMINI_ROW),
+        reportRow('oai-chat', OPENAI_COST, OPENAI_ROW),
       ]);
 
       const usageKey = await gateway.createUsageKey(accountId);
       const report = await gateway.http.get('/v1/usage/keys').set('authorization', `Bearer ${usageKey}`).expect(200);
       const publicEntry = report.body.keys[0];
-      expect(publicEntry.total).toEqual({ spend_usd: spend, requests: 3, prompt_tokens: 2400, completion_tokens: 270 });
+      expect(publicEntry.total).toEqual(ONE_OF_EACH_PUBLIC_TOTAL);
       expect(Object.keys(publicEntry).sort()).toEqual(['blocked', 'created_at', 'daily', 'hint', 'name', 'status', 'total']);
       expect(Object.keys(publicEntry.daily[0]).sort()).toEqual(['completion_tokens', 'date', 'prompt_tokens', 'requests', 'spend_usd']);
     } finally {

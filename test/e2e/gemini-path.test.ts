@@ -5,7 +5,7 @@ import {
   apiErrorOf,
   collect,
   decodeFloat32Base64,
-  PIXEL_DATA_URL,
+  imageQuestion,
   PIXEL_PNG_BASE64,
   rawPost,
   upstreamSection,
@@ -74,15 +74,7 @@ describe('e2e: the gemini provider path', () => {
     expect(stopped.choices[0]).toMatchObject({ finish_reason: 'stop', message: { content: 'one, two, ' } });
     const image = await e2e.client.chat.completions.create({
       model: 'flash',
-      messages: [
-        {
-          role: 'user',
-          content: [
-            { type: 'text', text: 'What is this?' },
-            { type: 'image_url', image_url: { url: PIXEL_DATA_URL } },
-          ],
-        },
-      ],
+      messages: imageQuestion(),
     });
     expect(image.choices[0]?.message.content).toBe('A pixel.');
 

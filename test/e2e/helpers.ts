@@ -1,3 +1,4 @@
+import Anthropic from '@anthropic-ai/sdk';
 import OpenAI, { APIError } from 'openai';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
@@ -8,11 +9,14 @@ export { captureLogger } from '../helpers/capture-logger';
 
 /**
  * End-to-end harness: a real gateway listening on a port (startTestGateway), an account and
- * an `sk-` key, and the official `openai` client pointed at it. Usage events go to memory.
+ * an `sk-` key, and the official `openai` and `@anthropic-ai/sdk` clients pointed at it. Usage
+ * events go to memory.
  */
 export interface E2e {
   gateway: TestGateway;
   client: OpenAI;
+  /** The Anthropic client, for /v1/messages. */
+  anthropic: Anthropic;
   usage: MemoryUsageSink;
   apiKey: string;
   keyId: string;
@@ -25,7 +29,8 @@ export async function startE2e(options: TestGatewayOptions = {}): Promise<E2e> {
   const accountId = await gateway.createAccount();
   const { id, key } = await gateway.createKey(accountId);
   const client = new OpenAI({ apiKey: key, baseURL: `${gateway.baseUrl}/v1`, maxRetries: 0, timeout: 10_000 });
-  return { gateway, client, usage, apiKey: key, keyId: id, close: () => gateway.close() };
+  const anthropic = new Anthropic({ apiKey: key, baseURL: gateway.baseUrl, maxRetries: 0 });
+  return { gateway, client, anthropic, usage, apiKey: key, keyId: id, close: () => gateway.close() };
 }
 
 /**
@@ -51,6 +56,28 @@ export function useUpstreamE2e<Upstream extends { requests: unknown[]; close(): 
     await fixture.upstream?.close();
   });
   return fixture;
+}
+
+/**
+ * One entry of a config's `models` list: the catalogue id, its provider and upstream model, its
+ * capabilities and context window, `pricing` (the inside of the pricing mapping), and `extra`
+ * lines where given; a line of the YAML, without the newline.
+ */
+export function modelEntry(
+  id: string,
+  provider: string,
+  upstreamModel: string,
+  capabilities: string,
+  contextWindow: number,
+  pricing: string,
+  ...extra: string[]
+): string {
+  return `  - id: ${id}
+    provider: ${provider}
+    upstream_model: ${upstreamModel}
+    capabilities: [${capabilities}]
+    context_window: ${contextWindow}
+    pricing: { ${pricing} }${extra.map((line) => `\n    ${line}`).join('')}`;
 }
 
 /** The `upstream` section of the test configs: small timeouts, one retry, no real backoff. */
@@ -187,6 +214,20 @@ export function secretFragments(text: string, secret: string): string[] {
 /** A 1x1 PNG as a data URL, for image parts. */
 export const PIXEL_PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
 export const PIXEL_DATA_URL = `data:image/png;base64,${PIXEL_PNG_BASE64}`;
+
+/** One user message of `text` and the pixel as an image part (chat completions' shape). */
+export function imageQuestion(text = 'What is this?', detail?: 'low' | 'high' | 'auto') {
+  const imageUrl = detail ? { url: PIXEL_DATA_URL, detail } : { url: PIXEL_DATA_URL };
+  return [
+    {
+      role: 'user' as const,
+      content: [
+        { type: 'text' as const, text },
+        { type: 'image_url' as const, image_url: imageUrl },
+      ],
+    },
+  ];
+}
 
 export const WEATHER_TOOL = {
   type: 'function' as const,

@@ -1,5 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   errorBody,
   events,
@@ -10,7 +10,7 @@ import {
   type MockAnthropicUpstream,
 } from '../helpers/mock-anthropic-upstream';
 import { countTextTokens } from '../../server/usage/count-tokens';
-import { rawPost, upstreamSection, usageFor, useUpstreamE2e } from './helpers';
+import { modelEntry, rawPost, upstreamSection, usageFor, useUpstreamE2e } from './helpers';
 
 /**
  * POST /v1/messages to an `anthropic`-type model, driven by the official @anthropic-ai/sdk:
@@ -24,21 +24,11 @@ const CONFIG = (upstream: MockAnthropicUpstream) => `${upstreamSection()}
 providers:
   claude: { type: anthropic, base_url: ${upstream.baseUrl}, api_key_env: E2E_ANTHROPIC_KEY }
 models:
-  - id: claude-haiku
-    provider: claude
-    upstream_model: ${MOCK_MODEL}
-    capabilities: [chat, vision, function_calling, json_mode]
-    context_window: 200000
-    max_output_tokens: 8192
-    pricing: { input_per_million: 0.8, output_per_million: 4 }
+${modelEntry('claude-haiku', 'claude', MOCK_MODEL, 'chat, vision, function_calling, json_mode', 200_000, 'input_per_million: 0.8, output_per_million: 4', 'max_output_tokens: 8192')}
 `;
 
 describe('e2e: /v1/messages passed through to an anthropic-type upstream', () => {
   const fixture = useUpstreamE2e(startMockAnthropicUpstream, CONFIG, { env: { E2E_ANTHROPIC_KEY: PROVIDER_KEY } });
-  let client: Anthropic;
-  beforeAll(() => {
-    client = new Anthropic({ apiKey: fixture.e2e.apiKey, baseURL: fixture.e2e.gateway.baseUrl, maxRetries: 0 });
-  });
 
   it('forwards the body with only the model replaced, unknown fields and the beta header included', async () => {
     const { upstream, e2e } = fixture;
@@ -54,7 +44,7 @@ describe('e2e: /v1/messages passed through to an anthropic-type upstream', () =>
       metadata: { user_id: 'user-1' },
       thinking: { type: 'enabled' as const, budget_tokens: 1024 },
     };
-    const { data, response } = await client.messages
+    const { data, response } = await fixture.e2e.anthropic.messages
       .create({ ...body, context_management: { edits: [] } } as Anthropic.MessageCreateParamsNonStreaming, {
         headers: { 'anthropic-beta': 'context-management-2025-06-27' },
       })
@@ -74,7 +64,11 @@ describe('e2e: /v1/messages passed through to an anthropic-type upstream', () =>
   it('relays a stream as sent and meters it; the SDK assembles the message', async () => {
     const { upstream, e2e } = fixture;
     upstream.reply({ type: 'sse', events: textStream(['Hel', 'lo!'], 'end_turn', { input_tokens: 25, output_tokens: 15 }), slices: [7] });
-    const stream = client.messages.stream({ model: 'claude-haiku', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] });
+    const stream = fixture.e2e.anthropic.messages.stream({
+      model: 'claude-haiku',
+      max_tokens: 64,
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
     const message = await stream.finalMessage();
     expect(message.content).toEqual([{ type: 'text', text: 'Hello!' }]);
     expect(message.stop_reason).toBe('end_turn');
@@ -95,13 +89,18 @@ describe('e2e: /v1/messages passed through to an anthropic-type upstream', () =>
       { type: 'json', body: messageBody([{ type: 'text', text: 'Cold.' }], 'end_turn') },
     );
     const question: Anthropic.MessageParam = { role: 'user', content: 'Oslo?' };
-    const first = await client.messages.create({ model: 'claude-haiku', max_tokens: 64, tools: [weather], messages: [question] });
+    const first = await fixture.e2e.anthropic.messages.create({
+      model: 'claude-haiku',
+      max_tokens: 64,
+      tools: [weather],
+      messages: [question],
+    });
     expect(first.stop_reason).toBe('tool_use');
     const result: Anthropic.MessageParam = {
       role: 'user',
       content: [{ type: 'tool_result', tool_use_id: 'toolu_01', content: '-3°C', is_error: false }],
     };
-    const second = await client.messages.create({
+    const second = await fixture.e2e.anthropic.messages.create({
       model: 'claude-haiku',
       max_tokens: 64,
       tools: [weather],
@@ -148,7 +147,7 @@ describe('e2e: /v1/messages passed through to an anthropic-type upstream', () =>
   it("answers an upstream 400 in Anthropic's shape, and the SDK raises BadRequestError", async () => {
     const { upstream } = fixture;
     upstream.reply({ type: 'json', status: 400, body: errorBody('invalid_request_error', 'messages: roles must alternate') });
-    const error = await client.messages
+    const error = await fixture.e2e.anthropic.messages
       .create({ model: 'claude-haiku', max_tokens: 8, messages: [{ role: 'user', content: 'x' }] })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(Anthropic.BadRequestError);
@@ -162,7 +161,10 @@ describe('e2e: /v1/messages passed through to an anthropic-type upstream', () =>
   it('counts tokens with the upstream count endpoint', async () => {
     const { upstream } = fixture;
     upstream.reply({ type: 'json', body: { input_tokens: 42 } });
-    const count = await client.messages.countTokens({ model: 'claude-haiku', messages: [{ role: 'user', content: 'Hello' }] });
+    const count = await fixture.e2e.anthropic.messages.countTokens({
+      model: 'claude-haiku',
+      messages: [{ role: 'user', content: 'Hello' }],
+    });
     expect(count).toEqual({ input_tokens: 42 });
     expect(upstream.requests[0]?.path).toBe('/v1/messages/count_tokens');
     expect(upstream.requests[0]?.body).toMatchObject({ model: MOCK_MODEL });
@@ -171,7 +173,7 @@ describe('e2e: /v1/messages passed through to an anthropic-type upstream', () =>
   it("counts with the gateway's tokenizer when the upstream has no count endpoint (404)", async () => {
     const { upstream } = fixture;
     upstream.reply({ type: 'json', status: 404, body: errorBody('not_found_error', 'Not found') });
-    const count = await client.messages.countTokens({
+    const count = await fixture.e2e.anthropic.messages.countTokens({
       model: 'claude-haiku',
       system: 'Be brief.',
       messages: [{ role: 'user', content: 'Hello' }],

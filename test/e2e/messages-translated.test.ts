@@ -1,7 +1,7 @@
-import Anthropic from '@anthropic-ai/sdk';
-import { beforeAll, describe, expect, it } from 'vitest';
+import type Anthropic from '@anthropic-ai/sdk';
+import { describe, expect, it } from 'vitest';
 import { startMockOpenAiUpstream, type MockOpenAiUpstream, type SseStep } from '../helpers/mock-openai-upstream';
-import { PIXEL_PNG_BASE64, rawPost, upstreamSection, usageFor, useUpstreamE2e } from './helpers';
+import { modelEntry, PIXEL_PNG_BASE64, rawPost, upstreamSection, usageFor, useUpstreamE2e } from './helpers';
 
 /**
  * POST /v1/messages to an `openai`-type model, driven by the official @anthropic-ai/sdk: the
@@ -15,12 +15,7 @@ const CONFIG = (upstream: MockOpenAiUpstream) => `${upstreamSection()}
 providers:
   oai: { type: openai, base_url: ${upstream.baseUrl}, api_key_env: E2E_OPENAI_KEY }
 models:
-  - id: gpt-mini
-    provider: oai
-    upstream_model: ${UPSTREAM_MODEL}
-    capabilities: [chat, vision, function_calling, json_mode]
-    context_window: 128000
-    pricing: { input_per_million: 0.15, output_per_million: 0.6 }
+${modelEntry('gpt-mini', 'oai', UPSTREAM_MODEL, 'chat, vision, function_calling, json_mode', 128_000, 'input_per_million: 0.15, output_per_million: 0.6')}
 `;
 
 const WEATHER: Anthropic.Tool = {
@@ -55,15 +50,11 @@ const usageChunk = (prompt: number, completionTokens: number) => ({
 
 describe('e2e: /v1/messages translated for an openai-type upstream', () => {
   const fixture = useUpstreamE2e(startMockOpenAiUpstream, CONFIG, { env: { E2E_OPENAI_KEY: 'sk-upstream-openai-key-0123456789' } });
-  let client: Anthropic;
-  beforeAll(() => {
-    client = new Anthropic({ apiKey: fixture.e2e.apiKey, baseURL: fixture.e2e.gateway.baseUrl, maxRetries: 0 });
-  });
 
   it('translates the request (system, images, stop sequences) and the reply', async () => {
     const { upstream, e2e } = fixture;
     upstream.reply({ type: 'json', body: completion({ content: 'A red pixel.' }, 'stop', { prompt_tokens: 40, completion_tokens: 4 }) });
-    const { data, response } = await client.messages
+    const { data, response } = await fixture.e2e.anthropic.messages
       .create({
         model: 'gpt-mini',
         max_tokens: 100,
@@ -126,7 +117,7 @@ describe('e2e: /v1/messages translated for an openai-type upstream', () => {
       { type: 'json', body: completion({ content: 'Sunny in Paris.' }) },
     );
     const question: Anthropic.MessageParam = { role: 'user', content: 'Weather in Paris?' };
-    const first = await client.messages.create({
+    const first = await fixture.e2e.anthropic.messages.create({
       model: 'gpt-mini',
       max_tokens: 100,
       tools: [WEATHER],
@@ -136,7 +127,7 @@ describe('e2e: /v1/messages translated for an openai-type upstream', () => {
     expect(first.stop_reason).toBe('tool_use');
     expect(first.content).toEqual([{ type: 'tool_use', id: 'call_1', name: 'get_weather', input: { city: 'Paris' } }]);
 
-    const second = await client.messages.create({
+    const second = await fixture.e2e.anthropic.messages.create({
       model: 'gpt-mini',
       max_tokens: 100,
       tools: [WEATHER],
@@ -176,7 +167,7 @@ describe('e2e: /v1/messages translated for an openai-type upstream', () => {
       { data: usageChunk(21, 9) },
     ];
     upstream.reply({ type: 'sse', events: steps });
-    const stream = client.messages.stream({
+    const stream = fixture.e2e.anthropic.messages.stream({
       model: 'gpt-mini',
       max_tokens: 100,
       tools: [WEATHER],
@@ -249,9 +240,9 @@ describe('e2e: /v1/messages translated for an openai-type upstream', () => {
   it("counts tokens with the gateway's tokenizer, system and tools included", async () => {
     const { upstream } = fixture;
     const base = { model: 'gpt-mini', messages: [{ role: 'user' as const, content: 'Hello there' }] };
-    const plain = await client.messages.countTokens(base);
-    const withSystem = await client.messages.countTokens({ ...base, system: 'You are a helpful assistant.' });
-    const withTools = await client.messages.countTokens({ ...base, tools: [WEATHER] });
+    const plain = await fixture.e2e.anthropic.messages.countTokens(base);
+    const withSystem = await fixture.e2e.anthropic.messages.countTokens({ ...base, system: 'You are a helpful assistant.' });
+    const withTools = await fixture.e2e.anthropic.messages.countTokens({ ...base, tools: [WEATHER] });
     expect(plain.input_tokens).toBeGreaterThan(0);
     expect(withSystem.input_tokens).toBeGreaterThan(plain.input_tokens);
     expect(withTools.input_tokens).toBeGreaterThan(plain.input_tokens);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiErrorOf, collect, decodeFloat32Base64, PIXEL_DATA_URL, rawPost, startE2e, usageFor, WEATHER_TOOL, type E2e } from './helpers';
+import { apiErrorOf, collect, decodeFloat32Base64, imageQuestion, rawPost, startE2e, usageFor, WEATHER_TOOL, type E2e } from './helpers';
 
 /** The bundled `mock` provider (BASE_TEST_CONFIG: mock-chat, mock-text, mock-embed) through the official client. */
 describe('e2e: the mock provider through the openai client', () => {
@@ -133,15 +133,7 @@ describe('e2e: the mock provider through the openai client', () => {
     expect(stopped.choices[0]?.message.content).toBe('Mock reply to: alpha');
     const image = await e2e.client.chat.completions.create({
       model: 'mock-chat',
-      messages: [
-        {
-          role: 'user',
-          content: [
-            { type: 'text', text: 'What is this?' },
-            { type: 'image_url', image_url: { url: PIXEL_DATA_URL } },
-          ],
-        },
-      ],
+      messages: imageQuestion(),
     });
     expect(image.choices[0]?.message.content).toBe('Mock reply to: What is this?');
   });
@@ -179,21 +171,7 @@ describe('e2e: the mock provider through the openai client', () => {
     it.each([
       ['tools', { tools: [WEATHER_TOOL] }, 'tools'],
       ['JSON mode', { response_format: { type: 'json_object' as const } }, 'response_format'],
-      [
-        'an image part',
-        {
-          messages: [
-            {
-              role: 'user' as const,
-              content: [
-                { type: 'text' as const, text: 'see' },
-                { type: 'image_url' as const, image_url: { url: PIXEL_DATA_URL } },
-              ],
-            },
-          ],
-        },
-        'messages[0].content[1]',
-      ],
+      ['an image part', { messages: imageQuestion('see') }, 'messages[0].content[1]'],
     ])('refuses %s with 400 unsupported_capability', async (_name, extra, param) => {
       const error = await apiErrorOf(
         e2e.client.chat.completions.create({ model: 'mock-text', messages: [{ role: 'user', content: 'hi' }], ...extra }),

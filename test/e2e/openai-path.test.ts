@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { chatStreamReply, startMockOpenAiUpstream, type MockOpenAiUpstream } from '../helpers/mock-openai-upstream';
-import { apiErrorOf, collect, decodeFloat32Base64, PIXEL_DATA_URL, rawPost, upstreamSection, usageFor, useUpstreamE2e } from './helpers';
+import {
+  apiErrorOf,
+  collect,
+  decodeFloat32Base64,
+  imageQuestion,
+  modelEntry,
+  rawPost,
+  upstreamSection,
+  usageFor,
+  useUpstreamE2e,
+} from './helpers';
 
 /**
  * The `openai` provider type end to end, beyond what every type shares (provider-paths.test.ts):
@@ -15,12 +25,7 @@ function configYaml(upstream: MockOpenAiUpstream): string {
 providers:
   oai: { type: openai, base_url: ${upstream.baseUrl}, api_key_env: E2E_OPENAI_KEY }
 models:
-  - id: gpt-chat
-    provider: oai
-    upstream_model: ${UPSTREAM_CHAT}
-    capabilities: [chat, vision, function_calling, json_mode]
-    context_window: 128000
-    pricing: { input_per_million: 0.15, output_per_million: 0.6 }
+${modelEntry('gpt-chat', 'oai', UPSTREAM_CHAT, 'chat, vision, function_calling, json_mode', 128_000, 'input_per_million: 0.15, output_per_million: 0.6')}
   - id: gpt-embed
     provider: oai
     upstream_model: text-embedding-3-small
@@ -28,12 +33,7 @@ models:
     dimensions: [256, 1536]
     context_window: 8191
     pricing: { input_per_million: 0.02, output_per_million: 0 }
-  - id: ada-embed
-    provider: oai
-    upstream_model: text-embedding-ada-002
-    capabilities: [embeddings]
-    context_window: 8191
-    pricing: { input_per_million: 0.1, output_per_million: 0 }
+${modelEntry('ada-embed', 'oai', 'text-embedding-ada-002', 'embeddings', 8_191, 'input_per_million: 0.1, output_per_million: 0')}
 `;
 }
 
@@ -91,15 +91,7 @@ describe('e2e: the openai provider path', () => {
 
     const image = await e2e.client.chat.completions.create({
       model: 'gpt-chat',
-      messages: [
-        {
-          role: 'user',
-          content: [
-            { type: 'text', text: 'What is this?' },
-            { type: 'image_url', image_url: { url: PIXEL_DATA_URL, detail: 'low' } },
-          ],
-        },
-      ],
+      messages: imageQuestion('What is this?', 'low'),
     });
     expect(image.choices[0]?.message.content).toBe('A red pixel.');
     expect(upstream.requests.map((request) => request.body)).toMatchSnapshot();

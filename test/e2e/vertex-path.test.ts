@@ -6,7 +6,7 @@ import { FEMTO, usdText } from './exact-cost-setup';
 import {
   apiErrorOf,
   collect,
-  PIXEL_DATA_URL,
+  imageQuestion,
   PIXEL_PNG_BASE64,
   rawPost,
   upstreamSection,
@@ -123,15 +123,7 @@ describe('e2e: the vertex provider path', () => {
     });
     const stream = await e2e.client.chat.completions.create({
       model: 'flash',
-      messages: [
-        {
-          role: 'user',
-          content: [
-            { type: 'text', text: 'Weather here?' },
-            { type: 'image_url', image_url: { url: PIXEL_DATA_URL } },
-          ],
-        },
-      ],
+      messages: imageQuestion('Weather here?'),
       tools: [WEATHER_TOOL],
       stream: true,
       stream_options: { include_usage: true },

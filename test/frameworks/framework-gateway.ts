@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, expect } from 'vitest';
-import { upstreamSection } from '../e2e/helpers';
+import { expect } from 'vitest';
+import { modelEntry, upstreamSection } from '../e2e/helpers';
 import { startMockAnthropicUpstream, type MockAnthropicUpstream } from '../helpers/mock-anthropic-upstream';
 import { startMockOpenAiUpstream, type MockOpenAiUpstream } from '../helpers/mock-openai-upstream';
-import { startTestGateway, type TestGateway } from '../helpers/test-gateway';
+import { useGatewayOnUpstreams } from '../helpers/gateway-on-upstreams';
 
 /**
  * One gateway for the framework tests, on an OpenAI-type mock (models `fw-chat`, `fw-embed`)
@@ -31,56 +31,25 @@ providers:
   oai: { type: openai, base_url: ${openai.baseUrl} }
   claude: { type: anthropic, base_url: ${anthropic.baseUrl} }
 models:
-  - id: fw-chat
-    provider: oai
-    upstream_model: ${UPSTREAM_MODEL}
-    capabilities: [chat, function_calling, json_mode]
-    context_window: 128000
-    pricing: { input_per_million: 1, output_per_million: 2 }
-  - id: fw-embed
-    provider: oai
-    upstream_model: ${UPSTREAM_MODEL}
-    capabilities: [embeddings]
-    context_window: 8191
-    pricing: { input_per_million: 0.1, output_per_million: 0 }
-  - id: fw-claude
-    provider: claude
-    upstream_model: ${UPSTREAM_MODEL}
-    capabilities: [chat, function_calling]
-    context_window: 200000
-    pricing: { input_per_million: 3, output_per_million: 15 }
+${modelEntry('fw-chat', 'oai', UPSTREAM_MODEL, 'chat, function_calling, json_mode', 128_000, 'input_per_million: 1, output_per_million: 2')}
+${modelEntry('fw-embed', 'oai', UPSTREAM_MODEL, 'embeddings', 8_191, 'input_per_million: 0.1, output_per_million: 0')}
+${modelEntry('fw-claude', 'claude', UPSTREAM_MODEL, 'chat, function_calling', 200_000, 'input_per_million: 3, output_per_million: 15')}
 `;
 }
 
 export function useFrameworkGateway(): FrameworkGateway {
-  let openai: MockOpenAiUpstream;
-  let anthropic: MockAnthropicUpstream;
-  let gateway: TestGateway;
-  let apiKey: string;
-  let usageKey: string;
-
-  beforeAll(async () => {
-    openai = await startMockOpenAiUpstream();
-    anthropic = await startMockAnthropicUpstream();
-    gateway = await startTestGateway({ configYaml: configYaml(openai, anthropic) });
-    const accountId = await gateway.createAccount();
-    apiKey = (await gateway.createKey(accountId)).key;
-    usageKey = await gateway.createUsageKey(accountId);
-  });
-  afterAll(async () => {
-    await gateway?.close();
-    await openai?.close();
-    await anthropic?.close();
-  });
-
-  const reportedRequests = () => gateway.reportedRequests(usageKey);
+  const fixture = useGatewayOnUpstreams(
+    async () => ({ openai: await startMockOpenAiUpstream(), anthropic: await startMockAnthropicUpstream() }),
+    ({ openai, anthropic }) => ({ configYaml: configYaml(openai, anthropic) }),
+  );
+  const reportedRequests = () => fixture.gateway.reportedRequests(fixture.usageKey);
 
   return {
     upstreamModel: UPSTREAM_MODEL,
-    baseUrl: () => gateway.baseUrl,
-    apiKey: () => apiKey,
-    openai: () => openai,
-    anthropic: () => anthropic,
+    baseUrl: () => fixture.gateway.baseUrl,
+    apiKey: () => fixture.apiKey,
+    openai: () => fixture.upstreams.openai,
+    anthropic: () => fixture.upstreams.anthropic,
     reportedRequests,
     async expectReported(requests) {
       await expect.poll(reportedRequests, { timeout: 5_000 }).toBe(requests);

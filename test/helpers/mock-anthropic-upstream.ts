@@ -1,12 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import {
-  startEventStream,
-  startMockUpstream,
-  writePiecewise,
-  type CommonReply,
-  type MockUpstream,
-  type RecordedRequest,
-} from './mock-upstream';
+import { startEventStream, startMockUpstream, writePiecewise } from './mock-upstream';
+import type { CommonReply, MockUpstream, RecordedRequest } from './mock-upstream';
 
 /**
  * A local Anthropic Messages API (https://platform.claude.com/docs/en/api/messages) for adapter
@@ -15,8 +9,6 @@ import {
  * https://platform.claude.com/docs/en/build-with-claude/streaming and the error bodies of
  * https://platform.claude.com/docs/en/api/errors.
  */
-
-export type { RecordedRequest };
 
 /** One SSE event: an object is sent as `event: <its type>` + `data: <JSON>`; a string is sent verbatim. */
 export type MockSseEvent = { type: string; [key: string]: unknown } | string;

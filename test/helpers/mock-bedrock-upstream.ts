@@ -4,15 +4,8 @@ import { EventStreamCodec } from '@smithy/core/event-streams';
 import { fromUtf8, Hash, toUtf8 } from '@smithy/core/serde';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { MessageHeaders } from '@smithy/types';
-import {
-  refusal,
-  startEventStream,
-  startMockUpstream,
-  writePiecewise,
-  type CommonReply,
-  type MockUpstream,
-  type RecordedRequest,
-} from './mock-upstream';
+import { refusal, startEventStream, startMockUpstream, writePiecewise } from './mock-upstream';
+import type { CommonReply, MockUpstream, RecordedRequest } from './mock-upstream';
 
 /**
  * A local Amazon Bedrock Runtime API for adapter and end-to-end tests (the common machinery:
@@ -29,8 +22,6 @@ import {
  *   ConverseStream events (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ConverseStreamOutput.html)
  *   and InvokeModelWithResponseStream `chunk`s with base64 `bytes`.
  */
-
-export type { RecordedRequest };
 
 /** One event-stream message: an event with its JSON payload, or an exception. */
 export type MockBedrockEvent = { event: string; payload: unknown } | { exception: string; message: string };

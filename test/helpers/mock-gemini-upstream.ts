@@ -1,20 +1,12 @@
 import type { ServerResponse } from 'node:http';
-import {
-  startEventStream,
-  startMockUpstream,
-  writePiecewise,
-  type CommonReply,
-  type MockUpstream,
-  type RecordedRequest,
-} from './mock-upstream';
+import { startEventStream, startMockUpstream, writePiecewise } from './mock-upstream';
+import type { CommonReply, MockUpstream, RecordedRequest } from './mock-upstream';
 
 /**
  * A local Gemini API (https://ai.google.dev/api) for adapter and end-to-end tests through the
  * real pooled HTTP client (the common machinery: mock-upstream.ts). Google's errors are
  * `{error: {code, message, status, details}}`.
  */
-
-export type { RecordedRequest };
 
 export type MockReply =
   | CommonReply

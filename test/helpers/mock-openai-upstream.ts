@@ -1,13 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import {
-  drainedOrClosed,
-  sleep,
-  startEventStream,
-  startMockUpstream,
-  type CommonReply,
-  type MockUpstream,
-  type RecordedRequest,
-} from './mock-upstream';
+import { drainedOrClosed, sleep, startEventStream, startMockUpstream } from './mock-upstream';
+import type { CommonReply, MockUpstream, RecordedRequest } from './mock-upstream';
 
 /**
  * A local server speaking OpenAI's wire format (Chat Completions, streaming and Embeddings:
@@ -16,8 +9,6 @@ import {
  * mock-openai-responses.ts), for adapter and end-to-end tests through the real pooled HTTP
  * client (the common machinery: mock-upstream.ts).
  */
-
-export type { RecordedRequest };
 
 /** One step of a scripted event stream, after an optional pause. */
 export type SseStep = { delayMs?: number } & (

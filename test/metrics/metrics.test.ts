@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { slowChatConfig, startTestGateway, type TestGateway } from '../helpers/test-gateway';
+import { describe, expect, it } from 'vitest';
+import { slowChatConfig, startTestGateway, useTestGateway, type TestGateway } from '../helpers/test-gateway';
 import { parsePrometheusText, sampleValue, type Sample } from '../helpers/prometheus-text';
 
 /**
@@ -23,39 +23,31 @@ async function scrape(gw: TestGateway, headers: Record<string, string> = {}): Pr
 const hello = (model = 'mock-chat', content = 'hello') => ({ model, messages: [{ role: 'user', content }] });
 
 describe('GET /metrics', () => {
-  let gw: TestGateway;
-  let key: string;
-  let keyId: string;
-  let accountId: string;
-  beforeAll(async () => {
-    gw = await startTestGateway({ configYaml: CONFIG });
-    accountId = await gw.createAccount();
-    ({ key, id: keyId } = await gw.createKey(accountId));
-  });
-  afterAll(() => gw?.close());
-  const chat = (body: object, authKey = key) => gw.http.post('/v1/chat/completions').set('authorization', `Bearer ${authKey}`).send(body);
+  const t = useTestGateway(() => ({ configYaml: CONFIG }));
+  const chat = (body: object, authKey = t.key) =>
+    t.gateway.http.post('/v1/chat/completions').set('authorization', `Bearer ${authKey}`).send(body);
 
   it('counts requests by route pattern, never by raw path', async () => {
-    const other = await gw.createKey(accountId);
-    await gw.http.get(`/v1/admin/keys/${keyId}`).set(gw.admin()).expect(200);
-    await gw.http.get(`/v1/admin/keys/${other.id}`).set(gw.admin()).expect(200);
-    await gw.http.get('/v1/admin/keys/key_does_not_exist').set(gw.admin()).expect(404);
-    await gw.http.get('/some/random/path-12345').expect(404);
-    const response = await gw.http.get('/metrics');
+    const other = await t.gateway.createKey(t.accountId);
+    await t.gateway.http.get(`/v1/admin/keys/${t.keyId}`).set(t.gateway.admin()).expect(200);
+    await t.gateway.http.get(`/v1/admin/keys/${other.id}`).set(t.gateway.admin()).expect(200);
+    await t.gateway.http.get('/v1/admin/keys/key_does_not_exist').set(t.gateway.admin()).expect(404);
+    await t.gateway.http.get('/some/random/path-12345').expect(404);
+    const response = await t.gateway.http.get('/metrics');
     const samples = parsePrometheusText(response.text);
     expect(sampleValue(samples, 'gateway_http_requests_total', { route: '/v1/admin/keys/:keyId', method: 'GET', status: '200' })).toBe(2);
     expect(sampleValue(samples, 'gateway_http_requests_total', { route: '/v1/admin/keys/:keyId', status: '404' })).toBe(1);
     expect(sampleValue(samples, 'gateway_http_requests_total', { route: 'unmatched', status: '404' })).toBeGreaterThanOrEqual(1);
-    for (const raw of [keyId, other.id, 'key_does_not_exist', 'path-12345']) expect(response.text).not.toContain(raw);
+    for (const raw of [t.keyId, other.id, 'key_does_not_exist', 'path-12345']) expect(response.text).not.toContain(raw);
     expect(samples.find((sample) => sample.name === 'gateway_http_request_duration_seconds_bucket')).toBeDefined();
   });
 
   it('labels model calls with the catalogue model and provider; a client-chosen model name never becomes a label', async () => {
-    const before = await scrape(gw);
+    const before = await scrape(t.gateway);
     const answered = await chat(hello());
     expect(answered.status).toBe(200);
     expect((await chat(hello('no-such-model-xyz'))).status).toBe(404);
-    const after = await scrape(gw);
+    const after = await scrape(t.gateway);
     const requests = (samples: Sample[]) =>
       sampleValue(samples, 'gateway_http_requests_total', {
         route: '/v1/chat/completions',
@@ -83,10 +75,10 @@ describe('GET /metrics', () => {
   });
 
   it('counts upstream failures by outcome, each retry included', async () => {
-    const before = await scrape(gw);
+    const before = await scrape(t.gateway);
     const response = await chat(hello('mock-chat', 'mock:error:timeout'));
     expect(response.status).toBe(504);
-    const after = await scrape(gw);
+    const after = await scrape(t.gateway);
     const timeouts = (samples: Sample[]) =>
       sampleValue(samples, 'gateway_upstream_duration_seconds_count', { model: 'mock-chat', outcome: 'timeout' });
     // max_retries: 1 in the test config: the call and its retry.
@@ -97,26 +89,26 @@ describe('GET /metrics', () => {
   });
 
   it('counts rate-limit rejections by limit', async () => {
-    const limited = await gw.createKey(accountId, { rpm: 1 });
+    const limited = await t.gateway.createKey(t.accountId, { rpm: 1 });
     expect((await chat(hello(), limited.key)).status).toBe(200);
     expect((await chat(hello(), limited.key)).status).toBe(429);
-    const samples = await scrape(gw);
+    const samples = await scrape(t.gateway);
     expect(
       sampleValue(samples, 'gateway_rate_limit_rejections_total', { route: '/v1/chat/completions', limit: 'requests' }),
     ).toBeGreaterThanOrEqual(1);
   });
 
   it('reports the usage buffer and open streams', async () => {
-    const stream = gw.http
+    const stream = t.gateway.http
       .post('/v1/chat/completions')
-      .set('authorization', `Bearer ${key}`)
+      .set('authorization', `Bearer ${t.key}`)
       .send({ ...hello('slow-chat'), stream: true });
     const pending = stream.then((response) => response);
     await new Promise((resolve) => setTimeout(resolve, SLOW_UPSTREAM_MS + 60));
-    const during = await scrape(gw);
+    const during = await scrape(t.gateway);
     expect(sampleValue(during, 'gateway_streams_in_flight')).toBe(1);
     expect((await pending).status).toBe(200);
-    const after = await scrape(gw);
+    const after = await scrape(t.gateway);
     expect(sampleValue(after, 'gateway_streams_in_flight')).toBe(0);
     expect(after.some((sample) => sample.name === 'gateway_usage_buffered_events')).toBe(true);
     expect(after.some((sample) => sample.name === 'gateway_usage_dropped_events_total')).toBe(true);
@@ -126,20 +118,14 @@ describe('GET /metrics', () => {
   });
 
   it('never shows a key in its output', async () => {
-    const response = await gw.http.get('/metrics');
-    expect(response.text).not.toContain(key);
+    const response = await t.gateway.http.get('/metrics');
+    expect(response.text).not.toContain(t.key);
     expect(response.text).not.toMatch(/sk-[0-9A-Za-z]{8}/);
   });
 });
 
 describe('x-gateway-overhead-ms', () => {
-  let gw: TestGateway;
-  let key: string;
-  beforeAll(async () => {
-    gw = await startTestGateway({ configYaml: CONFIG });
-    ({ key } = await gw.createKey(await gw.createAccount()));
-  });
-  afterAll(() => gw?.close());
+  const t = useTestGateway(() => ({ configYaml: CONFIG }));
 
   const overheadOf = (headers: Record<string, string>): number => {
     expect(headers['x-gateway-overhead-ms']).toMatch(/^\d+\.\d{2}$/);
@@ -147,9 +133,9 @@ describe('x-gateway-overhead-ms', () => {
   };
 
   it('excludes the time spent waiting for the upstream (non-streamed)', async () => {
-    await gw.http.post('/v1/chat/completions').set('authorization', `Bearer ${key}`).send(hello('slow-chat')); // warm-up
+    await t.gateway.http.post('/v1/chat/completions').set('authorization', `Bearer ${t.key}`).send(hello('slow-chat')); // warm-up
     const startedAt = performance.now();
-    const response = await gw.http.post('/v1/chat/completions').set('authorization', `Bearer ${key}`).send(hello('slow-chat'));
+    const response = await t.gateway.http.post('/v1/chat/completions').set('authorization', `Bearer ${t.key}`).send(hello('slow-chat'));
     const totalMs = performance.now() - startedAt;
     expect(response.status).toBe(200);
     expect(totalMs).toBeGreaterThanOrEqual(SLOW_UPSTREAM_MS);
@@ -157,18 +143,18 @@ describe('x-gateway-overhead-ms', () => {
   });
 
   it('for a stream: time to the first byte minus the upstream time to its headers', async () => {
-    const response = await gw.http
+    const response = await t.gateway.http
       .post('/v1/chat/completions')
-      .set('authorization', `Bearer ${key}`)
+      .set('authorization', `Bearer ${t.key}`)
       .send({ ...hello('slow-chat'), stream: true });
     expect(response.status).toBe(200);
     expect(overheadOf(response.headers)).toBeLessThan(SLOW_UPSTREAM_MS / 3);
   });
 
   it('is on every response, errors included', async () => {
-    overheadOf((await gw.http.get('/v1/models')).headers);
-    overheadOf((await gw.http.get('/nowhere')).headers);
-    overheadOf((await gw.http.post('/v1/chat/completions').send(hello())).headers);
+    overheadOf((await t.gateway.http.get('/v1/models')).headers);
+    overheadOf((await t.gateway.http.get('/nowhere')).headers);
+    overheadOf((await t.gateway.http.post('/v1/chat/completions').send(hello())).headers);
   });
 });
 

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { consumerCompilerOptions } from '../helpers/consumer-compiler-options';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway';
 import { documentPath, readDocument, responseValidator, strictAjv } from './openapi-schemas';
 
@@ -64,17 +65,7 @@ describe.skipIf(!installed)('third-party OpenAPI tools', () => {
       writeFileSync(
         path.join(generated, 'tsconfig.json'),
         JSON.stringify({
-          compilerOptions: {
-            strict: true,
-            exactOptionalPropertyTypes: true,
-            noEmit: true,
-            target: 'ES2022',
-            lib: ['ES2022', 'DOM'],
-            types: [],
-            module: 'NodeNext',
-            moduleResolution: 'NodeNext',
-            skipLibCheck: true,
-          },
+          compilerOptions: consumerCompilerOptions({ skipLibCheck: true }),
           files: ['consumer.ts'],
         }),
       );

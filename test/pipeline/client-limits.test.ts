@@ -1,7 +1,7 @@
 import { connect, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { MemoryUsageSink } from '../../server/usage/types';
-import { slowChatConfig, startTestGateway, type TestGateway } from '../helpers/test-gateway';
+import { slowChatConfig, useTestGateway } from '../helpers/test-gateway';
 
 /**
  * Limits against floods and slow clients (docs/rate-limits.md, docs/configuration.md): at most
@@ -17,32 +17,26 @@ const CONFIG = slowChatConfig(
 const streamBody = JSON.stringify({ model: 'slow-chat', messages: [{ role: 'user', content: 'a b c d e f g h i j' }], stream: true });
 
 describe('max concurrent streams per key', () => {
-  let gw: TestGateway;
-  let usage: MemoryUsageSink;
-  let key: string;
+  const usage = new MemoryUsageSink();
+  const t = useTestGateway(() => ({ configYaml: CONFIG, usageSink: usage }));
   let otherKey: string;
   beforeAll(async () => {
-    usage = new MemoryUsageSink();
-    gw = await startTestGateway({ configYaml: CONFIG, usageSink: usage });
-    const accountId = await gw.createAccount();
-    key = (await gw.createKey(accountId)).key;
-    otherKey = (await gw.createKey(accountId)).key;
+    otherKey = (await t.gateway.createKey(t.accountId)).key;
   });
-  afterAll(() => gw?.close());
 
   const openStream = (authKey: string) =>
-    fetch(`${gw.baseUrl}/v1/chat/completions`, {
+    fetch(`${t.gateway.baseUrl}/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${authKey}`, 'content-type': 'application/json' },
       body: streamBody,
     });
 
   it(`refuses stream ${MAX_STREAMS + 1} of one key with 429 and retry-after 1; other keys and later streams are fine`, async () => {
-    const open = await Promise.all(Array.from({ length: MAX_STREAMS }, () => openStream(key)));
+    const open = await Promise.all(Array.from({ length: MAX_STREAMS }, () => openStream(t.key)));
     expect(open.map((response) => response.status)).toEqual([200, 200]);
     const recordedBefore = usage.events.length;
 
-    const refused = await openStream(key);
+    const refused = await openStream(t.key);
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toBe('1');
     expect(refused.headers.get('x-ratelimit-limit-requests')).toMatch(/^\d+$/);
@@ -55,14 +49,14 @@ describe('max concurrent streams per key', () => {
     const other = await openStream(otherKey);
     expect(other.status).toBe(200);
     // Non-streamed calls are not limited by it.
-    const plain = await gw.http
+    const plain = await t.gateway.http
       .post('/v1/chat/completions')
-      .set('authorization', `Bearer ${key}`)
+      .set('authorization', `Bearer ${t.key}`)
       .send({ model: 'slow-chat', messages: [{ role: 'user', content: 'x' }] });
     expect(plain.status).toBe(200);
 
     await Promise.all([...open, other].map((response) => response.text()));
-    const again = await openStream(key);
+    const again = await openStream(t.key);
     expect(again.status).toBe(200);
     expect(await again.text()).toContain('[DONE]');
   });
@@ -71,9 +65,9 @@ describe('max concurrent streams per key', () => {
     const controllers = Array.from({ length: MAX_STREAMS }, () => new AbortController());
     const open = await Promise.all(
       controllers.map((controller) =>
-        fetch(`${gw.baseUrl}/v1/chat/completions`, {
+        fetch(`${t.gateway.baseUrl}/v1/chat/completions`, {
           method: 'POST',
-          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          headers: { authorization: `Bearer ${t.key}`, 'content-type': 'application/json' },
           body: streamBody,
           signal: controller.signal,
         }),
@@ -85,7 +79,7 @@ describe('max concurrent streams per key', () => {
     let accepted: Response | null = null;
     while (accepted === null && performance.now() - abortedAt < 2_000) {
       await new Promise((resolve) => setTimeout(resolve, 10));
-      const response = await openStream(key);
+      const response = await openStream(t.key);
       if (response.status === 200) accepted = response;
       else await response.text();
     }
@@ -113,15 +107,11 @@ function statusAndBody(text: string): { status: number; body: unknown } {
 }
 
 describe('slow and malformed clients', () => {
-  let gw: TestGateway;
+  const t = useTestGateway(() => ({ configYaml: CONFIG }));
   let port: number;
-  let key: string;
-  beforeAll(async () => {
-    gw = await startTestGateway({ configYaml: CONFIG });
-    port = Number(new URL(gw.baseUrl).port);
-    key = (await gw.createKey(await gw.createAccount())).key;
+  beforeAll(() => {
+    port = Number(new URL(t.gateway.baseUrl).port);
   });
-  afterAll(() => gw?.close());
 
   it('headers that never finish (slowloris): 408 in the envelope, then the socket is closed', async () => {
     const { text, ms } = await rawExchange(port, (socket) => socket.write('GET /v1/models HTTP/1.1\r\nHost: x\r\nX-Slow: a'));
@@ -135,7 +125,7 @@ describe('slow and malformed clients', () => {
   it('a body that trickles in slower than request_timeout_ms: 408 in the envelope', async () => {
     const { text } = await rawExchange(port, (socket) => {
       socket.write(
-        `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"model":`,
+        `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.key}\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"model":`,
       );
     });
     expect(statusAndBody(text)).toMatchObject({ status: 408, body: { error: { code: 'request_timeout' } } });
@@ -155,9 +145,9 @@ describe('slow and malformed clients', () => {
 
   it('the request timeout does not cut a stream that lasts longer', async () => {
     const startedAt = performance.now();
-    const response = await fetch(`${gw.baseUrl}/v1/chat/completions`, {
+    const response = await fetch(`${t.gateway.baseUrl}/v1/chat/completions`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${t.key}`, 'content-type': 'application/json' },
       body: JSON.stringify({
         model: 'slow-chat',
         messages: [{ role: 'user', content: 'a b c d e f g h i j k l m n o p q r s t u v w x y z' }],

@@ -8,19 +8,14 @@ import { createRedisRateLimitStore } from '../../server/rate-limit/redis-store';
 import { createResilientRateLimitStore, type RateLimitStoreStatus } from '../../server/rate-limit/resilient-store';
 import type { BucketRequest, RateLimitStore } from '../../server/rate-limit/types';
 import { createTestRedis, deleteKeys, isRedisReachable, uniquePrefix } from './redis-test-client';
+import { switchableGate } from '../helpers/switchable-gate';
 
 const bucket = (id: string, capacity: number, cost = 1): BucketRequest => ({ id, capacity, windowMs: 60_000, cost });
 
 /** A primary whose health the test switches: 'ok' answers from a memory store of its own. */
 function controllablePrimary() {
-  const control = { mode: 'ok' as 'ok' | 'fail' | 'hang', calls: 0 };
+  const { control, gate } = switchableGate();
   const healthy = createMemoryRateLimitStore();
-  const gate = async <T>(call: () => Promise<T>): Promise<T> => {
-    control.calls += 1;
-    if (control.mode === 'fail') throw new Error('connection refused');
-    if (control.mode === 'hang') return new Promise<T>(() => undefined);
-    return call();
-  };
   const store: RateLimitStore = {
     take: (requests) => gate(() => healthy.take(requests)),
     hit: (windows) => gate(() => healthy.hit(windows)),

@@ -1,10 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { InFlightUsage, UsageDurability } from '../../server/usage/durability';
 import type { UsageEvent } from '../../server/usage/types';
 import { MOCK_MODEL, startMockAnthropicUpstream, textStream, type MockAnthropicUpstream } from '../helpers/mock-anthropic-upstream';
 import { textResponseStream } from '../helpers/mock-openai-responses';
 import { startMockOpenAiUpstream, type MockOpenAiUpstream } from '../helpers/mock-openai-upstream';
-import { BASE_TEST_CONFIG, startTestGateway, type TestGateway } from '../helpers/test-gateway';
+import { useGatewayOnUpstreams } from '../helpers/gateway-on-upstreams';
+import { BASE_TEST_CONFIG } from '../helpers/test-gateway';
 
 /**
  * docs/usage-durability.md for the pass-through streams: /v1/messages to an anthropic upstream
@@ -75,33 +76,21 @@ const CONFIG = (anthropic: MockAnthropicUpstream, native: MockOpenAiUpstream) =>
   );
 
 describe('pass-through streams wait for their usage to be durable', () => {
-  let anthropic: MockAnthropicUpstream;
-  let native: MockOpenAiUpstream;
-  let durability: HeldDurability;
-  let test: TestGateway;
-  let key: string;
-  beforeAll(async () => {
-    anthropic = await startMockAnthropicUpstream();
-    native = await startMockOpenAiUpstream();
-    durability = new HeldDurability();
-    test = await startTestGateway({
+  const durability = new HeldDurability();
+  const fixture = useGatewayOnUpstreams(
+    async () => ({ anthropic: await startMockAnthropicUpstream(), native: await startMockOpenAiUpstream() }),
+    ({ anthropic, native }) => ({
       configYaml: CONFIG(anthropic, native),
       env: { TEST_ANTHROPIC_KEY: 'sk-ant-test', TEST_NATIVE_KEY: 'sk-native-test' },
       usageDurability: durability,
-    });
-    ({ key } = await test.createKey(await test.createAccount()));
-  });
-  afterAll(async () => {
-    await test?.close();
-    await anthropic?.close();
-    await native?.close();
-  });
+    }),
+  );
 
   /** Starts a stream; `text()` is what has arrived so far, `done` the whole body. */
   async function openStream(path: string, body: unknown) {
-    const response = await fetch(`${test.baseUrl}${path}`, {
+    const response = await fetch(`${fixture.gateway.baseUrl}${path}`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${fixture.apiKey}`, 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });
     expect(response.status).toBe(200);
@@ -114,18 +103,20 @@ describe('pass-through streams wait for their usage to be durable', () => {
     return { text: () => received, done };
   }
 
+  /** A streamed "hi" to the anthropic pass-through model. */
+  const openMessagesStream = () =>
+    openStream('/v1/messages', { model: 'claude-haiku', max_tokens: 32, stream: true, messages: [{ role: 'user', content: 'hi' }] });
+
   /** A few event-loop turns and a moment: time for anything already written to arrive. */
   const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
 
   it('/v1/messages: message_stop only after the usage event is durable', async () => {
-    anthropic.reply({ type: 'sse', events: textStream(['Hel', 'lo'], 'end_turn', { input_tokens: 9, output_tokens: 2 }) });
-    const finished = durability.nextFinish();
-    const stream = await openStream('/v1/messages', {
-      model: 'claude-haiku',
-      max_tokens: 32,
-      stream: true,
-      messages: [{ role: 'user', content: 'hi' }],
+    fixture.upstreams.anthropic.reply({
+      type: 'sse',
+      events: textStream(['Hel', 'lo'], 'end_turn', { input_tokens: 9, output_tokens: 2 }),
     });
+    const finished = durability.nextFinish();
+    const stream = await openMessagesStream();
     await finished;
     await settle();
     expect(durability.finished.at(-1)).toMatchObject({ model: 'claude-haiku', promptTokens: 9, completionTokens: 2, status: 200 });
@@ -136,14 +127,9 @@ describe('pass-through streams wait for their usage to be durable', () => {
   });
 
   it('/v1/messages: usage that cannot be made durable ends the stream with an error event, not message_stop', async () => {
-    anthropic.reply({ type: 'sse', events: textStream(['Hi'], 'end_turn', { input_tokens: 9, output_tokens: 1 }) });
+    fixture.upstreams.anthropic.reply({ type: 'sse', events: textStream(['Hi'], 'end_turn', { input_tokens: 9, output_tokens: 1 }) });
     const finished = durability.nextFinish();
-    const stream = await openStream('/v1/messages', {
-      model: 'claude-haiku',
-      max_tokens: 32,
-      stream: true,
-      messages: [{ role: 'user', content: 'hi' }],
-    });
+    const stream = await openMessagesStream();
     await finished;
     durability.release(new Error('disk full'));
     const text = await stream.done;
@@ -152,7 +138,7 @@ describe('pass-through streams wait for their usage to be durable', () => {
   });
 
   it('/v1/responses (responses_api): response.completed only after the usage event is durable', async () => {
-    native.reply(textResponseStream('gpt-upstream', ['Str', 'eamed'], { input: 12, output: 3 }));
+    fixture.upstreams.native.reply(textResponseStream('gpt-upstream', ['Str', 'eamed'], { input: 12, output: 3 }));
     const finished = durability.nextFinish();
     const stream = await openStream('/v1/responses', { model: 'native-model', input: 'hi', stream: true });
     await finished;

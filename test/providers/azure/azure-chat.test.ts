@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chatChunk } from '../../helpers/mock-openai-upstream';
+import { chatChunk, embeddingsReply } from '../../helpers/mock-openai-upstream';
 import { textResponse } from '../../helpers/mock-openai-responses';
 import { azureCompletionReply, azureStreamReply, promptFilterChunk, withFilterResults } from '../../helpers/mock-azure-upstream';
 import { API_KEY, API_VERSION, chatRequest, chatTarget, collect, embeddingTarget, useHarness } from './harness';
@@ -86,15 +86,7 @@ describe('azure adapter: the v1 API', () => {
   });
 
   it('posts embeddings to /openai/v1/embeddings', async () => {
-    harness.upstream.reply({
-      type: 'json',
-      body: {
-        object: 'list',
-        data: [{ object: 'embedding', index: 0, embedding: [0.5, -0.25] }],
-        model: 'x',
-        usage: { prompt_tokens: 3, total_tokens: 3 },
-      },
-    });
+    harness.upstream.reply(embeddingsReply([[0.5, -0.25]], 3, 'x'));
     const result = await harness.adapter.embeddings(
       { model: 'embed-azure', input: 'hi', dimensions: 512 },
       embeddingTarget,
