@@ -42,6 +42,7 @@ import { OVERHEAD_HEADER } from './pipeline/reply';
 import type { RequestContext } from './pipeline/request-context';
 import { modelRouteTable } from './pipeline/route-table';
 import type { BudgetGuard } from './budgets/budget-guard';
+import { createRouting, type Routing } from './routing/create-routing';
 
 export interface AppDependencies {
   config: Config;
@@ -69,6 +70,8 @@ export interface AppDependencies {
   streams: StreamLimiter;
   /** Spend budgets of keys and accounts (docs/operator-controls.md); absent = not enforced. */
   budgets?: BudgetGuard;
+  /** The choice of deployments and their health (docs/routing.md); absent: this instance's own, in memory. */
+  routing?: Routing;
 }
 
 const s = initServer();
@@ -92,7 +95,8 @@ export function createApp(dependencies: AppDependencies): GatewayListener {
   app.use(parseBody(config.server.bodyLimitBytes));
 
   const usageReport = createUsageReporter({ store: dependencies.store, now: dependencies.now });
-  const calls = { ...dependencies, limits: config.limits, catalogue: createCatalogue(config) };
+  const routing = dependencies.routing ?? createRouting({ config, now: dependencies.now, metrics: dependencies.metrics });
+  const calls = { ...dependencies, limits: config.limits, catalogue: createCatalogue(config), router: routing.router };
   const adminTokenHash = config.adminToken ? hashKey(config.adminToken) : null;
   const sessions = { store: dependencies.store, now: dependencies.now };
   // Failed admin-token attempts are counted per instance, in memory: the admin API must not

@@ -35,6 +35,7 @@ import { startRetention } from './usage/retention';
 import type { UsageSink } from './usage/types';
 import type { RequestLogSink } from './request-log/request-record';
 import { packageVersion } from './version';
+import { createRouting } from './routing/create-routing';
 import { randomHexIds } from './random-ids';
 
 export interface GatewayOptions {
@@ -299,6 +300,16 @@ async function buildGateway(config: Config, options: GatewayOptions, onFailure: 
     return { ready: checks.database === 'ok' && checks.usage_durability !== 'down' && (!redisCritical || checks.redis !== 'down'), checks };
   };
 
+  // docs/routing.md: the deployments' health and the session bindings, shared through Redis when there is one.
+  const routing = createRouting({
+    config,
+    now,
+    metrics,
+    redis: redis && config.redisUrl ? { client: redis, url: config.redisUrl, prefix: options.rateLimitPrefix ?? 'mg:rl:' } : null,
+    onError: (error) => logger.warn({ err: error }, 'routing state not shared through Redis; deployments and sessions are routed on what this instance knows'),
+  });
+  onFailure.push(() => routing.close());
+
   const app = createApp({
     config,
     store,
@@ -316,6 +327,7 @@ async function buildGateway(config: Config, options: GatewayOptions, onFailure: 
     metrics,
     streams,
     budgets,
+    routing,
   });
 
   return {
@@ -331,6 +343,7 @@ async function buildGateway(config: Config, options: GatewayOptions, onFailure: 
     async close(closeOptions = {}) {
       keys.stop();
       await keyEvents?.close();
+      routing.close();
       stopRetention();
       const drained = recorder ? await recorder.drain(closeOptions.drainTimeoutMs ?? 10_000) : { written: 0, lost: 0 };
       // Segments whose events were all stored are deleted; the rest wait for the next start. Then the slot is free.

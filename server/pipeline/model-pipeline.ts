@@ -122,6 +122,7 @@ export class ModelPipeline {
     context.receivedAt = (this.options.now ?? Date.now)();
     context.route = prepared.path;
     context.requestId = chooseRequestId(request.headers['x-request-id'], this.options.generateId);
+    context.requestHeaders = request.headers;
     response.setHeader('x-request-id', context.requestId);
     const reply = new ServerReply(response, context);
     // Stage 8 (registered first, runs last): the access log and metrics, once the response closed.
