@@ -173,6 +173,8 @@ export class Meter {
   finish(outcome: MeterOutcome): Promise<void> {
     if (this.finished) return DURABLE;
     this.finished = true;
+    // docs/routing.md: the answering deployment's call is no longer in flight.
+    this.context.routeChoice?.done();
     const { model } = outcome;
     const cost = requestCostFemtoUsd(model.pricing, outcome);
     // A non-streamed reply is not sent yet: its cost goes in a header (a stream's in its usage chunk).

@@ -32,6 +32,7 @@ export class RouteChoice {
   deployment: string | null = null;
   /** The session's scope per model id, when the call has a session. */
   scopes: Map<string, { scope: string; ttlMs: number }> | null = null;
+  private released = false;
 
   constructor(
     private readonly router: DeploymentRouter,
@@ -50,15 +51,22 @@ export class RouteChoice {
     }
   }
 
+  /** The deployment answered: in flight until the call is `done` (a stream: until its end). */
   succeeded(attempt: Attempt): void {
     const id = attempt.deployment.id;
     const { health } = this.router;
-    health.ended(id);
     health.succeeded(id);
     this.deployment = id;
     const scope = this.scopes?.get(attempt.model.id);
     if (scope) this.router.bindings.bind(scope.scope, id, scope.ttlMs);
     this.onAnswered(id);
+  }
+
+  /** The call is over (its usage metered): its deployment is no longer in flight. */
+  done(): void {
+    if (this.deployment === null || this.released) return;
+    this.released = true;
+    this.router.health.ended(this.deployment);
   }
 }
 
