@@ -306,7 +306,11 @@ async function buildGateway(config: Config, options: GatewayOptions, onFailure: 
     now,
     metrics,
     redis: redis && config.redisUrl ? { client: redis, url: config.redisUrl, prefix: options.rateLimitPrefix ?? 'mg:rl:' } : null,
-    onError: (error) => logger.warn({ err: error }, 'routing state not shared through Redis; deployments and sessions are routed on what this instance knows'),
+    onError: (error) =>
+      logger.warn(
+        { err: error },
+        'routing state not shared through Redis; deployments and sessions are routed on what this instance knows',
+      ),
   });
   onFailure.push(() => routing.close());
 

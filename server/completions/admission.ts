@@ -184,7 +184,8 @@ function upstreamsFor<Body>(
     route,
   );
   const format = request.upstream;
-  const attempts = format === 'chat' || format === 'embeddings' ? routed : routed.filter((attempt) => speaks(dependencies.config, attempt, format));
+  const attempts =
+    format === 'chat' || format === 'embeddings' ? routed : routed.filter((attempt) => speaks(dependencies.config, attempt, format));
   if (attempts.length === 0) throw noDeployment(model);
   return attempts;
 }

@@ -76,7 +76,7 @@ export async function callWithFallbacks<A, T>(
 
   let lastError: UpstreamError | null = null;
   let calls = 0;
-  for (let start = 0; start < targets.length; ) {
+  for (let start = 0; start < targets.length;) {
     let end = start + 1;
     if (groupOf) {
       const group = groupOf(targets[start] as A);
@@ -86,7 +86,7 @@ export async function callWithFallbacks<A, T>(
     for (let index = start; index < end; index++) rotation.push({ target: targets[index] as A, calls: 0, error: null });
     start = end;
     let next = 0;
-    for (let tries = 0; tries <= options.maxRetries && rotation.length > 0; ) {
+    for (let tries = 0; tries <= options.maxRetries && rotation.length > 0;) {
       if (next >= rotation.length) next = 0;
       const entry = rotation[next] as InRotation<A>;
       if (entry.calls > 0) {
@@ -122,7 +122,12 @@ export async function callWithFallbacks<A, T>(
 }
 
 /** The wait before retry number `retry + 1`, or null when the upstream asks for longer than we wait. */
-export function backoffMs(retry: number, retryAfterMs: number | null, options: Pick<RetryOptions, "maxRetryAfterMs" | "maxDelayMs" | "baseDelayMs">, random: () => number): number | null {
+export function backoffMs(
+  retry: number,
+  retryAfterMs: number | null,
+  options: Pick<RetryOptions, 'maxRetryAfterMs' | 'maxDelayMs' | 'baseDelayMs'>,
+  random: () => number,
+): number | null {
   if (retryAfterMs !== null) {
     return retryAfterMs <= (options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS) ? retryAfterMs : null;
   }
