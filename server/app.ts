@@ -25,6 +25,7 @@ import { healthRouter, type ReadinessCheck } from './routes/health';
 import { METRICS_PATH, metricsEndpoint } from './routes/metrics';
 import { modelsRouter } from './routes/models';
 import { requestsRouter } from './routes/requests';
+import { deploymentsRouter } from './routes/deployments';
 import { sessionRouter } from './routes/session';
 import { usageRouter } from './routes/usage';
 import { hashKey } from './keys/key-text';
@@ -121,6 +122,7 @@ export function createApp(dependencies: AppDependencies): GatewayListener {
       store: dependencies.store,
       bodiesKeptFor: (accountId) => config.requestLog.enabled && config.requestLog.bodies.accounts.includes(accountId),
     }),
+    deployments: deploymentsRouter({ config, store: dependencies.store, routing, now: dependencies.now }),
     session: sessionRouter({ ...sessions, adminTokenHash, secretAttempts }),
     health: healthRouter(dependencies.readiness, dependencies.openapiDocument),
   });

@@ -36,6 +36,10 @@ import type { UsageSink } from './usage/types';
 import type { RequestLogSink } from './request-log/request-record';
 import { packageVersion } from './version';
 import { createRouting } from './routing/create-routing';
+import { loadDeploymentStates } from './routing/deployment-operations';
+
+/** How often an instance rereads the operator's deployment disables (docs/routing.md). */
+const DEPLOYMENT_STATES_INTERVAL_MS = 5_000;
 import { randomHexIds } from './random-ids';
 
 export interface GatewayOptions {
@@ -313,6 +317,14 @@ async function buildGateway(config: Config, options: GatewayOptions, onFailure: 
       ),
   });
   onFailure.push(() => routing.close());
+  // docs/routing.md, "Operator control": the operator's disables, read at start and every few
+  // seconds (at once through Redis when there is one).
+  await loadDeploymentStates(store, routing);
+  const statesTimer = setInterval(() => {
+    loadDeploymentStates(store, routing).catch((error: unknown) => logger.warn({ err: error }, 'reading the deployment states failed'));
+  }, DEPLOYMENT_STATES_INTERVAL_MS);
+  statesTimer.unref();
+  onFailure.push(() => clearInterval(statesTimer));
 
   const app = createApp({
     config,
@@ -347,6 +359,7 @@ async function buildGateway(config: Config, options: GatewayOptions, onFailure: 
     async close(closeOptions = {}) {
       keys.stop();
       await keyEvents?.close();
+      clearInterval(statesTimer);
       routing.close();
       stopRetention();
       const drained = recorder ? await recorder.drain(closeOptions.drainTimeoutMs ?? 10_000) : { written: 0, lost: 0 };

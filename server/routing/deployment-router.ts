@@ -30,6 +30,8 @@ export interface RoutingCounters {
 export class RouteChoice {
   /** The deployment that answered; named by `x-gateway-deployment`. */
   deployment: string | null = null;
+  /** Its provider: the usage event's and the request log's. */
+  provider: string | null = null;
   /** The session's scope per model id, when the call has a session. */
   scopes: Map<string, { scope: string; ttlMs: number }> | null = null;
   private released = false;
@@ -57,6 +59,7 @@ export class RouteChoice {
     const { health } = this.router;
     health.succeeded(id);
     this.deployment = id;
+    this.provider = attempt.deployment.provider;
     const scope = this.scopes?.get(attempt.model.id);
     if (scope) this.router.bindings.bind(scope.scope, id, scope.ttlMs);
     this.onAnswered(id);

@@ -52,6 +52,29 @@ if proposed > current then
 end
 return 1`;
 
+/** The channel of the routing events under a key prefix. */
+export function routingChannel(prefix: string): string {
+  return `${prefix}routing`;
+}
+
+/** For the CLI: one short-lived connection, one operator's enable or disable. Rejects when Redis cannot take it. */
+export async function publishEnabledOnce(redisUrl: string, prefix: string, id: string, enabled: boolean): Promise<void> {
+  const redis = new Redis(redisUrl, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    connectTimeout: 1_000,
+    retryStrategy: () => null,
+  });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    await redis.publish(routingChannel(prefix), JSON.stringify({ kind: 'enabled', id, enabled } satisfies RoutingEvent));
+  } finally {
+    redis.disconnect();
+  }
+}
+
 export interface SharedRoutingOptions {
   redis: Redis;
   redisUrl: string;
@@ -69,7 +92,7 @@ export class SharedRoutingState {
   private readonly subscriber: Redis;
 
   constructor(private readonly options: SharedRoutingOptions) {
-    this.channel = `${options.prefix}routing`;
+    this.channel = routingChannel(options.prefix);
     this.cooldownsKey = `${options.prefix}routing:cooldowns`;
     const { health, bindings } = options;
     health.broadcast = {

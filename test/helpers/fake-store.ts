@@ -4,6 +4,7 @@ import type {
   ApiKeyPatch,
   ApiKeyRow,
   AuditEntryRow,
+  DeploymentStateRow,
   DashboardSessionRow,
   KeyDayUsage,
   LoginTokenRow,
@@ -278,6 +279,18 @@ export class FakeStore implements Store {
       ...key,
       account: { rpm: account?.rpm ?? null, tpm: account?.tpm ?? null, models: account?.models ?? null, budget: account?.budget ?? null },
     };
+  }
+
+  private readonly deploymentStates = new Map<string, DeploymentStateRow>();
+
+  async listDeploymentStates(): Promise<DeploymentStateRow[]> {
+    return [...this.deploymentStates.values()].sort((left, right) => compare(left.id, right.id)).map((row) => ({ ...row }));
+  }
+
+  async setDeploymentEnabled(id: string, enabled: boolean, at: Date): Promise<DeploymentStateRow> {
+    const row = { id, enabled, updatedAt: at };
+    this.deploymentStates.set(id, row);
+    return { ...row };
   }
 
   async appendAudit(entry: AuditEntryRow): Promise<void> {
