@@ -281,6 +281,8 @@ export interface KeyDayUsage {
 export interface ModelUsageRow extends TokenCounts {
   keyId: string;
   model: string;
+  /** The deployment that answered (docs/routing.md); null for events without one (none answered, or stored before it was kept). */
+  deployment: string | null;
   requests: number;
   costFemtoUsd: bigint;
 }

@@ -132,6 +132,7 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
             {
               keyId: 'k_a',
               model: 'gpt-4o-mini',
+              deployment: null,
               requests: 3,
               promptTokens: 130,
               completionTokens: 13,
@@ -144,6 +145,7 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
             {
               keyId: 'k_b',
               model: 'gpt-4o-mini',
+              deployment: null,
               requests: 1,
               promptTokens: 0,
               completionTokens: 0,

@@ -297,7 +297,8 @@ describe('exact cost of cached, cache-written, reasoning and long-context tokens
       });
       expect(entry.daily).toHaveLength(1);
       expect(entry.daily[0]).toMatchObject({ spend_usd: spend, cached_tokens: 1500, reasoning_tokens: 140 });
-      expect(entry.models).toEqual([
+      // Each model is one deployment, named like it (docs/routing.md): its split is the model's own.
+      const models = [
         {
           model: 'claude-chat',
           spend_usd: 0.002745,
@@ -331,7 +332,10 @@ describe('exact cost of cached, cache-written, reasoning and long-context tokens
           cache_write_1h_tokens: 0,
           reasoning_tokens: 80,
         },
-      ]);
+      ];
+      expect(entry.models).toEqual(
+        models.map(({ model, ...counts }) => ({ model, ...counts, deployments: [{ deployment: model, ...counts }] })),
+      );
 
       const usageKey = await gateway.createUsageKey(accountId);
       const report = await gateway.http.get('/v1/usage/keys').set('authorization', `Bearer ${usageKey}`).expect(200);

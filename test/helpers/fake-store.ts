@@ -191,10 +191,11 @@ export class FakeStore implements Store {
     const rows = new Map<string, ModelUsageRow>();
     for (const event of this.events) {
       if (event.accountId !== accountId || event.day < startDay || event.day > endDay) continue;
-      const mapKey = `${event.keyId}\u0000${event.model}`;
+      const mapKey = `${event.keyId}\u0000${event.model}\u0000${event.deployment ?? ''}`;
       const row = rows.get(mapKey) ?? {
         keyId: event.keyId,
         model: event.model,
+        deployment: event.deployment,
         ...noUsage(),
       };
       addUsage(row, event);
@@ -434,7 +435,7 @@ export class FakeStore implements Store {
 }
 
 /** Adds one event's counts and cost into a sum row. */
-function addUsage(row: Omit<ModelUsageRow, 'keyId' | 'model'>, event: UsageEventRow): void {
+function addUsage(row: Omit<ModelUsageRow, 'keyId' | 'model' | 'deployment'>, event: UsageEventRow): void {
   row.requests += 1;
   row.promptTokens += event.promptTokens;
   row.completionTokens += event.completionTokens;
