@@ -176,7 +176,7 @@ function upstreamsFor<Body>(
   tokens: number,
 ): readonly Attempt[] {
   const { context } = request;
-  const route = new RouteChoice(dependencies.router, (id) => context.answeredBy(id));
+  const route = new RouteChoice(dependencies.router, context);
   context.routeChoice = route;
   const routed = dependencies.router.route(
     attemptsOf(dependencies, model),

@@ -38,7 +38,8 @@ export class RouteChoice {
 
   constructor(
     private readonly router: DeploymentRouter,
-    private readonly onAnswered: (deploymentId: string) => void,
+    /** The request's context: told which deployment answered (`x-gateway-deployment`). */
+    private readonly context: { answeredBy(deploymentId: string): void },
   ) {}
 
   started(attempt: Attempt): void {
@@ -62,7 +63,7 @@ export class RouteChoice {
     this.provider = attempt.deployment.provider;
     const scope = this.scopes?.get(attempt.model.id);
     if (scope) this.router.bindings.bind(scope.scope, id, scope.ttlMs);
-    this.onAnswered(id);
+    this.context.answeredBy(id);
   }
 
   /** The call is over (its usage metered): its deployment is no longer in flight. */
