@@ -1,6 +1,7 @@
 import { initContract } from '@ts-rest/core';
 import { adminContract } from './admin.js';
 import { chatCompletionsContract } from './chat-completions.js';
+import { deploymentsContract } from './deployments.js';
 import { embeddingsContract } from './embeddings.js';
 import { healthContract } from './health.js';
 import { messagesContract } from './messages.js';
@@ -25,6 +26,7 @@ export type Contract = {
   usage: typeof usageContract;
   admin: typeof adminContract;
   requests: typeof requestsContract;
+  deployments: typeof deploymentsContract;
   session: typeof sessionContract;
   health: typeof healthContract;
 };
@@ -39,6 +41,7 @@ export const contract: Contract = c.router({
   usage: usageContract,
   admin: adminContract,
   requests: requestsContract,
+  deployments: deploymentsContract,
   session: sessionContract,
   health: healthContract,
 });
@@ -53,6 +56,7 @@ export type RouteAuth = 'api-key' | 'usage-key' | 'admin' | 'session' | 'none';
 export * from './admin.js';
 export * from './budgets.js';
 export * from './chat-completions.js';
+export * from './deployments.js';
 export * from './embeddings.js';
 export * from './errors.js';
 export * from './health.js';

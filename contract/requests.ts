@@ -64,7 +64,13 @@ export const RequestRecordSchema = z
     route: z.string().describe('e.g. /v1/chat/completions.'),
     requested_model: z.string().nullable().describe('The model the request named.'),
     model: z.string().nullable().describe('The catalogue model that answered (after a fallback, the fallback).'),
-    provider: z.string().nullable().describe('The provider (deployment) that answered.'),
+    provider: z.string().nullable().describe('The provider that answered (`providers.<name>` of the configuration).'),
+    deployment: z
+      .string()
+      .nullable()
+      .describe(
+        'The deployment of the model that answered (docs/routing.md); null when none did, or on a record kept before deployments were.',
+      ),
     stream: z.boolean().describe('Whether the reply was streamed.'),
     status: z.number().int().describe('The HTTP status the client got; 499 when the client went away first.'),
     error_code: z.string().nullable().describe('The error code, when the request failed or was refused.'),

@@ -55,8 +55,27 @@ const BreakdownShape = {
   reasoning_tokens: z.number().int().describe('Of completion_tokens, reasoning tokens.'),
 };
 
+export const UsageDeploymentEntrySchema = z
+  .object({
+    deployment: z
+      .string()
+      .nullable()
+      .describe(
+        'The deployment that answered (docs/routing.md); null for calls no deployment answered, or recorded before deployments were.',
+      ),
+    ...SpendCountsShape,
+    ...BreakdownShape,
+  })
+  .describe("One deployment's share of a model's usage by one key: the model is what is billed, at the catalogue's prices.");
+export type UsageDeploymentEntry = z.infer<typeof UsageDeploymentEntrySchema>;
+
 export const UsageModelEntrySchema = z
-  .object({ model: z.string().describe('The model id.'), ...SpendCountsShape, ...BreakdownShape })
+  .object({
+    model: z.string().describe('The model id.'),
+    ...SpendCountsShape,
+    ...BreakdownShape,
+    deployments: z.array(UsageDeploymentEntrySchema).describe("The model's usage split by the deployment that answered, by deployment id."),
+  })
   .describe("One model's usage by one key over the range.");
 export type UsageModelEntry = z.infer<typeof UsageModelEntrySchema>;
 

@@ -25,6 +25,7 @@ import { healthRouter, type ReadinessCheck } from './routes/health';
 import { METRICS_PATH, metricsEndpoint } from './routes/metrics';
 import { modelsRouter } from './routes/models';
 import { requestsRouter } from './routes/requests';
+import { deploymentsRouter } from './routes/deployments';
 import { sessionRouter } from './routes/session';
 import { usageRouter } from './routes/usage';
 import { hashKey } from './keys/key-text';
@@ -43,6 +44,7 @@ import type { RequestContext } from './pipeline/request-context';
 import { modelRouteTable } from './pipeline/route-table';
 import type { BudgetGuard } from './budgets/budget-guard';
 import type { Tracing } from './tracing/request-trace';
+import { createRouting, type Routing } from './routing/create-routing';
 
 export interface AppDependencies {
   config: Config;
@@ -72,6 +74,8 @@ export interface AppDependencies {
   budgets?: BudgetGuard;
   /** docs/tracing.md: a trace per model request; absent = traces off. */
   tracing?: Tracing | undefined;
+  /** The choice of deployments and their health (docs/routing.md); absent: this instance's own, in memory. */
+  routing?: Routing;
 }
 
 const s = initServer();
@@ -95,7 +99,8 @@ export function createApp(dependencies: AppDependencies): GatewayListener {
   app.use(parseBody(config.server.bodyLimitBytes));
 
   const usageReport = createUsageReporter({ store: dependencies.store, now: dependencies.now });
-  const calls = { ...dependencies, limits: config.limits, catalogue: createCatalogue(config) };
+  const routing = dependencies.routing ?? createRouting({ config, now: dependencies.now, metrics: dependencies.metrics });
+  const calls = { ...dependencies, limits: config.limits, catalogue: createCatalogue(config), router: routing.router };
   const adminTokenHash = config.adminToken ? hashKey(config.adminToken) : null;
   const sessions = { store: dependencies.store, now: dependencies.now };
   // Failed admin-token attempts are counted per instance, in memory: the admin API must not
@@ -120,6 +125,7 @@ export function createApp(dependencies: AppDependencies): GatewayListener {
       store: dependencies.store,
       bodiesKeptFor: (accountId) => config.requestLog.enabled && config.requestLog.bodies.accounts.includes(accountId),
     }),
+    deployments: deploymentsRouter({ config, store: dependencies.store, routing, now: dependencies.now }),
     session: sessionRouter({ ...sessions, adminTokenHash, secretAttempts }),
     health: healthRouter(dependencies.readiness, dependencies.openapiDocument),
   });

@@ -35,9 +35,15 @@ import { startRetention } from './usage/retention';
 import type { UsageSink } from './usage/types';
 import type { RequestLogSink } from './request-log/request-record';
 import { packageVersion } from './version';
+import { createRouting } from './routing/create-routing';
+import { loadDeploymentStates } from './routing/deployment-operations';
+
 import { randomHexIds } from './random-ids';
 import type { Tracing } from './tracing/request-trace';
 import { startTracing } from './tracing/start-tracing';
+
+/** How often an instance rereads the operator's deployment disables (docs/routing.md). */
+const DEPLOYMENT_STATES_INTERVAL_MS = 5_000;
 
 export interface GatewayOptions {
   logger?: Logger;
@@ -306,6 +312,28 @@ async function buildGateway(config: Config, options: GatewayOptions, onFailure: 
     return { ready: checks.database === 'ok' && checks.usage_durability !== 'down' && (!redisCritical || checks.redis !== 'down'), checks };
   };
 
+  // docs/routing.md: the deployments' health and the session bindings, shared through Redis when there is one.
+  const routing = createRouting({
+    config,
+    now,
+    metrics,
+    redis: redis && config.redisUrl ? { client: redis, url: config.redisUrl, prefix: options.rateLimitPrefix ?? 'mg:rl:' } : null,
+    onError: (error) =>
+      logger.warn(
+        { err: error },
+        'routing state not shared through Redis; deployments and sessions are routed on what this instance knows',
+      ),
+  });
+  onFailure.push(() => routing.close());
+  // docs/routing.md, "Operator control": the operator's disables, read at start and every few
+  // seconds (at once through Redis when there is one).
+  await loadDeploymentStates(store, routing);
+  const statesTimer = setInterval(() => {
+    loadDeploymentStates(store, routing).catch((error: unknown) => logger.warn({ err: error }, 'reading the deployment states failed'));
+  }, DEPLOYMENT_STATES_INTERVAL_MS);
+  statesTimer.unref();
+  onFailure.push(() => clearInterval(statesTimer));
+
   const app = createApp({
     config,
     store,
@@ -324,6 +352,7 @@ async function buildGateway(config: Config, options: GatewayOptions, onFailure: 
     streams,
     budgets,
     tracing: tracing ?? undefined,
+    routing,
   });
 
   return {
@@ -340,6 +369,8 @@ async function buildGateway(config: Config, options: GatewayOptions, onFailure: 
     async close(closeOptions = {}) {
       keys.stop();
       await keyEvents?.close();
+      clearInterval(statesTimer);
+      routing.close();
       stopRetention();
       const drained = recorder ? await recorder.drain(closeOptions.drainTimeoutMs ?? 10_000) : { written: 0, lost: 0 };
       // Segments whose events were all stored are deleted; the rest wait for the next start. Then the slot is free.

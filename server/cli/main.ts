@@ -11,6 +11,7 @@ import {
 import { createAccount, listAccounts, updateAccount } from '../accounts/account-operations';
 import { listAudit } from '../audit/audit-log';
 import { REQUEST_LIST_FLAGS, runRequestCommand } from './request-commands';
+import { runDeploymentCommand } from './deployment-commands';
 import { ConfigError, loadConfig } from '../config/load-config';
 import { createStore } from '../db/create-store';
 import { migrate } from '../db/migrate';
@@ -55,6 +56,8 @@ const USAGE = `Usage: model-gateway <command> [options]
                 [--limit N] [--cursor C]          the request log, newest first (next page: --cursor next_cursor)
   requests show ID                                one request, with its bodies when kept
   usage-key create --account ID                   -> {"key":"uk-…"}
+  deployments list                                the catalogue's deployments and whether each is enabled
+  deployments disable ID | deployments enable ID  no traffic to it on any server until enabled (kept across restarts)
 
 Every command reads GATEWAY_CONFIG, DATABASE_URL and REDIS_URL like serve does, and prints JSON.`;
 
@@ -81,6 +84,9 @@ const COMMAND_FLAGS: Record<string, string[]> = {
   'usage-key create': ['config', 'account'],
   'requests list': ['config', ...Object.keys(REQUEST_LIST_FLAGS)],
   'requests show': ['config'],
+  'deployments list': ['config'],
+  'deployments disable': ['config'],
+  'deployments enable': ['config'],
 };
 const NUMBER_FLAGS = new Set(['--port', '--rpm', '--tpm', '--workers', '--grace-seconds', '--limit']);
 
@@ -156,6 +162,11 @@ export async function main(argv: string[], env: Record<string, string | undefine
       };
       if (command === 'requests') {
         print(await runRequestCommand(store, config.requestLog.bodies.accounts, subcommand, options.positionals.slice(1), options.values));
+        return 0;
+      }
+      if (command === 'deployments') {
+        const warn = (message: string) => process.stderr.write(`model-gateway: warning: ${message}\n`);
+        print(await runDeploymentCommand(config, store, subcommand, options.positionals.slice(1), warn));
         return 0;
       }
       const catalogue = new Set(config.models.map((model) => model.id));

@@ -1,6 +1,7 @@
 import type { Config, ModelConfig } from '../config/load-config';
 import { effectiveLimits } from '../keys/key-access';
 import type { CachedApiKey } from '../keys/key-cache';
+import { GatewayError } from '../errors/gateway-error';
 import { checkModelAllowed } from '../keys/model-access';
 import type { ClientConnection } from '../pipeline/reply';
 import type { RequestContext } from '../pipeline/request-context';
@@ -8,6 +9,7 @@ import type { ProviderRegistry } from '../providers/registry';
 import type { NativeMessagesApi } from '../providers/types';
 import { checkReservationFits, type ReservationFields } from '../rate-limit/key-limiter';
 import type { StreamLimiter } from '../rate-limit/stream-limiter';
+import { RouteChoice, type DeploymentRouter } from '../routing/deployment-router';
 import { Meter, type MeterDependencies } from './meter';
 import { attemptsFor, resolveModel, type Attempt, type Catalogue } from './resolve-model';
 
@@ -24,6 +26,8 @@ export interface AdmissionDependencies extends MeterDependencies {
   catalogue: Catalogue;
   providers: ProviderRegistry;
   streams: StreamLimiter;
+  /** The choice of deployments and their health (docs/routing.md). */
+  router: DeploymentRouter;
 }
 
 /**
@@ -63,7 +67,7 @@ export interface AdmissionRequest<Body = unknown> {
 export interface Admission {
   /** The requested model: metrics, the access log and a failed call's usage event name it. */
   model: ModelConfig;
-  /** The upstreams to try, in order; never empty. */
+  /** The deployments to try, in order (the model's as routed, then its fallbacks'); never empty. */
   attempts: readonly Attempt[];
   /**
    * The reservation under way (Meter.open: rate limits, budgets, the stream slot): the meter
@@ -96,7 +100,7 @@ export function defaultCompletionReserve(model: ModelConfig): number {
  */
 export function speaks(config: Config, attempt: Attempt, format: UpstreamFormat): boolean {
   if (format === 'responses')
-    return config.providers[attempt.model.provider]?.responsesApi === true && attempt.adapter.responses !== undefined;
+    return config.providers[attempt.deployment.provider]?.responsesApi === true && attempt.adapter.responses !== undefined;
   if (format === 'messages') return nativeMessagesApi(attempt) !== null;
   return true;
 }
@@ -133,7 +137,9 @@ export function admit<Body>(dependencies: AdmissionDependencies, request: Admiss
   context.model = model.id;
   context.provider = model.provider;
   context.stream = request.stream;
-  const attempts = upstreamsFor(dependencies, model, request.upstream);
+  const { promptTokens, fields } = request;
+  const completionTokens = request.completionTokens ?? defaultCompletionReserve(model);
+  const attempts = upstreamsFor(dependencies, model, request, promptTokens + completionTokens);
   // docs/tracing.md: the request's span named and attributed once the model is known.
   context.trace?.admitted({
     kind: request.kind,
@@ -145,8 +151,6 @@ export function admit<Body>(dependencies: AdmissionDependencies, request: Admiss
   });
   request.check?.(model, attempts, request.body);
 
-  const { promptTokens, fields } = request;
-  const completionTokens = request.completionTokens ?? defaultCompletionReserve(model);
   checkReservationFits(effectiveLimits(request.key, dependencies.limits).tpm, promptTokens, completionTokens, fields);
   const meter = Meter.open(dependencies, {
     key: request.key,
@@ -168,11 +172,39 @@ function attemptsOf(dependencies: AdmissionDependencies, model: ModelConfig): At
 }
 
 /**
- * The model's attempts whose upstream speaks `format` (all of them for chat and embeddings).
- * A passed-through format's first attempt speaks it (`passesThrough` chose the path).
+ * The call's deployments in the order to try them (docs/routing.md: the choice is made here,
+ * once, for every model route), those whose upstream speaks the format (all of them for chat
+ * and embeddings; a passed-through format's first deployment speaks it: `passesThrough` chose
+ * the path). The call's route (`context.routeChoice`) is what its retry loop reports health and the
+ * answering deployment to.
  */
-function upstreamsFor(dependencies: AdmissionDependencies, model: ModelConfig, format: UpstreamFormat): readonly Attempt[] {
-  const attempts = attemptsOf(dependencies, model);
-  if (format === 'chat' || format === 'embeddings') return attempts;
-  return attempts.filter((attempt) => speaks(dependencies.config, attempt, format));
+function upstreamsFor<Body>(
+  dependencies: AdmissionDependencies,
+  model: ModelConfig,
+  request: AdmissionRequest<Body>,
+  tokens: number,
+): readonly Attempt[] {
+  const { context } = request;
+  const route = new RouteChoice(dependencies.router, context);
+  context.routeChoice = route;
+  const routed = dependencies.router.route(
+    attemptsOf(dependencies, model),
+    { keyId: request.key.id, headers: context.requestHeaders, body: request.body, tokens },
+    route,
+  );
+  const format = request.upstream;
+  const attempts =
+    format === 'chat' || format === 'embeddings' ? routed : routed.filter((attempt) => speaks(dependencies.config, attempt, format));
+  if (attempts.length === 0) throw noDeployment(model);
+  return attempts;
+}
+
+/** docs/routing.md: every deployment of the model (and of its fallbacks) is disabled by the operator. */
+function noDeployment(model: ModelConfig): GatewayError {
+  return new GatewayError(
+    503,
+    'upstream_error',
+    'no_deployment_available',
+    `Every deployment of the model "${model.id}" is disabled by the operator.`,
+  );
 }

@@ -130,7 +130,7 @@ export async function runChatCall(dependencies: ChatDependencies, call: ChatCall
       // docs/usage-durability.md: the reply goes out once its usage would survive a crash.
       await meter.finish(meterOutcome(attempt.model, usage, value.usage === null, 200, null));
       context.model = attempt.model.id;
-      context.provider = attempt.model.provider;
+      context.provider = attempt.deployment.provider;
       return { stream: false, completion, model: attempt.model };
     } catch (error) {
       const gatewayError = toGatewayError(error, context.requestId, controller.signal.aborted);
@@ -160,7 +160,7 @@ export async function runChatCall(dependencies: ChatDependencies, call: ChatCall
   }
   upstream.release();
   context.model = started.attempt.model.id;
-  context.provider = started.attempt.model.provider;
+  context.provider = started.attempt.deployment.provider;
   return {
     stream: true,
     chunks: new MeteredChunks(started.value, started.attempt, meter, promptEstimate, quickPrompt, context, controller),

@@ -73,7 +73,7 @@ export async function createEmbeddings(dependencies: ChatDependencies, call: Emb
       errorCode: null,
     });
     context.model = attempt.model.id;
-    context.provider = attempt.model.provider;
+    context.provider = attempt.deployment.provider;
     const base64 = body.encoding_format === 'base64';
     return {
       object: 'list',

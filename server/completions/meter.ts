@@ -13,6 +13,7 @@ import type { StreamLimiter } from '../rate-limit/stream-limiter';
 import { billedUsage, femtoToUsdText, requestCostFemtoUsd } from '../usage/cost';
 import { INTERRUPTED_CODE, INTERRUPTED_STATUS, recordOnly, type InFlightUsage, type UsageDurability } from '../usage/durability';
 import type { UsageEvent, UsageSink } from '../usage/types';
+import type { RouteChoice } from '../routing/deployment-router';
 
 export interface MeterDependencies {
   limiter: ReturnType<typeof createKeyLimiter>;
@@ -146,7 +147,9 @@ export class Meter {
       stream: input.stream,
     };
     const inFlight = dependencies.durability
-      ? dependencies.durability.begin(interruptedEvent(base, input.model, { promptTokens: input.promptTokens, completionTokens: 0 }, 0))
+      ? dependencies.durability.begin(
+          interruptedEvent(base, input.model, null, { promptTokens: input.promptTokens, completionTokens: 0 }, 0),
+        )
       : recordOnly(dependencies.usage);
     const meter = new Meter(dependencies, input.key, base, reservation, input.context, inFlight, budget);
     if (input.streamSlot) holdStreamSlot(input.streamSlot.streams, meter, input.key, input.context, input.streamSlot.client);
@@ -162,7 +165,7 @@ export class Meter {
     const now = this.dependencies.now();
     if (now - this.lastCheckpoint < CHECKPOINT_MS) return;
     this.lastCheckpoint = now;
-    this.inFlight.checkpoint(interruptedEvent(this.base, model, tokens(), now - this.base.receivedAt));
+    this.inFlight.checkpoint(interruptedEvent(this.base, model, this.context.routeChoice, tokens(), now - this.base.receivedAt));
   }
 
   /**
@@ -173,12 +176,18 @@ export class Meter {
   finish(outcome: MeterOutcome): Promise<void> {
     if (this.finished) return DURABLE;
     this.finished = true;
+    // docs/routing.md: the answering deployment's call is no longer in flight.
+    this.context.routeChoice?.done();
     const { model } = outcome;
     const cost = requestCostFemtoUsd(model.pricing, outcome);
     // A non-streamed reply is not sent yet: its cost goes in a header (a stream's in its usage chunk).
     if (!this.base.stream && outcome.status === 200) this.context.addHeaders({ [COST_HEADER]: femtoToUsdText(cost) });
     const latencyMs = this.dependencies.now() - this.base.receivedAt;
-    const event = usageEvent(this.base, model, outcome, cost, outcome.estimated, outcome.status, outcome.errorCode, latencyMs);
+    // docs/routing.md: the deployment that answered, and its provider; none when no upstream answered.
+    const route = this.context.routeChoice;
+    const deployment = route === null ? null : route.deployment;
+    const provider = route === null || route.provider === null ? model.provider : route.provider;
+    const event = usageEvent(this.base, model, provider, deployment, outcome, cost, latencyMs);
     const durable = this.inFlight.finish(event);
     // docs/request-log.md: the request's record carries this event's tokens and cost, to the digit.
     this.context.usage = event;
@@ -187,9 +196,8 @@ export class Meter {
     // Label objects written out: `{ ...labels, type }` leaves V8's fast path (a spread followed
     // by more properties, docs/performance.md); these run on every request.
     const { tokens } = this.dependencies.metrics;
-    if (outcome.promptTokens > 0) tokens.inc({ model: model.id, provider: model.provider, type: 'prompt' }, outcome.promptTokens);
-    if (outcome.completionTokens > 0)
-      tokens.inc({ model: model.id, provider: model.provider, type: 'completion' }, outcome.completionTokens);
+    if (outcome.promptTokens > 0) tokens.inc({ model: model.id, provider, type: 'prompt' }, outcome.promptTokens);
+    if (outcome.completionTokens > 0) tokens.inc({ model: model.id, provider, type: 'completion' }, outcome.completionTokens);
     this.context.promptTokens = outcome.promptTokens;
     this.context.completionTokens = outcome.completionTokens;
     this.markRecorded();
@@ -291,9 +299,17 @@ function rethrowUnavailable(error: unknown): never {
 }
 
 /** What a call is billed if the process dies before it ends: 499 interrupted, the tokens known so far. */
-function interruptedEvent(base: EventBase, model: ModelConfig, usage: TokenUsage, latencyMs: number): UsageEvent {
+function interruptedEvent(
+  base: EventBase,
+  model: ModelConfig,
+  route: RouteChoice | null,
+  usage: TokenUsage,
+  latencyMs: number,
+): UsageEvent {
   const cost = requestCostFemtoUsd(model.pricing, usage);
-  return usageEvent(base, model, usage, cost, true, INTERRUPTED_STATUS, INTERRUPTED_CODE, latencyMs);
+  const outcome = meterOutcome(model, usage, true, INTERRUPTED_STATUS, INTERRUPTED_CODE);
+  const provider = route === null || route.provider === null ? model.provider : route.provider;
+  return usageEvent(base, model, provider, route === null ? null : route.deployment, outcome, cost, latencyMs);
 }
 
 /**
@@ -305,13 +321,13 @@ function interruptedEvent(base: EventBase, model: ModelConfig, usage: TokenUsage
 function usageEvent(
   base: EventBase,
   model: ModelConfig,
-  usage: TokenUsage,
+  provider: string,
+  deployment: string | null,
+  outcome: MeterOutcome,
   costFemtoUsd: bigint,
-  estimated: boolean,
-  status: number,
-  errorCode: string | null,
   latencyMs: number,
 ): UsageEvent {
+  const usage = outcome;
   const billed = billedUsage(usage);
   return {
     requestId: base.requestId,
@@ -320,7 +336,8 @@ function usageEvent(
     receivedAt: base.receivedAt,
     stream: base.stream,
     model: model.id,
-    provider: model.provider,
+    provider,
+    deployment,
     promptTokens: usage.promptTokens,
     completionTokens: usage.completionTokens,
     cachedTokens: billed.cachedTokens,
@@ -328,9 +345,9 @@ function usageEvent(
     cacheWrite1hTokens: billed.cacheWrite1hTokens,
     reasoningTokens: billed.reasoningTokens,
     costFemtoUsd,
-    estimated,
-    status,
-    errorCode,
+    estimated: outcome.estimated,
+    status: outcome.status,
+    errorCode: outcome.errorCode,
     latencyMs,
   };
 }

@@ -37,7 +37,13 @@ export function observedAttempt<T, A extends Attempt = Attempt>(
       throw error;
     } finally {
       metrics.upstreamDuration.observe(
-        { provider: attempt.model.provider, model: attempt.model.id, stream: stream ? 'true' : 'false', outcome },
+        {
+          provider: attempt.deployment.provider,
+          model: attempt.model.id,
+          deployment: attempt.deployment.id,
+          stream: stream ? 'true' : 'false',
+          outcome,
+        },
         (monotonicNow() - startedAt) / 1000,
       );
     }

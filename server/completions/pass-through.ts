@@ -85,7 +85,7 @@ export async function runNativePassThrough<A extends Attempt>(
           if (stream) return { response, text: null, usage: null };
           const text = await response.text();
           const reader = format.newReader(attempt);
-          if (!reader.readReply(text)) throw badResponse(attempt.model.provider, 'a reply of an unexpected shape');
+          if (!reader.readReply(text)) throw badResponse(attempt.deployment.provider, 'a reply of an unexpected shape');
           return { response, text, usage: reader.tokens() };
         }),
         retry,
@@ -100,7 +100,7 @@ export async function runNativePassThrough<A extends Attempt>(
   }
   const { value, attempt } = answered;
   context.model = attempt.model.id;
-  context.provider = attempt.model.provider;
+  context.provider = attempt.deployment.provider;
   if (value.text !== null) {
     const usage = value.usage ?? format.estimate(value.text);
     // docs/usage-durability.md: the reply goes out once its usage would survive a crash.
@@ -161,7 +161,7 @@ async function* relay<A extends Attempt>(run: PassThroughRun<A>, upstream: HttpR
       errorCode = reader.error.code;
     } else if (!reader.completed) {
       // The upstream stopped before its end event: the client learns it from an error event.
-      const error = badResponse(attempt.model.provider, format.incompleteStream);
+      const error = badResponse(attempt.deployment.provider, format.incompleteStream);
       status = error.status;
       errorCode = error.code;
       yield format.errorEvent(error);

@@ -1,4 +1,5 @@
 import type { ChatCompletionRequest } from '../../contract';
+import type { DeploymentConfig } from '../config/deployments';
 import type { Capability } from '../config/schema';
 import type { Config, ModelConfig } from '../config/load-config';
 import { invalidRequest, notFound, type GatewayError } from '../errors/gateway-error';
@@ -56,14 +57,19 @@ export function checkN(adapter: ProviderAdapter, model: ModelConfig, n: number |
   }
 }
 
+/** One deployment of a model of the call (docs/routing.md): what the retry loop calls. */
 export interface Attempt {
   model: ModelConfig;
+  deployment: DeploymentConfig;
   target: ModelTarget;
   adapter: ProviderAdapter;
   providerType: string;
 }
 
-/** The model then its configured `fallbacks`, in order (docs/configuration.md). */
+/**
+ * The model's deployments then those of its configured `fallbacks`, each model's in file order
+ * (docs/configuration.md, docs/routing.md); the admission step orders each model's for a call.
+ */
 export function attemptsFor(
   catalogue: Catalogue,
   model: ModelConfig,
@@ -87,26 +93,27 @@ function buildAttempts(
     model,
     ...model.fallbacks.map((id) => catalogue.byId.get(id)).filter((entry): entry is ModelConfig => entry !== undefined),
   ];
-  const missingKeyOf = (entry: ModelConfig): MissingKey | null => {
-    const provider = config.providers[entry.provider];
+  const deployments = models.flatMap((entry) => entry.deployments.map((deployment) => ({ model: entry, deployment })));
+  const missingKeyOf = (deployment: DeploymentConfig): MissingKey | null => {
+    const provider = config.providers[deployment.provider];
     return provider?.apiKeyEnv && provider.apiKey === '' ? { provider: provider.name, apiKeyEnv: provider.apiKeyEnv } : null;
   };
-  const missing = models.map(missingKeyOf);
+  const missing = deployments.map(({ deployment }) => missingKeyOf(deployment));
   // Every model of the chain lacks its key: whichever fails last names all of them.
   const everyKeyMissing = missing.every((entry) => entry !== null);
   const chainMessage = everyKeyMissing ? missingKeyMessage(missing.filter((entry): entry is MissingKey => entry !== null)) : null;
-  return models.map((entry, index) => {
+  return deployments.map(({ model: entry, deployment }, index) => {
     const target: ModelTarget = {
       id: entry.id,
-      upstreamModel: entry.upstreamModel,
+      upstreamModel: deployment.upstreamModel,
       defaultMaxTokens: entry.maxOutputTokens ?? 4096,
     };
     if (entry.dimensions) target.dimensions = entry.dimensions;
-    const providerType = config.providers[entry.provider]?.type ?? 'unknown';
+    const providerType = config.providers[deployment.provider]?.type ?? 'unknown';
     const missingKey = missing[index];
     const adapter = missingKey
-      ? missingKeyProvider(adapterFor(entry.provider), chainMessage ?? missingKeyMessage([missingKey]))
-      : adapterFor(entry.provider);
-    return { model: entry, target, adapter, providerType };
+      ? missingKeyProvider(adapterFor(deployment.provider), chainMessage ?? missingKeyMessage([missingKey]))
+      : adapterFor(deployment.provider);
+    return { model: entry, deployment, target, adapter, providerType };
   });
 }

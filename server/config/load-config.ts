@@ -3,6 +3,7 @@ import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, ty
 import type { z } from 'zod';
 import { parseDecimalToNano, PRICE_KEYS } from './price';
 import type { Environment } from './environment';
+import { findDeploymentProblems } from './deployments';
 import { ConfigSchema, findCatalogueProblems, type Config } from './schema';
 import { packagePath } from '../paths';
 
@@ -95,6 +96,10 @@ export function parseConfigText(text: string, fileName: string, env: Environment
     }
     // The schema skips cross-entry rules when an entry is malformed; run them regardless.
     for (const problem of findCatalogueProblems(raw)) report(problem.path, problem.message);
+  } else {
+    // docs/routing.md: the deployment rules read the file as written.
+    const root = raw as { models: unknown[]; providers: Record<string, unknown> };
+    for (const problem of findDeploymentProblems(root.models, Object.keys(root.providers))) report(problem.path, problem.message);
   }
   checkPriceTexts(document, text, raw, report);
 

@@ -4,6 +4,7 @@ import { BedrockOptionsSchema } from '../providers/bedrock/bedrock-options';
 import { MockOptionsSchema } from '../providers/mock/mock-options';
 import { VertexOptionsSchema } from '../providers/vertex/vertex-options';
 import { configObject } from './config-object';
+import { DeploymentSchema, deploymentsOf, findDeploymentProblems, RoutingSchema } from './deployments';
 import { EnvironmentSchema } from './environment';
 import { buildPricing, numberToNano } from './price';
 import { TracingSectionSchema, tracingSettings } from './tracing-section';
@@ -57,6 +58,10 @@ export const UpstreamSectionSchema = configObject({
   keep_alive_ms: positiveInteger.default(20_000),
   max_retries: nonNegativeInteger.max(10).default(2),
   retry_base_delay_ms: nonNegativeInteger.default(200),
+  // docs/routing.md, "Health and cooldown": a failing deployment rests for the upstream's
+  // retry-after (at most cooldown_max_ms), else cooldown_base_ms doubled per consecutive failure.
+  cooldown_base_ms: positiveInteger.default(1_000),
+  cooldown_max_ms: positiveInteger.default(300_000),
 });
 
 const httpUrl = z
@@ -220,28 +225,50 @@ export const PricingSchema = z
     buildPricing(written, (key, longContext) => nanoOf((longContext ? written.long_context?.[key] : written[key]) ?? 0)),
   );
 
-export const ModelSchema = configObject({
-  id: z.string().regex(/^\S+$/, 'must be non-empty and contain no spaces'),
-  // Provider name, a key of `providers`.
-  provider: z.string().min(1),
-  upstream_model: z.string().min(1).optional(),
-  owned_by: z.string().min(1).optional(),
-  capabilities: z.array(CapabilitySchema).min(1),
-  context_window: positiveInteger,
-  // The provider's output ceiling; the default `max_tokens` where one is mandatory (Anthropic).
-  max_output_tokens: positiveInteger.optional(),
-  pricing: PricingSchema,
-  // Model ids tried in order on upstream failure.
-  fallbacks: z.array(z.string().min(1)).default([]),
-  // Values a request's `dimensions` may take; absent = the parameter is refused.
-  dimensions: z.array(positiveInteger).min(1).optional(),
-}).transform(({ upstreamModel, ownedBy, ...model }) => ({
-  ...model,
-  upstreamModel: upstreamModel ?? model.id,
-  ownedBy: ownedBy ?? model.provider,
-  // The gateway routes by kind: a model answers either chat completions or embeddings.
-  kind: model.capabilities.includes('embeddings') ? ('embeddings' as const) : ('chat' as const),
-}));
+export const ModelSchema = configObject(
+  {
+    id: z.string().regex(/^\S+$/, 'must be non-empty and contain no spaces'),
+    // Provider name, a key of `providers`: the model's one deployment. Or `deployments` (docs/routing.md).
+    provider: z.string().min(1).optional(),
+    deployments: z.array(DeploymentSchema).min(1).optional(),
+    routing: RoutingSchema.default({}),
+    upstream_model: z.string().min(1).optional(),
+    owned_by: z.string().min(1).optional(),
+    capabilities: z.array(CapabilitySchema).min(1),
+    context_window: positiveInteger,
+    // The provider's output ceiling; the default `max_tokens` where one is mandatory (Anthropic).
+    max_output_tokens: positiveInteger.optional(),
+    pricing: PricingSchema,
+    // Model ids tried in order on upstream failure.
+    fallbacks: z.array(z.string().min(1)).default([]),
+    // Values a request's `dimensions` may take; absent = the parameter is refused.
+    dimensions: z.array(positiveInteger).min(1).optional(),
+  },
+  (model, context) => {
+    if (model.provider !== undefined && model.deployments !== undefined) {
+      context.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ['deployments'],
+        message: 'a model names its provider or lists its deployments, not both',
+      });
+    } else if (model.provider === undefined && model.deployments === undefined) {
+      context.addIssue({ code: z.ZodIssueCode.custom, path: ['provider'], message: "is required (or list the model's deployments)" });
+    }
+  },
+).transform(({ upstreamModel, ownedBy, deployments: written, ...model }) => {
+  const deployments = deploymentsOf({ id: model.id, provider: model.provider, upstreamModel: upstreamModel ?? model.id }, written);
+  // The first deployment's provider names the model where one provider is meant (owned_by, metrics before an answer).
+  const provider = deployments[0]?.provider ?? '';
+  return {
+    ...model,
+    provider,
+    deployments,
+    upstreamModel: upstreamModel ?? model.id,
+    ownedBy: ownedBy ?? provider,
+    // The gateway routes by kind: a model answers either chat completions or embeddings.
+    kind: model.capabilities.includes('embeddings') ? ('embeddings' as const) : ('chat' as const),
+  };
+});
 
 export const ConfigFileSchema = configObject(
   {
@@ -333,6 +360,9 @@ export function findCatalogueProblems(input: unknown): CatalogueProblem[] {
   if (!root || !Array.isArray(models)) return problems;
   const providers = asRecord(root.providers);
   const providerNames = providers ? Object.keys(providers) : null;
+
+  // The deployment rules read the file as written; the schema's output lists every model's deployments.
+  if (!models.some((entry) => asRecord(entry)?.kind !== undefined)) problems.push(...findDeploymentProblems(models, providerNames));
 
   const firstIndexById = new Map<string, number>();
   const kindById = new Map<string, ModelKind | null>();

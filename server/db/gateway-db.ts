@@ -6,6 +6,7 @@ import type {
   AuditEntryRow,
   BigintRollupCounts,
   DashboardSessionRow,
+  DeploymentStateRow,
   KeySetting,
   LoginTokenRow,
   RequestLogRow,
@@ -131,6 +132,14 @@ export interface GatewayDb {
       where: { updatedAt: { gte: Date } };
       orderBy: Array<{ updatedAt: Order } | { id: Order }>;
     }): Promise<UsageKeyRecord[]>;
+  };
+  deploymentState: {
+    findMany(args: { orderBy: { id: Order } }): Promise<DeploymentStateRow[]>;
+    upsert(args: {
+      where: { id: string };
+      create: DeploymentStateRow;
+      update: Omit<DeploymentStateRow, 'id'>;
+    }): Promise<DeploymentStateRow>;
   };
   usageEvent: {
     count(args: { where: { accountId?: string } }): Promise<number>;

@@ -4,7 +4,7 @@ import type { ModelUsageRow } from './types';
 
 /**
  * The admin report's per-model split: the usage events of one account in a range of days,
- * summed per key and model by the database. The events are kept `usage.retention_days`, so a
+ * summed per key, model and deployment (docs/routing.md) by the database. The events are kept `usage.retention_days`, so a
  * range older than that has no split (the daily rollup still has its totals). Sums arrive as
  * numbers or bigints. The cost is summed in two parts, whole nano-dollars and the femto-dollars
  * left over, as the daily rollup stores it: one key's spend on one model can pass int64's
@@ -19,7 +19,7 @@ export async function modelUsageThroughPrisma(
   endDay: string,
 ): Promise<ModelUsageRow[]> {
   const records = (await db.$queryRaw(sqltag`
-    SELECT "key_id", "model", COUNT(*) AS "requests",
+    SELECT "key_id", "model", "deployment", COUNT(*) AS "requests",
       SUM("prompt_tokens") AS "prompt_tokens", SUM("completion_tokens") AS "completion_tokens",
       SUM("cached_tokens") AS "cached_tokens", SUM("cache_write_tokens") AS "cache_write_tokens",
       SUM("cache_write_1h_tokens") AS "cache_write_1h_tokens", SUM("reasoning_tokens") AS "reasoning_tokens",
@@ -27,10 +27,11 @@ export async function modelUsageThroughPrisma(
       CAST(SUM("cost_femto_usd" % 1000000) AS TEXT) AS "cost_femto_remainder"
     FROM "usage_events"
     WHERE "account_id" = ${accountId} AND "day" >= ${startDay} AND "day" <= ${endDay}
-    GROUP BY "key_id", "model"`)) as Array<Record<string, unknown>>;
+    GROUP BY "key_id", "model", "deployment"`)) as Array<Record<string, unknown>>;
   return records.map((record) => ({
     keyId: String(record.key_id),
     model: String(record.model),
+    deployment: typeof record.deployment === 'string' ? record.deployment : null,
     requests: Number(record.requests),
     promptTokens: Number(record.prompt_tokens),
     completionTokens: Number(record.completion_tokens),

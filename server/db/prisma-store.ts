@@ -273,6 +273,14 @@ export function createPrismaStore(db: GatewayDb, options: PrismaStoreOptions): S
       return sessions.count + tokens.count;
     },
 
+    async listDeploymentStates() {
+      return db.deploymentState.findMany({ orderBy: { id: 'asc' } });
+    },
+
+    async setDeploymentEnabled(id, enabled, at) {
+      return db.deploymentState.upsert({ where: { id }, create: { id, enabled, updatedAt: at }, update: { enabled, updatedAt: at } });
+    },
+
     async ping() {
       await db.$queryRawUnsafe('SELECT 1');
     },

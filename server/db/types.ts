@@ -176,6 +176,8 @@ export interface UsageEventRow extends TokenCounts {
   /** Catalogue id of the model that answered (after a fallback, the fallback's id). */
   model: string;
   provider: string;
+  /** The deployment that answered (docs/routing.md); null when none did, and on rows stored before it was kept. */
+  deployment: string | null;
   /** Asia/Shanghai calendar day of `receivedAt`, YYYY-MM-DD. */
   day: string;
   /** When the gateway received the request: the day it is billed on. */
@@ -208,6 +210,8 @@ export interface RequestLogRow extends TokenCounts {
   requestedModel: string | null;
   model: string | null;
   provider: string | null;
+  /** The deployment that answered (docs/routing.md); null when none did. */
+  deployment: string | null;
   stream: boolean;
   /** HTTP status the client got; 499 when the client went away first. */
   status: number;
@@ -277,6 +281,8 @@ export interface KeyDayUsage {
 export interface ModelUsageRow extends TokenCounts {
   keyId: string;
   model: string;
+  /** The deployment that answered (docs/routing.md); null for events without one (none answered, or stored before it was kept). */
+  deployment: string | null;
   requests: number;
   costFemtoUsd: bigint;
 }
@@ -301,6 +307,13 @@ export interface LoginTokenRow {
   createdAt: Date;
   expiresAt: Date;
   usedAt: Date | null;
+}
+
+/** The operator's enable/disable of a deployment (docs/routing.md); one without a row is enabled. */
+export interface DeploymentStateRow {
+  id: string;
+  enabled: boolean;
+  updatedAt: Date;
 }
 
 export interface Store {
@@ -378,6 +391,10 @@ export interface Store {
   consumeLoginToken(tokenHash: string, at: Date): Promise<LoginTokenRow | null>;
   /** Deletes sessions and login tokens that expired before `before`. */
   pruneDashboardCredentials(before: Date): Promise<number>;
+
+  /** docs/routing.md: the deployments the operator enabled or disabled. */
+  listDeploymentStates(): Promise<DeploymentStateRow[]>;
+  setDeploymentEnabled(id: string, enabled: boolean, at: Date): Promise<DeploymentStateRow>;
 
   /** Cheap round trip for /readyz. */
   ping(): Promise<void>;

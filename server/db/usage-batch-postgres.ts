@@ -14,6 +14,7 @@ const EVENT_COLUMN_TYPES: Record<(typeof EVENT_COLUMNS)[number], string> = {
   key_id: 'text',
   model: 'text',
   provider: 'text',
+  deployment: 'text',
   day: 'text',
   received_at: 'timestamp(3)',
   prompt_tokens: 'integer',

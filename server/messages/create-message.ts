@@ -148,6 +148,8 @@ export async function countMessageTokens(
     throw toGatewayError(error, call.context.requestId, controller.signal.aborted);
   } finally {
     upstream.release();
+    // No usage is metered for a count: the deployment's call ends here (docs/routing.md).
+    call.context.routeChoice?.done();
   }
 }
 

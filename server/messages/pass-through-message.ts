@@ -30,7 +30,7 @@ export interface PassThrough {
 export async function passThroughMessage(dependencies: MessagesDependencies, call: MessagesCall, passThrough: PassThrough): Promise<void> {
   const body = call.body as Record<string, unknown>;
   const format: PassThroughFormat<NativeAttempt> = {
-    newReader: (attempt) => new MessageUsageReader(attempt.model.provider),
+    newReader: (attempt) => new MessageUsageReader(attempt.deployment.provider),
     send: (attempt, options) => attempt.native.create(body, attempt.target, { ...options, ...passThrough.headers }),
     estimate: (replyText) => ({
       promptTokens: passThrough.promptTokens(),

@@ -14,7 +14,11 @@ export interface GatewayMetrics {
   requests: FastCounter<'route' | 'method' | 'status' | 'model' | 'provider'>;
   requestDuration: FastHistogram<'route' | 'method' | 'status_class'>;
   overhead: FastHistogram<'route'>;
-  upstreamDuration: FastHistogram<'provider' | 'model' | 'stream' | 'outcome'>;
+  upstreamDuration: FastHistogram<'provider' | 'model' | 'deployment' | 'stream' | 'outcome'>;
+  /** docs/routing.md: cooldowns started or extended, per deployment. */
+  deploymentCooldowns: FastCounter<'model' | 'deployment'>;
+  /** docs/routing.md: requests with a session that found their bound deployment (hit) or not (miss). */
+  affinity: FastCounter<'model' | 'outcome'>;
   tokens: FastCounter<'model' | 'provider' | 'type'>;
   rateLimitRejections: FastCounter<'route' | 'limit'>;
   /** docs/operator-controls.md, spend budgets: thresholds crossed, once per window. */
@@ -111,8 +115,20 @@ export function createGatewayMetrics(sources: MetricsSources = {}, options: Gate
   const upstreamDuration = new FastHistogram(
     'gateway_upstream_duration_seconds',
     'One upstream call: until the reply (non-streamed) or its response headers (streamed); per attempt, retries and fallbacks included.',
-    ['provider', 'model', 'stream', 'outcome'] as const,
+    ['provider', 'model', 'deployment', 'stream', 'outcome'] as const,
     UPSTREAM_BUCKETS,
+    registers,
+  );
+  const deploymentCooldowns = new FastCounter(
+    'gateway_deployment_cooldowns_total',
+    'Cooldowns of a deployment started or extended by its failures (docs/routing.md).',
+    ['model', 'deployment'] as const,
+    registers,
+  );
+  const affinity = new FastCounter(
+    'gateway_affinity_total',
+    'Requests with a session id: routed to their bound deployment (hit) or not (miss: new session, or its deployment unavailable).',
+    ['model', 'outcome'] as const,
     registers,
   );
   const tokens = new FastCounter(
@@ -266,6 +282,8 @@ export function createGatewayMetrics(sources: MetricsSources = {}, options: Gate
     requestDuration,
     overhead,
     upstreamDuration,
+    deploymentCooldowns,
+    affinity,
     tokens,
     rateLimitRejections,
     budgetAlerts,

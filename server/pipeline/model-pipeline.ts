@@ -126,6 +126,7 @@ export class ModelPipeline {
     context.receivedAt = (this.options.now ?? Date.now)();
     context.route = prepared.path;
     context.requestId = chooseRequestId(request.headers['x-request-id'], this.options.generateId);
+    context.requestHeaders = request.headers;
     response.setHeader('x-request-id', context.requestId);
     if (this.options.tracing !== undefined) context.trace = this.options.tracing.startRequest(context, request.headers);
     const reply = new ServerReply(response, context);

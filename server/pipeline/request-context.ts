@@ -1,4 +1,6 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Principal } from '../middleware/authenticate';
+import type { RouteChoice } from '../routing/deployment-router';
 import { monotonicNow } from '../metrics/request-timing';
 import type { RequestTrace } from '../tracing/request-trace';
 import type { UsageEvent } from '../usage/types';
@@ -9,6 +11,9 @@ export interface UsageOutcome {
   /** Called when it settles, if that happens after the response closed. */
   onSettled: (() => void) | null;
 }
+
+/** The response header naming the deployment that answered (docs/routing.md). */
+export const DEPLOYMENT_HEADER = 'x-gateway-deployment';
 
 /**
  * What one request's stages, handler and access log hand each other (docs/architecture.md,
@@ -59,6 +64,20 @@ export class RequestContext {
   responseBody: string | null = null;
   /** docs/tracing.md: the request's trace while traces are on; null when off. */
   trace: RequestTrace | null = null;
+
+  /** The request's headers, on the model routes: the session a call belongs to (docs/routing.md). */
+  requestHeaders: IncomingHttpHeaders | null = null;
+  /** The call's choice of deployments, set by the admission step (docs/routing.md). */
+  routeChoice: RouteChoice | null = null;
+  /** The deployment that answered (`x-gateway-deployment`); undefined until one did. */
+  deployment: string | undefined = undefined;
+
+  /** docs/routing.md: every model reply names the deployment that answered. */
+  answeredBy(deploymentId: string): void {
+    this.deployment = deploymentId;
+    if (this.responseHeaders === null) this.responseHeaders = {};
+    this.responseHeaders[DEPLOYMENT_HEADER] = deploymentId;
+  }
 
   addHeaders(headers: Readonly<Record<string, string>>): void {
     if (this.responseHeaders === null) this.responseHeaders = {};

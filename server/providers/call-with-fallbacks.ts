@@ -3,8 +3,8 @@ import { UpstreamError } from '../errors/gateway-error';
 import { throwIfAborted, type CallSignal } from './call-signal';
 import { isAbortError } from './http-client';
 
-export interface RetryOptions {
-  /** Extra calls to the same target after its first failure (config `upstream.max_retries`). */
+export interface RetryOptions<A = unknown> {
+  /** Extra calls to the same model after its first failure (config `upstream.max_retries`). */
   maxRetries: number;
   /** First backoff ceiling; doubles per retry (config `upstream.retry_base_delay_ms`). */
   baseDelayMs: number;
@@ -14,8 +14,17 @@ export interface RetryOptions {
   maxDelayMs?: number;
   /** The longest upstream `retry-after` worth waiting for; a longer one moves on to the next target. Default 20 s. */
   maxRetryAfterMs?: number;
+  /**
+   * Targets of one model (its deployments, docs/routing.md) share a key: consecutive targets
+   * with the same key are one model's, tried in turn. Absent: every target is its own model.
+   */
+  groupOf?: (target: A) => unknown;
   /** Called before each call to a target (retries and fallbacks included). */
-  onAttempt?: () => void;
+  onAttempt?: (target: A) => void;
+  /** A call to a target failed, however (the caller's errors and aborts included). */
+  onFailure?: (target: A, error: unknown) => void;
+  /** A target answered. */
+  onSuccess?: (target: A) => void;
   /** Injected for tests: [0, 1). */
   random?: () => number;
   /** Injected for tests; must reject with an AbortError when `signal` aborts. */
@@ -33,46 +42,79 @@ export interface FallbackResult<A, T> {
 const DEFAULT_MAX_DELAY_MS = 8_000;
 const DEFAULT_MAX_RETRY_AFTER_MS = 20_000;
 
+/** A target of the model being tried: its calls so far and its last error. */
+interface InRotation<A> {
+  target: A;
+  calls: number;
+  error: UpstreamError | null;
+}
+
 /**
- * The retry and fallback loop of the routes. `targets` is the requested model then its
- * `fallbacks` in order (docs/configuration.md). Per target, a retryable UpstreamError (connect
- * error, 429, 5xx, timeout, garbage) is retried up to `maxRetries` times with full-jitter
- * exponential backoff (https://aws.amazon.com/blogs/architecture/exponential-backoff-and-jitter/),
- * waiting the upstream's `retry-after` instead when it sent one, as openai-node does; then the
- * next target is tried. A `rejected` error is the caller's fault and would fail everywhere: it
- * is thrown at once. A non-retryable error of another kind (the provider refused our
- * credentials) is not retried on the same target but may succeed on the next one. Anything that
- * is not an UpstreamError is a bug and is thrown at once. When every target failed, the last
- * error is thrown. Streams go through the same loop: `chatStream` resolves only after a 2xx.
+ * The retry and fallback loop of the routes. `targets` is the requested model's deployments
+ * then its `fallbacks`' (docs/configuration.md, docs/routing.md). A model gets `maxRetries + 1`
+ * calls, in turn on its deployments: a retryable UpstreamError (connect error, 429, 5xx,
+ * timeout, garbage) moves to the model's next deployment at once, and a deployment called again
+ * is waited for with full-jitter exponential backoff
+ * (https://aws.amazon.com/blogs/architecture/exponential-backoff-and-jitter/), or the upstream's
+ * `retry-after` instead when it sent one, as openai-node does (longer than `maxRetryAfterMs`:
+ * that deployment is left). Then the next model is tried. A `rejected` error is the caller's
+ * fault and would fail everywhere: it is thrown at once. A non-retryable error of another kind
+ * (the provider refused our credentials) leaves that deployment but may succeed on the next.
+ * Anything that is not an UpstreamError is a bug and is thrown at once. When every target
+ * failed, the last error is thrown. Streams go through the same loop: `chatStream` resolves
+ * only after a 2xx, so a stream never switches once it has started.
  */
 export async function callWithFallbacks<A, T>(
   targets: readonly A[],
   run: (attempt: A, signal: CallSignal) => Promise<T>,
-  options: RetryOptions,
+  options: RetryOptions<A>,
 ): Promise<FallbackResult<A, T>> {
-  const { signal } = options;
+  const { signal, groupOf } = options;
   const sleep = options.sleep ?? ((ms: number, sleepSignal: CallSignal) => delay(ms, undefined, { signal: sleepSignal as AbortSignal }));
   const random = options.random ?? Math.random;
   if (targets.length === 0) throw new Error('callWithFallbacks needs at least one target.');
 
   let lastError: UpstreamError | null = null;
   let calls = 0;
-  for (const target of targets) {
-    for (let retry = 0; ; retry++) {
+  for (let start = 0; start < targets.length;) {
+    let end = start + 1;
+    if (groupOf) {
+      const group = groupOf(targets[start] as A);
+      while (end < targets.length && groupOf(targets[end] as A) === group) end++;
+    }
+    const rotation: InRotation<A>[] = [];
+    for (let index = start; index < end; index++) rotation.push({ target: targets[index] as A, calls: 0, error: null });
+    start = end;
+    let next = 0;
+    for (let tries = 0; tries <= options.maxRetries && rotation.length > 0;) {
+      if (next >= rotation.length) next = 0;
+      const entry = rotation[next] as InRotation<A>;
+      if (entry.calls > 0) {
+        const wait = backoffMs(entry.calls - 1, entry.error?.retryAfterMs ?? null, options, random);
+        if (wait === null) {
+          rotation.splice(next, 1);
+          continue;
+        }
+        await sleep(wait, signal);
+      }
       throwIfAborted(signal);
+      tries++;
       calls++;
-      options.onAttempt?.();
+      entry.calls++;
+      options.onAttempt?.(entry.target);
       try {
-        return { value: await run(target, signal), attempt: target, attempts: calls };
+        const value = await run(entry.target, signal);
+        options.onSuccess?.(entry.target);
+        return { value, attempt: entry.target, attempts: calls };
       } catch (error) {
+        options.onFailure?.(entry.target, error);
         if (isAbortError(error)) throw error;
         throwIfAborted(signal);
         if (!(error instanceof UpstreamError) || error.kind === 'rejected') throw error;
         lastError = error;
-        if (!error.retryable || retry >= options.maxRetries) break;
-        const wait = backoffMs(retry, error.retryAfterMs, options, random);
-        if (wait === null) break;
-        await sleep(wait, signal);
+        entry.error = error;
+        if (error.retryable) next++;
+        else rotation.splice(next, 1);
       }
     }
   }
@@ -80,7 +122,12 @@ export async function callWithFallbacks<A, T>(
 }
 
 /** The wait before retry number `retry + 1`, or null when the upstream asks for longer than we wait. */
-export function backoffMs(retry: number, retryAfterMs: number | null, options: RetryOptions, random: () => number): number | null {
+export function backoffMs(
+  retry: number,
+  retryAfterMs: number | null,
+  options: Pick<RetryOptions, 'maxRetryAfterMs' | 'maxDelayMs' | 'baseDelayMs'>,
+  random: () => number,
+): number | null {
   if (retryAfterMs !== null) {
     return retryAfterMs <= (options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS) ? retryAfterMs : null;
   }

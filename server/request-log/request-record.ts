@@ -48,6 +48,7 @@ export function requestRecord(context: RequestContext, closed: ClosedRequest, id
     requestedModel: context.requestedModel ?? null,
     model: usage?.model ?? context.model ?? null,
     provider: usage?.provider ?? context.provider ?? null,
+    deployment: usage?.deployment ?? context.deployment ?? null,
     stream: context.stream,
     status,
     errorCode: usage?.errorCode ?? context.errorCode ?? (status >= 400 && closed.aborted ? 'client_closed_request' : null),

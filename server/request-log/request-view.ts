@@ -34,6 +34,7 @@ export function toRequestView(row: RequestLogRow): RequestRecord {
     client_ip: row.clientIp,
     user_agent: row.userAgent,
     session_id: row.sessionId,
+    deployment: row.deployment,
     bodies_kept: row.requestBody !== null || row.responseBody !== null,
   };
 }

@@ -52,6 +52,8 @@ export function toUsageEventRow(event: UsageEvent, day: string, eventId: string)
     keyId: event.keyId,
     model: event.model,
     provider: event.provider,
+    // Journal lines and stream entries written before the deployment was kept have none.
+    deployment: typeof event.deployment === 'string' ? event.deployment : null,
     day,
     receivedAt: new Date(event.receivedAt),
     promptTokens: event.promptTokens,

@@ -193,13 +193,45 @@ function withBreakdown(entry: UsageKeyEntry, rows: UsageDailyRow[], models: Mode
     total.reasoning_tokens += parts.reasoning_tokens;
     return { ...day, ...parts };
   });
-  return { ...entry, total: { ...entry.total, ...total }, daily, models: models.map(toModelEntry) };
+  return { ...entry, total: { ...entry.total, ...total }, daily, models: toModelEntries(models) };
 }
 
-function toModelEntry(row: ModelUsageRow): UsageModelEntry {
+/** One entry per model (rows sorted by model), its deployments' rows summed, each deployment's listed (docs/routing.md). */
+function toModelEntries(rows: ModelUsageRow[]): UsageModelEntry[] {
+  const entries: UsageModelEntry[] = [];
+  for (let start = 0; start < rows.length;) {
+    let end = start + 1;
+    while (end < rows.length && rows[end]?.model === rows[start]?.model) end++;
+    const group = rows.slice(start, end).sort((a, b) => compareText(a.deployment ?? '\uffff', b.deployment ?? '\uffff'));
+    const sum = group.reduce(addModelRows);
+    entries.push({
+      model: sum.model,
+      ...spendAndCounts(sum),
+      deployments: group.map((row) => ({ deployment: row.deployment, ...spendAndCounts(row) })),
+    });
+    start = end;
+  }
+  return entries;
+}
+
+function addModelRows(sum: ModelUsageRow, row: ModelUsageRow): ModelUsageRow {
+  return {
+    ...sum,
+    requests: sum.requests + row.requests,
+    promptTokens: sum.promptTokens + row.promptTokens,
+    completionTokens: sum.completionTokens + row.completionTokens,
+    cachedTokens: sum.cachedTokens + row.cachedTokens,
+    cacheWriteTokens: sum.cacheWriteTokens + row.cacheWriteTokens,
+    cacheWrite1hTokens: sum.cacheWrite1hTokens + row.cacheWrite1hTokens,
+    reasoningTokens: sum.reasoningTokens + row.reasoningTokens,
+    costFemtoUsd: sum.costFemtoUsd + row.costFemtoUsd,
+  };
+}
+
+/** Spend rounded once, from the exact femto-dollars. */
+function spendAndCounts(row: ModelUsageRow) {
   const { costNanoUsd, costFemtoRemainder } = splitFemtoUsd(row.costFemtoUsd);
   return {
-    model: row.model,
     spend_usd: nanoToUsd(roundedNanoUsd(costNanoUsd, costFemtoRemainder)),
     requests: row.requests,
     prompt_tokens: row.promptTokens,

@@ -1,3 +1,4 @@
+import { createRouting } from '../../server/routing/create-routing';
 import { parseConfigText, type Config } from '../../server/config/load-config';
 import type { AdmissionDependencies } from '../../server/completions/admission';
 import { createCatalogue } from '../../server/completions/resolve-model';
@@ -95,6 +96,7 @@ export function admissionHarness(): Harness {
     limits: config.limits,
     metrics: createGatewayMetrics(),
     now,
+    router: createRouting({ config, now }).router,
   };
   return { dependencies, config, usage, clock };
 }

@@ -90,6 +90,8 @@ describe('normalized runtime configuration', () => {
     });
     expect(config.upstream).toEqual({
       connectTimeoutMs: 5000,
+      cooldownBaseMs: 1000,
+      cooldownMaxMs: 300000,
       firstByteTimeoutMs: 60000,
       idleTimeoutMs: 60000,
       keepAliveMs: 20000,
@@ -136,6 +138,11 @@ describe('normalized runtime configuration', () => {
         longContext: null,
       },
       fallbacks: [],
+      // docs/routing.md: a model with `provider:` is one deployment named like the model.
+      deployments: [
+        { id: 'mock-chat', model: 'mock-chat', provider: 'mock', upstreamModel: 'mock-chat', weight: 1, priority: 0, rpm: null, tpm: null },
+      ],
+      routing: { strategy: 'weighted', affinity: 'session', affinityTtl: 3600 },
     });
     expect(config.models[1]).toMatchObject({ upstreamModel: 'gpt-upstream', maxOutputTokens: 500, fallbacks: ['mock-chat'] });
   });

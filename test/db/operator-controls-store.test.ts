@@ -15,6 +15,7 @@ function usageEvent(index: number, keyId: string, receivedAt: Date): UsageEventR
     keyId,
     model: 'gpt-4o-mini',
     provider: 'openai',
+    deployment: null,
     day: '2026-03-01',
     receivedAt,
     promptTokens: 1,

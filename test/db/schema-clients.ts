@@ -81,6 +81,7 @@ export const usageEvent = {
   keyId: apiKey.id,
   model: 'claude-3-5-haiku',
   provider: 'anthropic',
+  deployment: 'haiku-direct',
   day: '2026-01-05',
   receivedAt: new Date('2026-01-04T16:00:00.000Z'),
   promptTokens: 2_000_000_000,
@@ -137,6 +138,7 @@ export const requestLog: RequestLogRow = {
   requestedModel: 'claude-3-5-haiku',
   model: 'claude-3-5-haiku',
   provider: 'anthropic',
+  deployment: 'haiku-direct',
   stream: true,
   status: 429,
   errorCode: 'rate_limit_exceeded',
@@ -158,6 +160,8 @@ export const requestLog: RequestLogRow = {
   responseBody: 'data: {}',
 };
 
+export const deploymentState = { id: 'haiku-direct', enabled: false, updatedAt: new Date('2026-01-09T00:00:00.005Z') };
+
 /** Each fixture sets every scalar field of its model, so a missing column cannot hide. */
 export const fixtures = [
   { model: 'Account', data: account, fields: SqlitePrisma.AccountScalarFieldEnum },
@@ -169,6 +173,7 @@ export const fixtures = [
   { model: 'LoginToken', data: loginToken, fields: SqlitePrisma.LoginTokenScalarFieldEnum },
   { model: 'AuditEntry', data: auditEntry, fields: SqlitePrisma.AuditEntryScalarFieldEnum },
   { model: 'RequestLog', data: requestLog, fields: SqlitePrisma.RequestLogScalarFieldEnum },
+  { model: 'DeploymentState', data: deploymentState, fields: SqlitePrisma.DeploymentStateScalarFieldEnum },
 ];
 
 interface Delegate<Create, Read, Where> {
@@ -196,6 +201,7 @@ interface TestClient {
   loginToken: Delegate<LoginTokenRecord, LoginTokenRecord, { tokenHash: string }>;
   auditEntry: Delegate<AuditEntryRecord, AuditEntryRecord, { id: string }>;
   requestLog: Delegate<RequestLogRow, RequestLogRow, { id: string }>;
+  deploymentState: Delegate<typeof deploymentState, typeof deploymentState, { id: string }>;
   $disconnect(): Promise<void>;
 }
 

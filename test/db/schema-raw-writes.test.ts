@@ -33,6 +33,7 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
         keyId: 'key_raw',
         model: 'gpt-4o',
         provider: 'openai',
+        deployment: null,
         day: '2026-01-06',
         receivedAt: new Date('2026-01-05T16:00:00.001Z'),
         promptTokens: 11,
@@ -107,6 +108,7 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
           // the text NULL (not a null) must come through as they are.
           model: 'vendor/"quoted", {braced} \\ model',
           provider: 'openai',
+          deployment: null,
           day: '2026-02-01',
           receivedAt: new Date('2026-01-31T16:00:00.000Z'),
           promptTokens: 2_000_000_000,

@@ -31,6 +31,7 @@ export function usageEvent(overrides: Partial<UsageEventRow> & Pick<UsageEventRo
     requestId: `req_${eventCounter}`,
     model: 'gpt-4o-mini',
     provider: 'openai',
+    deployment: null,
     receivedAt: new Date(`${overrides.day}T04:00:00.000Z`),
     promptTokens: 100,
     completionTokens: 20,

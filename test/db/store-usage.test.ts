@@ -121,12 +121,14 @@ await describeStoreUsage((fixture) => {
         {
           keyId: 'k_a',
           model: 'gpt-4o-mini',
+          deployment: null,
           ...K_A_MARCH_1,
           costFemtoUsd: 3_199_999n,
         },
         {
           keyId: 'k_b',
           model: 'gpt-4o-mini',
+          deployment: null,
           requests: 1,
           promptTokens: 0,
           completionTokens: 0,

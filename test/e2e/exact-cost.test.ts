@@ -230,11 +230,15 @@ describe('exact cost of cached, cache-written, reasoning and long-context tokens
       expect(entry.total).toEqual(ONE_OF_EACH_TOTAL);
       expect(entry.daily).toHaveLength(1);
       expect(entry.daily[0]).toMatchObject({ spend_usd: spend, cached_tokens: 1500, reasoning_tokens: 140 });
-      expect(entry.models).toEqual([
+      // Each model is one deployment, named like it (docs/routing.md): its split is the model's own.
+      const models = [
         reportRow('claude-chat', ANTHROPIC_COST, ANTHROPIC_ROW),
         reportRow('gemini-chat', GEMINI_COST, GEMINI_ROW),
         reportRow('oai-chat', OPENAI_COST, OPENAI_ROW),
-      ]);
+      ];
+      expect(entry.models).toEqual(
+        models.map(({ model, ...counts }) => ({ model, ...counts, deployments: [{ deployment: model, ...counts }] })),
+      );
 
       const usageKey = await gateway.createUsageKey(accountId);
       const report = await gateway.http.get('/v1/usage/keys').set('authorization', `Bearer ${usageKey}`).expect(200);

@@ -4,6 +4,7 @@ import type {
   ApiKeyPatch,
   ApiKeyRow,
   AuditEntryRow,
+  DeploymentStateRow,
   DashboardSessionRow,
   KeyDayUsage,
   LoginTokenRow,
@@ -190,10 +191,11 @@ export class FakeStore implements Store {
     const rows = new Map<string, ModelUsageRow>();
     for (const event of this.events) {
       if (event.accountId !== accountId || event.day < startDay || event.day > endDay) continue;
-      const mapKey = `${event.keyId}\u0000${event.model}`;
+      const mapKey = `${event.keyId}\u0000${event.model}\u0000${event.deployment ?? ''}`;
       const row = rows.get(mapKey) ?? {
         keyId: event.keyId,
         model: event.model,
+        deployment: event.deployment,
         ...noUsage(),
       };
       addUsage(row, event);
@@ -278,6 +280,18 @@ export class FakeStore implements Store {
       ...key,
       account: { rpm: account?.rpm ?? null, tpm: account?.tpm ?? null, models: account?.models ?? null, budget: account?.budget ?? null },
     };
+  }
+
+  private readonly deploymentStates = new Map<string, DeploymentStateRow>();
+
+  async listDeploymentStates(): Promise<DeploymentStateRow[]> {
+    return [...this.deploymentStates.values()].sort((left, right) => compare(left.id, right.id)).map((row) => ({ ...row }));
+  }
+
+  async setDeploymentEnabled(id: string, enabled: boolean, at: Date): Promise<DeploymentStateRow> {
+    const row = { id, enabled, updatedAt: at };
+    this.deploymentStates.set(id, row);
+    return { ...row };
   }
 
   async appendAudit(entry: AuditEntryRow): Promise<void> {
@@ -421,7 +435,7 @@ export class FakeStore implements Store {
 }
 
 /** Adds one event's counts and cost into a sum row. */
-function addUsage(row: Omit<ModelUsageRow, 'keyId' | 'model'>, event: UsageEventRow): void {
+function addUsage(row: Omit<ModelUsageRow, 'keyId' | 'model' | 'deployment'>, event: UsageEventRow): void {
   row.requests += 1;
   row.promptTokens += event.promptTokens;
   row.completionTokens += event.completionTokens;

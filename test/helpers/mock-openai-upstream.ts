@@ -153,3 +153,32 @@ export function embeddingsReply(vectors: number[][], promptTokens: number, model
     },
   };
 }
+
+/**
+ * A provider's prompt cache, as OpenAI documents it (platform.openai.com/docs/guides/prompt-caching):
+ * a request whose prompt starts with a prefix this upstream has seen before reports that prefix
+ * as `usage.prompt_tokens_details.cached_tokens`; every other upstream (another organisation,
+ * another region) has its own cache. Prefixes are counted whole messages at a time (tools and
+ * the messages before), a token per 4 characters of their JSON. The reply is `text`.
+ */
+export function promptCacheResponder(text: string): (recorded: RecordedRequest) => ScriptedReply {
+  const seen = new Set<string>();
+  return (recorded) => {
+    const body = recorded.body as { messages?: unknown[]; tools?: unknown[] } | undefined;
+    const messages = body?.messages ?? [];
+    let prefix = JSON.stringify(body?.tools ?? []);
+    let prompt = Math.ceil(prefix.length / 4);
+    let cached = 0;
+    for (const message of messages) {
+      const part = JSON.stringify(message);
+      prefix += part;
+      prompt += Math.ceil(part.length / 4);
+      if (seen.has(prefix)) cached = prompt;
+      else seen.add(prefix);
+    }
+    const reply = chatCompletionReply(text, { prompt, completion: Math.ceil(text.length / 4) });
+    const usage = (reply as { body: { usage: Record<string, unknown> } }).body.usage;
+    usage.prompt_tokens_details = { cached_tokens: cached };
+    return reply;
+  };
+}

@@ -45,6 +45,11 @@ export interface MockUpstream<Reply> {
   reply(...replies: Reply[]): void;
   /** The reply when the queue is empty (each provider's default is a 500 in its own error shape). */
   setDefault(reply: Reply): void;
+  /**
+   * Answers from the request itself, when the queue is empty (a provider whose reply depends on
+   * what it saw before, such as its prompt cache); null: the default. Absent: the default.
+   */
+  respondWith(responder: ((recorded: RecordedRequest) => Reply | null) | null): void;
   close(): Promise<void>;
 }
 
@@ -82,6 +87,7 @@ export async function startMockUpstream<Reply extends { type: string }>(options:
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
   let fallback = options.defaultReply;
+  let responder: ((recorded: RecordedRequest) => Reply | null) | null = null;
 
   const server = createServer((request, response) => {
     // A failure here is a bug of the test: Vitest reports the unhandled rejection and fails the run.
@@ -122,7 +128,7 @@ export async function startMockUpstream<Reply extends { type: string }>(options:
       sendCommon(answer.reply, response, options);
       return;
     }
-    const reply = queue.shift() ?? fallback;
+    const reply = queue.shift() ?? responder?.(recorded) ?? fallback;
     if (isCommon(reply)) sendCommon(reply, response, options);
     else await options.sendOther(reply as Exclude<Reply, CommonReply>, response, recorded);
   }
@@ -137,6 +143,9 @@ export async function startMockUpstream<Reply extends { type: string }>(options:
     },
     setDefault: (reply) => {
       fallback = reply;
+    },
+    respondWith: (answer) => {
+      responder = answer;
     },
     close: async () => {
       for (const socket of sockets) socket.destroy();

@@ -18,6 +18,7 @@ function record(id: string, receivedAt: Date, overrides: Partial<RequestLogRow> 
     requestedModel: 'mock-chat',
     model: 'mock-chat',
     provider: 'mock',
+    deployment: null,
     stream: false,
     status: 200,
     errorCode: null,

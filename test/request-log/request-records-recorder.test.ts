@@ -16,6 +16,7 @@ function requestRecord(id: string): RequestLogRow {
     requestedModel: 'mock-chat',
     model: 'mock-chat',
     provider: 'mock',
+    deployment: null,
     stream: false,
     status: 401,
     errorCode: 'missing_api_key',

@@ -67,6 +67,7 @@ export async function seedReportFixture(store: Store): Promise<void> {
         keyId,
         model: 'gpt-4o-mini',
         provider: 'openai',
+        deployment: null,
         day,
         receivedAt: new Date(`${day}T04:00:00.000Z`),
         promptTokens,

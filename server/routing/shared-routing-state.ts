@@ -1,0 +1,177 @@
+import { Redis } from 'ioredis';
+import type { DeploymentHealth } from './deployment-health';
+import type { SessionBindings } from './session-affinity';
+
+/**
+ * The routing state several instances share through Redis (docs/routing.md, "Several
+ * instances"): cooldowns, disables and session bindings. Each instance reads only its memory
+ * on the request path; a change made by one is published on a channel and applied by the
+ * others, and the cooldowns are also kept in a hash (the later deadline wins, in one script) so
+ * that an instance that starts or reconnects reads the current ones. Pub/sub is
+ * fire-and-forget: a message missed during an outage costs one more failed call on that
+ * instance, whose own failure then cools the deployment there too.
+ */
+
+export type RoutingEvent =
+  | { kind: 'cooled'; id: string; until: number }
+  | { kind: 'healed'; id: string }
+  | { kind: 'enabled'; id: string; enabled: boolean }
+  | { kind: 'bound'; scope: string; id: string; ttlMs: number };
+
+const MAX_TEXT = 1_000;
+
+/** Never throws: a malformed message (another version, another tool) is ignored. */
+export function decodeRoutingEvent(message: string): RoutingEvent | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(message);
+  } catch {
+    return null;
+  }
+  if (typeof value !== 'object' || value === null) return null;
+  const event = value as Record<string, unknown>;
+  const text = (field: unknown): field is string => typeof field === 'string' && field.length > 0 && field.length <= MAX_TEXT;
+  const count = (field: unknown): field is number => typeof field === 'number' && Number.isFinite(field) && field >= 0;
+  if (!text(event.id)) return null;
+  if (event.kind === 'cooled' && count(event.until)) return { kind: 'cooled', id: event.id, until: event.until };
+  if (event.kind === 'healed') return { kind: 'healed', id: event.id };
+  if (event.kind === 'enabled' && typeof event.enabled === 'boolean') return { kind: 'enabled', id: event.id, enabled: event.enabled };
+  if (event.kind === 'bound' && text(event.scope) && count(event.ttlMs)) {
+    return { kind: 'bound', scope: event.scope, id: event.id, ttlMs: event.ttlMs };
+  }
+  return null;
+}
+
+/** Sets a cooldown's deadline only when it is later than the stored one (a failure never shortens a cooldown). */
+const EXTEND_COOLDOWN = `
+local current = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0')
+local proposed = tonumber(ARGV[2])
+if proposed > current then
+  redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+  redis.call('PUBLISH', KEYS[2], ARGV[3])
+end
+return 1`;
+
+/** The channel of the routing events under a key prefix. */
+export function routingChannel(prefix: string): string {
+  return `${prefix}routing`;
+}
+
+/** For the CLI: one short-lived connection, one operator's enable or disable. Rejects when Redis cannot take it. */
+export async function publishEnabledOnce(redisUrl: string, prefix: string, id: string, enabled: boolean): Promise<void> {
+  const redis = new Redis(redisUrl, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    connectTimeout: 1_000,
+    retryStrategy: () => null,
+  });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    await redis.publish(routingChannel(prefix), JSON.stringify({ kind: 'enabled', id, enabled } satisfies RoutingEvent));
+  } finally {
+    redis.disconnect();
+  }
+}
+
+export interface SharedRoutingOptions {
+  redis: Redis;
+  redisUrl: string;
+  /** Prefix of the channel and the hash (one per deployment of the gateway). */
+  prefix: string;
+  health: DeploymentHealth;
+  bindings: SessionBindings;
+  now: () => number;
+  onError: (error: unknown) => void;
+}
+
+export class SharedRoutingState {
+  private readonly channel: string;
+  private readonly cooldownsKey: string;
+  private readonly subscriber: Redis;
+
+  constructor(private readonly options: SharedRoutingOptions) {
+    this.channel = routingChannel(options.prefix);
+    this.cooldownsKey = `${options.prefix}routing:cooldowns`;
+    const { health, bindings } = options;
+    health.broadcast = {
+      cooled: (id, until) =>
+        this.run(
+          options.redis.eval(
+            EXTEND_COOLDOWN,
+            2,
+            this.cooldownsKey,
+            this.channel,
+            id,
+            String(until),
+            this.encode({ kind: 'cooled', id, until }),
+          ),
+        ),
+      healed: (id) => this.run(options.redis.hdel(this.cooldownsKey, id).then(() => this.publish({ kind: 'healed', id }))),
+    };
+    bindings.broadcast = { bound: (scope, id, ttlMs) => this.publish({ kind: 'bound', scope, id, ttlMs }) };
+    this.subscriber = new Redis(options.redisUrl, {
+      lazyConnect: false,
+      maxRetriesPerRequest: null,
+      autoResubscribe: true,
+      retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+    });
+    let lastError = 0;
+    this.subscriber.on('error', (error) => {
+      const now = Date.now();
+      if (now - lastError > 10_000) options.onError(error);
+      lastError = now;
+    });
+    // On every (re)connection: the cooldowns stored meanwhile.
+    this.subscriber.on('ready', () => void this.loadCooldowns());
+    this.subscriber.on('message', (receivedOn: string, message: string) => {
+      if (receivedOn !== this.channel) return;
+      const event = decodeRoutingEvent(message);
+      if (event) this.apply(event);
+    });
+    this.subscriber.subscribe(this.channel).catch((error: unknown) => options.onError(error));
+  }
+
+  /** An operator's enable or disable, after its database write: every instance applies it at once. */
+  publishEnabled(id: string, enabled: boolean): Promise<void> {
+    return this.options.redis.publish(this.channel, this.encode({ kind: 'enabled', id, enabled })).then(() => undefined);
+  }
+
+  close(): void {
+    this.subscriber.disconnect();
+  }
+
+  private apply(event: RoutingEvent): void {
+    const { health, bindings } = this.options;
+    if (event.kind === 'cooled') health.applyCooldown(event.id, event.until);
+    else if (event.kind === 'healed') health.applyHealed(event.id);
+    else if (event.kind === 'enabled') health.setDisabled(event.id, !event.enabled);
+    else bindings.apply(event.scope, event.id, event.ttlMs);
+  }
+
+  private async loadCooldowns(): Promise<void> {
+    try {
+      const stored = await this.options.redis.hgetall(this.cooldownsKey);
+      const now = this.options.now();
+      for (const [id, text] of Object.entries(stored)) {
+        const until = Number(text);
+        if (until > now) this.options.health.applyCooldown(id, until);
+      }
+    } catch (error) {
+      this.options.onError(error);
+    }
+  }
+
+  private publish(event: RoutingEvent): void {
+    this.run(this.options.redis.publish(this.channel, this.encode(event)));
+  }
+
+  private encode(event: RoutingEvent): string {
+    return JSON.stringify(event);
+  }
+
+  private run(work: Promise<unknown>): void {
+    work.catch((error: unknown) => this.options.onError(error));
+  }
+}
