@@ -3,7 +3,6 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import supertest from 'supertest';
-import { afterAll, beforeAll } from 'vitest';
 import type { UsageReport } from '../../contract';
 import { parseConfigText, type Config } from '../../server/config/load-config';
 import { createStore } from '../../server/db/create-store';
@@ -193,29 +192,4 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
       await database?.drop();
     },
   };
-}
-
-/** A test gateway with an account and a key on it. */
-export interface GatewayWithKey {
-  gateway: TestGateway;
-  accountId: string;
-  key: string;
-  keyId: string;
-}
-
-/**
- * For the enclosing describe: a test gateway started in beforeAll from `options` (a function, so
- * that it can read upstreams that earlier beforeAll hooks started), an account and a key on it,
- * closed in afterAll. Read the fields inside hooks and tests (they exist from beforeAll on).
- */
-export function useTestGateway(options: () => TestGatewayOptions = () => ({})): GatewayWithKey {
-  const fixture = {} as GatewayWithKey;
-  beforeAll(async () => {
-    fixture.gateway = await startTestGateway(options());
-    fixture.accountId = await fixture.gateway.createAccount();
-    const { id, key } = await fixture.gateway.createKey(fixture.accountId);
-    Object.assign(fixture, { key, keyId: id });
-  });
-  afterAll(() => fixture.gateway?.close());
-  return fixture;
 }

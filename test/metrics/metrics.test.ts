@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { slowChatConfig, startTestGateway, useTestGateway, type TestGateway } from '../helpers/test-gateway';
+import { slowChatConfig, startTestGateway, type TestGateway } from '../helpers/test-gateway';
+import { useTestGateway } from '../helpers/use-test-gateway';
 import { parsePrometheusText, sampleValue, type Sample } from '../helpers/prometheus-text';
 
 /**

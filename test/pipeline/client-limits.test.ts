@@ -1,7 +1,8 @@
 import { connect, type Socket } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MemoryUsageSink } from '../../server/usage/types';
-import { slowChatConfig, useTestGateway } from '../helpers/test-gateway';
+import { slowChatConfig } from '../helpers/test-gateway';
+import { useTestGateway } from '../helpers/use-test-gateway';
 
 /**
  * Limits against floods and slow clients (docs/rate-limits.md, docs/configuration.md): at most
