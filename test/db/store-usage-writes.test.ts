@@ -61,7 +61,8 @@ await describeStoreUsage((fixture, dialect) => {
       // ends the batch's connection there (a server restart, a network failure).
       await other.query('BEGIN');
       await other.query('LOCK TABLE "usage_daily" IN EXCLUSIVE MODE');
-      const write = fixture.store.recordUsage(batch);
+      // Its rejection is handled from the start: it comes while the test is still ending the connection.
+      const refused = expect(fixture.store.recordUsage(batch)).rejects.toThrow();
       let pid: number | undefined;
       for (let attempt = 0; attempt < 400 && pid === undefined; attempt += 1) {
         const { rows } = await other.query<{ pid: number }>(
@@ -72,7 +73,7 @@ await describeStoreUsage((fixture, dialect) => {
       }
       expect(pid).toBeDefined();
       await other.query('SELECT pg_terminate_backend($1)', [pid]);
-      await expect(write).rejects.toThrow();
+      await refused;
       await other.query('ROLLBACK');
     } finally {
       await other.end();
