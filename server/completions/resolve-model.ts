@@ -1,6 +1,6 @@
 import type { ChatCompletionRequest } from '../../contract';
 import type { DeploymentConfig } from '../config/deployments';
-import type { Capability } from '../config/schema';
+import type { Capability } from '../../contract';
 import type { Config, ModelConfig } from '../config/load-config';
 import { invalidRequest, notFound, type GatewayError } from '../errors/gateway-error';
 import { missingKeyMessage, missingKeyProvider, type MissingKey } from '../providers/missing-key';

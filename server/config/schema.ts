@@ -1,8 +1,6 @@
 import { z } from 'zod';
-import { AzureOptionsSchema } from '../providers/azure/azure-options';
-import { BedrockOptionsSchema } from '../providers/bedrock/bedrock-options';
-import { MockOptionsSchema } from '../providers/mock/mock-options';
-import { VertexOptionsSchema } from '../providers/vertex/vertex-options';
+import { CapabilitySchema } from '../../contract';
+import { PROVIDER_TYPES } from '../providers/provider-types';
 import { configObject } from './config-object';
 import { DeploymentSchema, deploymentsOf, findDeploymentProblems, RoutingSchema } from './deployments';
 import { EnvironmentSchema } from './environment';
@@ -18,9 +16,6 @@ import { TracingSectionSchema, tracingSettings } from './tracing-section';
 
 const positiveInteger = z.number().int().positive();
 const nonNegativeInteger = z.number().int().nonnegative();
-
-export const CapabilitySchema = z.enum(['chat', 'code', 'vision', 'function_calling', 'json_mode', 'reasoning', 'embeddings']);
-export type Capability = z.infer<typeof CapabilitySchema>;
 
 export const ProviderTypeSchema = z.enum(['openai', 'anthropic', 'gemini', 'mock', 'azure', 'bedrock', 'vertex']);
 export type ProviderType = z.infer<typeof ProviderTypeSchema>;
@@ -69,14 +64,6 @@ const httpUrl = z
   .url()
   .refine((value) => /^https?:\/\//i.test(value), 'must be an http:// or https:// URL');
 
-/** The provider types whose adapter options are known (the rest are free-form). */
-const KNOWN_OPTIONS: Partial<Record<ProviderType, z.ZodTypeAny>> = {
-  mock: MockOptionsSchema,
-  azure: AzureOptionsSchema,
-  bedrock: BedrockOptionsSchema,
-  vertex: VertexOptionsSchema,
-};
-
 export const ProviderSchema = configObject(
   {
     type: ProviderTypeSchema,
@@ -105,14 +92,12 @@ export const ProviderSchema = configObject(
         message: 'only an openai-type provider or an azure-type one on the v1 API (no api_version) can serve the Responses API',
       });
     }
-    // Only the mock provider works without a network address; Bedrock's and Vertex AI's follow from their region.
-    if (provider.type !== 'mock' && provider.type !== 'bedrock' && provider.type !== 'vertex' && provider.base_url === '') {
+    const providerType = PROVIDER_TYPES[provider.type];
+    if (providerType.needsBaseUrl && provider.base_url === '') {
       context.addIssue({ code: z.ZodIssueCode.custom, path: ['base_url'], message: `is required for type ${provider.type}` });
     }
-    // The options an adapter knows are checked here, so a misspelt one is reported with its line at start.
-    const optionsSchema = KNOWN_OPTIONS[provider.type];
-    if (optionsSchema) {
-      const options = optionsSchema.safeParse(provider.options);
+    if (providerType.options) {
+      const options = providerType.options.safeParse(provider.options);
       for (const issue of options.success ? [] : options.error.issues) {
         context.addIssue({ ...issue, path: ['options', ...issue.path] });
       }

@@ -1,11 +1,5 @@
 import type { ProviderType } from '../config/schema';
-import { createAnthropicProvider } from './anthropic';
-import { createAzureProvider } from './azure';
-import { createBedrockProvider } from './bedrock';
-import { createGeminiProvider } from './gemini';
-import { createMockProvider } from './mock';
-import { createOpenAiProvider } from './openai';
-import { createVertexProvider } from './vertex';
+import { PROVIDER_TYPES } from './provider-types';
 import type { HttpClient, ProviderAdapter, ProviderFactory } from './types';
 
 /** One configured provider (`providers.<name>` in the config file), with its key already read. */
@@ -33,20 +27,12 @@ export interface ProviderRegistry {
   has(name: string): boolean;
 }
 
-/** Keyed by every config `type`, so a new type in the config schema does not compile until it has a factory. */
-const FACTORIES: Readonly<Record<ProviderType, ProviderFactory>> = {
-  openai: createOpenAiProvider,
-  anthropic: createAnthropicProvider,
-  gemini: createGeminiProvider,
-  mock: createMockProvider,
-  azure: createAzureProvider,
-  bedrock: (options) => createBedrockProvider(options),
-  vertex: createVertexProvider,
-};
-
 /** Builds one adapter per provider name, once, at start; adapters keep no per-request state. */
 export function createProviderRegistry(dependencies: ProviderRegistryDependencies): ProviderRegistry {
-  const factories = { ...FACTORIES, ...dependencies.factories };
+  const factories: Partial<Record<ProviderType, ProviderFactory>> = {
+    ...Object.fromEntries(Object.entries(PROVIDER_TYPES).map(([type, entry]) => [type, entry.create])),
+    ...dependencies.factories,
+  };
   const adapters = new Map<string, ProviderAdapter>();
   for (const provider of dependencies.providers) {
     const factory = factories[provider.type];
