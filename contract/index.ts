@@ -54,6 +54,7 @@ export const contract: Contract = c.router({
 export type RouteAuth = 'api-key' | 'usage-key' | 'admin' | 'session' | 'none';
 
 export * from './admin.js';
+export * from './audit.js';
 export * from './budgets.js';
 export * from './chat-completions.js';
 export * from './deployments.js';
