@@ -7,7 +7,7 @@ import type { RequestContext } from '../pipeline/request-context';
 import type { RequestTrace } from '../tracing/request-trace';
 import type { CallAbort } from '../providers/call-signal';
 import { callWithFallbacks } from '../providers/call-with-fallbacks';
-import { isAbortError } from '../providers/http-client';
+import { isAbortError } from '../providers/transport-errors';
 import { reasoningFromEffort } from '../providers/reasoning';
 import type { ChatStream, ReasoningRequest, TokenUsage } from '../providers/types';
 import { fromChatUsage, toChatUsage } from '../providers/token-usage';

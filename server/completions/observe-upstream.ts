@@ -1,5 +1,5 @@
 import { UpstreamError } from '../errors/gateway-error';
-import { isAbortError } from '../providers/http-client';
+import { isAbortError } from '../providers/transport-errors';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
 import { monotonicNow } from '../metrics/request-timing';
 import type { RequestContext } from '../pipeline/request-context';

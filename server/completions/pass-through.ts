@@ -7,7 +7,7 @@ import type { RequestContext } from '../pipeline/request-context';
 import { UpstreamCall } from './upstream-call';
 import { callWithFallbacks } from '../providers/call-with-fallbacks';
 import { withAttemptTrace } from '../providers/trace-headers';
-import { isAbortError } from '../providers/http-client';
+import { isAbortError } from '../providers/transport-errors';
 import type { CallOptions, HttpResponse, TokenUsage } from '../providers/types';
 import { badResponse } from '../providers/upstream-errors';
 import { splitBeforeLastEvent } from '../streaming/last-event';

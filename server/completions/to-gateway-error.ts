@@ -1,5 +1,5 @@
 import { GatewayError, internalError } from '../errors/gateway-error';
-import { isAbortError } from '../providers/http-client';
+import { isAbortError } from '../providers/transport-errors';
 
 /** Any failure of a model call as the GatewayError the client (and the usage record) sees. */
 export function toGatewayError(error: unknown, requestId: string, aborted: boolean): GatewayError {

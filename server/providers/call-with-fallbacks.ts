@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { UpstreamError } from '../errors/gateway-error';
 import { throwIfAborted, type CallSignal } from './call-signal';
-import { isAbortError } from './http-client';
+import { isAbortError } from './transport-errors';
 
 export interface RetryOptions<A = unknown> {
   /** Extra calls to the same model after its first failure (config `upstream.max_retries`). */

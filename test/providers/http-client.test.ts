@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UpstreamError } from '../../server/errors/gateway-error';
 import { CallAbort } from '../../server/providers/call-signal';
-import { createHttpClient, isAbortError } from '../../server/providers/http-client';
+import { createHttpClient } from '../../server/providers/http-client';
+import { isAbortError } from '../../server/providers/transport-errors';
 
 /**
  * The upstream HTTP client's two ways of reading a reply: as a stream (`request`) and read

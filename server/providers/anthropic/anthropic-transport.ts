@@ -1,4 +1,4 @@
-import { readErrorText } from '../http-client';
+import { readErrorText } from '../transport-errors';
 import type { CallSignal } from '../call-signal';
 import type { TraceHeaders } from '../trace-headers';
 import type { HttpClient, HttpResponse } from '../types';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { UpstreamError } from '../../errors/gateway-error';
-import { readErrorText } from '../http-client';
+import { readErrorText } from '../transport-errors';
 import { openAiErrorMessage } from '../openai/openai-error';
 import type { HttpResponse } from '../types';
 import { parseJson, parseRetryAfterMs, upstreamStatusError } from '../upstream-errors';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { readErrorText } from '../http-client';
+import { readErrorText } from '../transport-errors';
 import type { HttpClient, HttpResponse, RequestOptions } from '../types';
 import { badResponse, parseJson, parseRetryAfterMs } from '../upstream-errors';
 import type { BedrockAuth } from './bedrock-auth';

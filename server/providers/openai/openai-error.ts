@@ -1,5 +1,5 @@
 import { UpstreamError } from '../../errors/gateway-error';
-import { readErrorText } from '../http-client';
+import { readErrorText } from '../transport-errors';
 import type { HttpResponse } from '../types';
 import { parseJson, parseRetryAfterMs, redact, upstreamStatusError } from '../upstream-errors';
 import { OpenAiErrorBodySchema } from './openai-schemas';

@@ -1,4 +1,4 @@
-import { readErrorText } from '../http-client';
+import { readErrorText } from '../transport-errors';
 import { anthropicStatusError, readAnthropicErrorMessage } from '../anthropic/anthropic-error';
 import type { AnthropicTransport } from '../anthropic/anthropic-transport';
 import { geminiStatusError } from '../gemini/gemini-error';

@@ -1,4 +1,4 @@
-import { readErrorText } from '../http-client';
+import { readErrorText } from '../transport-errors';
 import { geminiStatusError } from '../gemini/gemini-error';
 import { geminiModelName, postJson, type GeminiTransport } from '../gemini/gemini-transport';
 import type { HttpClient, HttpResponse, RequestOptions } from '../types';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UpstreamError } from '../../../server/errors/gateway-error';
-import { isAbortError } from '../../../server/providers/http-client';
+import { isAbortError } from '../../../server/providers/transport-errors';
 import type { MockReply } from '../../helpers/mock-gemini-upstream';
 import { apiKeyInvalidError, googleError, streamEvent, textReply } from './fixtures';
 import { API_KEY, callOptions, chatRequest, chatTarget, rejectionOf, useHarness } from './harness';
