@@ -47,16 +47,19 @@ export class CallAbort implements CallSignal {
   }
 }
 
+/**
+ * A CallAbort that also aborts, with the same reason, when `signal` does: a stream's own
+ * release (its consumer left early) joined to the request's cancellation, without
+ * AbortSignal.any's EventTarget and weak-reference bookkeeping per stream.
+ */
+export function abortFollowing(signal: CallSignal): CallAbort {
+  const joined = new CallAbort();
+  if (signal.aborted) joined.abort(signal.reason);
+  else signal.addEventListener('abort', () => joined.abort(signal.reason), { once: true });
+  return joined;
+}
+
 /** Throws an AbortError, whatever reason the signal carries (as fetch and undici reject), once it is aborted. */
 export function throwIfAborted(signal: CallSignal): void {
   if (signal.aborted) throw new DOMException('This operation was aborted', 'AbortError');
-}
-
-/** A real AbortSignal that aborts with `signal` (for AbortSignal.any and other APIs that need one). */
-export function toAbortSignal(signal: CallSignal): AbortSignal {
-  if (signal instanceof AbortSignal) return signal;
-  const controller = new AbortController();
-  if (signal.aborted) controller.abort(signal.reason);
-  else signal.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
-  return controller.signal;
 }

@@ -37,7 +37,7 @@ async function* oneByOne(batches: AsyncIterable<ChatCompletionChunk[]>): AsyncGe
  * `items` that abort `release` when their consumer stops before the end or they fail, so the
  * upstream stops generating too (openai-node's pattern: `finally { if (!done) controller.abort() }`).
  */
-export async function* abortWhenAbandoned<Item>(items: AsyncIterable<Item>, release: AbortController): AsyncGenerator<Item> {
+export async function* abortWhenAbandoned<Item>(items: AsyncIterable<Item>, release: { abort(): void }): AsyncGenerator<Item> {
   let done = false;
   try {
     yield* items;

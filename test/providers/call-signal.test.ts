@@ -1,6 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { CallAbort, toAbortSignal } from '../../server/providers/call-signal';
+import { abortFollowing, CallAbort } from '../../server/providers/call-signal';
 
 describe('CallAbort (the cancellation of a model request)', () => {
   it('calls its listeners once, in order, on the first abort; a removed one is not called', () => {
@@ -30,15 +30,18 @@ describe('CallAbort (the cancellation of a model request)', () => {
     expect(() => done.abort()).not.toThrow();
   });
 
-  it('gives a real AbortSignal for APIs that need one, aborted with it (also when already aborted)', () => {
-    const cancel = new CallAbort();
-    const combined = AbortSignal.any([toAbortSignal(cancel.signal), new AbortController().signal]);
-    expect(combined.aborted).toBe(false);
-    cancel.abort(new Error('gone'));
-    expect(combined.aborted).toBe(true);
-    expect(combined.reason).toEqual(new Error('gone'));
-    expect(toAbortSignal(cancel.signal).aborted).toBe(true);
-    const native = new AbortController().signal;
-    expect(toAbortSignal(native)).toBe(native);
+  it('abortFollowing: aborts with the followed signal and its reason (also when already aborted), or on its own', () => {
+    const request = new CallAbort();
+    const release = abortFollowing(request.signal);
+    expect(release.signal.aborted).toBe(false);
+    request.abort(new Error('gone'));
+    expect(release.signal.aborted).toBe(true);
+    expect(release.signal.reason).toEqual(new Error('gone'));
+    expect(abortFollowing(request.signal).signal.reason).toEqual(new Error('gone'));
+    const quiet = new CallAbort();
+    const ownRelease = abortFollowing(quiet.signal);
+    ownRelease.abort();
+    expect(ownRelease.signal.aborted).toBe(true);
+    expect(quiet.signal.aborted).toBe(false);
   });
 });

@@ -2,7 +2,7 @@ import { abortWhenAbandoned } from '../chat-stream';
 import type { ChatCompletionRequest } from '../../../contract';
 import { invalidRequest } from '../../errors/gateway-error';
 import { parseSse } from '../../streaming/parse-sse';
-import { toAbortSignal, type CallSignal } from '../call-signal';
+import { abortFollowing, type CallSignal } from '../call-signal';
 import type { CallOptions, ChatStream, HttpResponse, ModelTarget, ProviderAdapter, ProviderFactoryOptions } from '../types';
 import { badResponse, parseJson } from '../upstream-errors';
 import { AnthropicMessageSchema, type AnthropicMessagesRequest } from './anthropic-schemas';
@@ -86,8 +86,8 @@ export function createAnthropicAdapter(options: AnthropicAdapterOptions): Provid
     async chatStream(request: ChatCompletionRequest, target, call) {
       const { body, prefill } = buildAnthropicRequest(request, target, true, call.reasoning);
       // Our own abort, so that a consumer that stops early also stops the upstream generation.
-      const release = new AbortController();
-      const response = await post(body, AbortSignal.any([toAbortSignal(call.signal), release.signal]), true, call);
+      const release = abortFollowing(call.signal);
+      const response = await post(body, release.signal, true, call);
       const contentType = headerValue(response.headers['content-type']);
       if (contentType !== null && !contentType.toLowerCase().includes('text/event-stream')) {
         // Refused before any chunk, so the caller can still retry or fall back.

@@ -1,6 +1,6 @@
 import { abortWhenAbandoned } from '../chat-stream';
 import type { ProviderAdapter, ProviderFactoryOptions } from '../types';
-import { toAbortSignal } from '../call-signal';
+import { abortFollowing } from '../call-signal';
 import { badResponse } from '../upstream-errors';
 import { buildGeminiRequest } from './build-gemini-request';
 import { createGeminiEmbeddings } from './gemini-embeddings';
@@ -72,9 +72,9 @@ export function createGeminiAdapter(options: GeminiAdapterOptions): ProviderAdap
     async chatStream(request, target, call) {
       const body = buildGeminiRequest(request, call.reasoning);
       // Our own abort, so that a consumer that stops early also stops the upstream generation.
-      const release = new AbortController();
+      const release = abortFollowing(call.signal);
       const response = await transport.post(target.upstreamModel, 'streamGenerateContent?alt=sse', body, {
-        signal: AbortSignal.any([toAbortSignal(call.signal), release.signal]),
+        signal: release.signal,
         traceHeaders: call.traceHeaders,
       });
       const contentType = response.headers['content-type'];
