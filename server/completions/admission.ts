@@ -55,8 +55,11 @@ export interface AdmissionRequest<Body = unknown> {
   /** The route's names of the prompt and the reply's bound, for a request that can never fit. */
   fields: ReservationFields;
   body: Body;
-  /** The route's own 400s once the model and its attempts are known (capabilities, `n`, `dimensions`). */
-  check?: (model: ModelConfig, attempts: readonly Attempt[], body: Body) => void;
+  /**
+   * The route's own 400s once the model and its attempts are known (capabilities, `n`,
+   * `dimensions`); it may leave out the attempts that cannot serve the request.
+   */
+  check?: (model: ModelConfig, attempts: readonly Attempt[], body: Body) => readonly Attempt[] | void;
 }
 
 /**
@@ -139,17 +142,17 @@ export function admit<Body>(dependencies: AdmissionDependencies, request: Admiss
   context.stream = request.stream;
   const { promptTokens, fields } = request;
   const completionTokens = request.completionTokens ?? defaultCompletionReserve(model);
-  const attempts = upstreamsFor(dependencies, model, request, promptTokens + completionTokens);
+  const routed = upstreamsFor(dependencies, model, request, promptTokens + completionTokens);
   // docs/tracing.md: the request's span named and attributed once the model is known.
   context.trace?.admitted({
     kind: request.kind,
     model,
-    providerType: attempts[0]?.providerType ?? model.provider,
+    providerType: routed[0]?.providerType ?? model.provider,
     stream: request.stream,
     maxTokens: request.completionTokens,
     body: request.body,
   });
-  request.check?.(model, attempts, request.body);
+  const attempts = request.check?.(model, routed, request.body) ?? routed;
 
   checkReservationFits(effectiveLimits(request.key, dependencies.limits).tpm, promptTokens, completionTokens, fields);
   const meter = Meter.open(dependencies, {

@@ -18,7 +18,7 @@ import { admit, type AdmissionDependencies } from './admission';
 import { meterOutcome, type Meter } from './meter';
 import { UpstreamCall } from './upstream-call';
 import { observedAttempt } from './observe-upstream';
-import { checkChatCapabilities, checkN, type Attempt } from './resolve-model';
+import { attemptsServingN, checkChatCapabilities, type Attempt } from './resolve-model';
 import { toGatewayError } from './to-gateway-error';
 
 /** What a model route's call needs: the admission's (completions/admission.ts). */
@@ -175,11 +175,10 @@ function chatFields(body: ChatCompletionRequest): ReservationFields {
 const CHAT_FIELDS: ReservationFields = { prompt: 'messages', completion: 'max_tokens' };
 const CHAT_COMPLETION_FIELDS: ReservationFields = { prompt: 'messages', completion: 'max_completion_tokens' };
 
-/** docs/chat-and-streaming.md: the capabilities the request needs, and `n` where the provider has it. */
-function checkChatRequest(model: ModelConfig, attempts: readonly Attempt[], body: ChatCompletionRequest): void {
+/** docs/chat-and-streaming.md: the capabilities the request needs, and `n` only on the attempts that have it. */
+function checkChatRequest(model: ModelConfig, attempts: readonly Attempt[], body: ChatCompletionRequest): readonly Attempt[] {
   checkChatCapabilities(model, body);
-  const first = attempts[0];
-  if (first) checkN(first.adapter, model, body.n);
+  return attemptsServingN(model, attempts, body.n);
 }
 
 /** The chunk stream of one call: text and usage tallied as the chunks pass, metered once at the end. */

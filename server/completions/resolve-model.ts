@@ -50,11 +50,16 @@ export function checkChatCapabilities(model: ModelConfig, request: ChatCompletio
   }
 }
 
-/** `n` other than 1 only where the model's adapter returns several choices (docs/chat-and-streaming.md). */
-export function checkN(adapter: ProviderAdapter, model: ModelConfig, n: number | null | undefined): void {
-  if (n !== undefined && n !== null && n !== 1 && adapter.supportsN !== true) {
-    throw invalidRequest('invalid_value', `The model "${model.id}" can only return one choice (n = 1).`, 'n');
-  }
+/**
+ * `n` other than 1 only where the adapter returns several choices (docs/chat-and-streaming.md):
+ * the attempts that can, in their order; a 400 when none of the model's deployments and
+ * fallbacks can.
+ */
+export function attemptsServingN(model: ModelConfig, attempts: readonly Attempt[], n: number | null | undefined): readonly Attempt[] {
+  if (n === undefined || n === null || n === 1) return attempts;
+  const serving = attempts.filter((attempt) => attempt.adapter.supportsN === true);
+  if (serving.length === 0) throw invalidRequest('invalid_value', `The model "${model.id}" can only return one choice (n = 1).`, 'n');
+  return serving;
 }
 
 /** One deployment of a model of the call (docs/routing.md): what the retry loop calls. */

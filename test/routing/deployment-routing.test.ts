@@ -151,6 +151,27 @@ describe('priority tiers', () => {
   });
 });
 
+describe('n > 1 over deployments of which one cannot return several choices', () => {
+  const fleet = useFleet({
+    routing: '{ affinity: none }',
+    deployments: { a: 'priority: 1', b: 'priority: 1', c: 'priority: 1' },
+    moreDeployments: '      - { id: dep-mock, provider: mock }',
+  });
+
+  it('goes only to the deployments that can, and fails rather than answering with one choice', async () => {
+    // n = 1: the best priority, the mock provider's deployment, takes everything.
+    expect(fleet.counts(await chatMany(fleet, 5))).toEqual({ 'dep-mock': 5 });
+    const two = await fleet.gateway.chat(fleet.key, { model: 'fleet', n: 2 }).expect(200);
+    expect(two.headers['x-gateway-deployment']).toMatch(/^dep-[abc]$/);
+    expect(LETTERS.flatMap((letter) => fleet.upstreams[letter].requests.map((request) => request.body))).toEqual([
+      expect.objectContaining({ n: 2 }),
+    ]);
+    for (const letter of LETTERS) fleet.upstreams[letter].setDefault(SERVER_ERROR);
+    const failed = await fleet.gateway.chat(fleet.key, { model: 'fleet', n: 2 }).expect(502);
+    expect(failed.headers['x-gateway-deployment']).toBeUndefined();
+  });
+});
+
 describe('the priority strategy', () => {
   const fleet = useFleet({ routing: '{ strategy: priority, affinity: none }' });
 

@@ -12,6 +12,8 @@ export interface FleetSettings {
   routing?: string;
   /** Extra settings of each deployment (YAML flow mapping members), by deployment letter. */
   deployments?: Partial<Record<'a' | 'b' | 'c', string>>;
+  /** More deployments of `fleet` after `dep-c`, whole YAML list lines (e.g. one on the `mock` provider). */
+  moreDeployments?: string;
   /** Top-level sections (upstream, limits), whole lines. */
   sections?: string;
 }
@@ -36,6 +38,7 @@ models:
     pricing: { input_per_million: 1, output_per_million: 2, cache_read_per_million: 0.1 }
     deployments:
 ${LETTERS.map(deployment).join('\n')}
+${settings.moreDeployments ?? ''}
   - id: fleet-embed
     capabilities: [embeddings]
     context_window: 8000
