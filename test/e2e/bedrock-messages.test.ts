@@ -121,6 +121,32 @@ describe('e2e: /v1/messages onto the bedrock provider', () => {
     expect(event).toMatchObject({ status: 502, errorCode: 'upstream_unavailable' });
   });
 
+  it.each([
+    ['a chunk without its bytes', { event: 'chunk', payload: { data: 'eyJ9' } }],
+    ['bytes that are not an Anthropic event', { event: 'chunk', payload: { bytes: Buffer.from('{"delta":{}}').toString('base64') } }],
+  ])('ends the stream with an error event after %s', async (_case, malformed) => {
+    const { upstream, e2e } = fixture;
+    upstream.reply({
+      type: 'events',
+      events: [
+        ...anthropicChunks([
+          { type: 'message_start', message: { ...claudeMessage({ input_tokens: 12, output_tokens: 1 }), content: [], stop_reason: null } },
+        ]),
+        malformed,
+      ],
+    });
+    const response = await fetch(`${e2e.gateway.baseUrl}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': e2e.apiKey, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ model: 'claude-bedrock', max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'Hello' }] }),
+    });
+    const text = await response.text();
+    expect(text).toContain('event: message_start\n');
+    expect(text).toMatch(/event: error\ndata: \{"type":"error","error":\{"type":"api_error"/);
+    expect(text).not.toContain('"delta":{}');
+    expect(await usageFor(e2e, response.headers.get('x-request-id'))).toMatchObject({ status: 502, errorCode: 'upstream_bad_response' });
+  });
+
   it('counts tokens with Bedrock’s CountTokens for Claude, and with the gateway’s tokenizer for other models', async () => {
     const { upstream } = fixture;
     upstream.reply({ type: 'json', body: { inputTokens: 42 } });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { compileBodySchema } from '../../pipeline/compiled-schema';
 import { encodeSseEvent } from '../../streaming/encode-sse';
 import type { HttpResponse, ModelTarget, NativeMessagesApi, NativeMessagesHeaders } from '../types';
 import { badResponse, parseJson } from '../upstream-errors';
@@ -24,6 +25,10 @@ import { decodeEventStream, type EventStreamMessage } from './event-stream';
 export const BEDROCK_ANTHROPIC_VERSION = 'bedrock-2023-05-31';
 
 const StreamEventTypeSchema = z.object({ type: z.string() }).passthrough();
+
+// Checked once per streamed event: the schemas' compiled checks (pipeline/compiled-schema.ts), the values kept as they are.
+const readPayloadPart = compileBodySchema(PayloadPartSchema, { unknownKeys: 'kept' });
+const readStreamEventType = compileBodySchema(StreamEventTypeSchema, { unknownKeys: 'kept' });
 
 export function createBedrockNativeMessages(transport: BedrockTransport, provider: string, apiKey: string): NativeMessagesApi {
   return {
@@ -80,26 +85,28 @@ function asServerSentEvents(upstream: HttpResponse, provider: string, apiKey: st
 async function* toSse(batches: AsyncIterable<EventStreamMessage[]>, provider: string, apiKey: string): AsyncGenerator<Uint8Array> {
   for await (const messages of batches) {
     let text = '';
-    for (const message of messages) {
-      if (message.messageType !== 'event') {
-        // The events before the exception reach the client first.
-        if (text !== '') yield Buffer.from(text, 'utf8');
-        throw bedrockStreamError(provider, message.type, message.payload, apiKey);
+    let failure: Error | null = null;
+    try {
+      for (const message of messages) {
+        if (message.messageType !== 'event') throw bedrockStreamError(provider, message.type, message.payload, apiKey);
+        if (message.type === 'chunk') text += anthropicEvent(message.payload, provider);
       }
-      if (message.type !== 'chunk') continue;
-      text += anthropicEvent(message.payload, provider);
+    } catch (error) {
+      failure = error as Error;
     }
+    // The events before an exception or a malformed chunk reach the client first.
     if (text !== '') yield Buffer.from(text, 'utf8');
+    if (failure) throw failure;
   }
 }
 
 /** One `chunk` event's Anthropic event, as `event: <type>` + `data: <json>`. */
 function anthropicEvent(payload: string, provider: string): string {
   const part = parseJson(payload);
-  const bytes = part.ok ? PayloadPartSchema.safeParse(part.value) : null;
+  const bytes = part.ok ? readPayloadPart(part.value) : null;
   if (!bytes?.success) throw badResponse(provider, 'a malformed "chunk" stream event');
   const event = parseJson(Buffer.from(bytes.data.bytes, 'base64').toString('utf8'));
-  const typed = event.ok ? StreamEventTypeSchema.safeParse(event.value) : null;
+  const typed = event.ok ? readStreamEventType(event.value) : null;
   if (!typed?.success) throw badResponse(provider, 'a stream chunk that is not an Anthropic event');
   return encodeSseEvent(typed.data.type, typed.data);
 }
