@@ -8,6 +8,15 @@ import { usageFor } from './helpers';
  * Claude passed through InvokeModel and InvokeModelWithResponseStream (Anthropic's body and
  * events, inside Bedrock's framing), other models translated to Converse (docs/bedrock.md).
  */
+/** A streamed Messages request read as raw server-sent events (the SDK would throw at the error event). */
+function streamHello(e2e: { gateway: { baseUrl: string }; apiKey: string }): Promise<Response> {
+  return fetch(`${e2e.gateway.baseUrl}/v1/messages`, {
+    method: 'POST',
+    headers: { 'x-api-key': e2e.apiKey, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+    body: JSON.stringify({ model: 'claude-bedrock', max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'Hello' }] }),
+  });
+}
+
 describe('e2e: /v1/messages onto the bedrock provider', () => {
   const fixture = useBedrockE2e();
 
@@ -106,11 +115,7 @@ describe('e2e: /v1/messages onto the bedrock provider', () => {
         { exception: 'modelStreamErrorException', message: 'The model stopped.' },
       ],
     });
-    const response = await fetch(`${e2e.gateway.baseUrl}/v1/messages`, {
-      method: 'POST',
-      headers: { 'x-api-key': e2e.apiKey, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
-      body: JSON.stringify({ model: 'claude-bedrock', max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'Hello' }] }),
-    });
+    const response = await streamHello(e2e);
     const text = await response.text();
     expect(response.status).toBe(200);
     expect(text).toContain('event: message_start\n');
@@ -135,11 +140,7 @@ describe('e2e: /v1/messages onto the bedrock provider', () => {
         malformed,
       ],
     });
-    const response = await fetch(`${e2e.gateway.baseUrl}/v1/messages`, {
-      method: 'POST',
-      headers: { 'x-api-key': e2e.apiKey, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
-      body: JSON.stringify({ model: 'claude-bedrock', max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'Hello' }] }),
-    });
+    const response = await streamHello(e2e);
     const text = await response.text();
     expect(text).toContain('event: message_start\n');
     expect(text).toMatch(/event: error\ndata: \{"type":"error","error":\{"type":"api_error"/);
