@@ -1,4 +1,6 @@
 import { Redis } from 'ioredis';
+import { z } from 'zod';
+import { decodeMessage } from '../redis/decode-message';
 import type { DeploymentHealth } from './deployment-health';
 import type { SessionBindings } from './session-affinity';
 
@@ -12,34 +14,19 @@ import type { SessionBindings } from './session-affinity';
  * instance, whose own failure then cools the deployment there too.
  */
 
-export type RoutingEvent =
-  | { kind: 'cooled'; id: string; until: number }
-  | { kind: 'healed'; id: string }
-  | { kind: 'enabled'; id: string; enabled: boolean }
-  | { kind: 'bound'; scope: string; id: string; ttlMs: number };
-
-const MAX_TEXT = 1_000;
+const text = z.string().min(1).max(1_000);
+const count = z.number().finite().nonnegative();
+const RoutingEventSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('cooled'), id: text, until: count }),
+  z.object({ kind: z.literal('healed'), id: text }),
+  z.object({ kind: z.literal('enabled'), id: text, enabled: z.boolean() }),
+  z.object({ kind: z.literal('bound'), scope: text, id: text, ttlMs: count }),
+]);
+export type RoutingEvent = z.infer<typeof RoutingEventSchema>;
 
 /** Never throws: a malformed message (another version, another tool) is ignored. */
 export function decodeRoutingEvent(message: string): RoutingEvent | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(message);
-  } catch {
-    return null;
-  }
-  if (typeof value !== 'object' || value === null) return null;
-  const event = value as Record<string, unknown>;
-  const text = (field: unknown): field is string => typeof field === 'string' && field.length > 0 && field.length <= MAX_TEXT;
-  const count = (field: unknown): field is number => typeof field === 'number' && Number.isFinite(field) && field >= 0;
-  if (!text(event.id)) return null;
-  if (event.kind === 'cooled' && count(event.until)) return { kind: 'cooled', id: event.id, until: event.until };
-  if (event.kind === 'healed') return { kind: 'healed', id: event.id };
-  if (event.kind === 'enabled' && typeof event.enabled === 'boolean') return { kind: 'enabled', id: event.id, enabled: event.enabled };
-  if (event.kind === 'bound' && text(event.scope) && count(event.ttlMs)) {
-    return { kind: 'bound', scope: event.scope, id: event.id, ttlMs: event.ttlMs };
-  }
-  return null;
+  return decodeMessage(RoutingEventSchema, message);
 }
 
 /** Sets a cooldown's deadline only when it is later than the stored one (a failure never shortens a cooldown). */
