@@ -54,17 +54,7 @@ function switchButton(deployment: Deployment, onChanged: (deployment: Deployment
     },
     enable ? 'Enable' : 'Disable',
   );
-  button.addEventListener('click', async () => {
-    if (
-      !enable &&
-      !(await confirmDialog({
-        title: `Disable “${deployment.id}”?`,
-        message: `No instance sends ${deployment.model} traffic to it until it is enabled again, restarts included.`,
-        confirmLabel: 'Disable deployment',
-        danger: true,
-      }))
-    )
-      return;
+  const change = () => {
     button.disabled = true;
     expectStatus(api().deployments.updateDeployment({ params: { deploymentId: deployment.id }, body: { enabled: enable } }), 200).then(
       (updated) => {
@@ -77,6 +67,20 @@ function switchButton(deployment: Deployment, onChanged: (deployment: Deployment
         replaceChildren(slot, errorBox(error, `Deployment “${deployment.id}” was not changed`));
       },
     );
+  };
+  button.addEventListener('click', () => {
+    if (enable) {
+      change();
+      return;
+    }
+    void confirmDialog({
+      title: `Disable “${deployment.id}”?`,
+      message: `No instance sends ${deployment.model} traffic to it until it is enabled again, restarts included.`,
+      confirmLabel: 'Disable deployment',
+      danger: true,
+    }).then((confirmed) => {
+      if (confirmed) change();
+    });
   });
   return button;
 }
