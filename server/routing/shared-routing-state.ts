@@ -44,8 +44,22 @@ export function routingChannel(prefix: string): string {
   return `${prefix}routing`;
 }
 
-/** For the CLI: one short-lived connection, one operator's enable or disable. Rejects when Redis cannot take it. */
-export async function publishEnabledOnce(redisUrl: string, prefix: string, id: string, enabled: boolean): Promise<void> {
+/** The hash of the cooldowns (deployment id → epoch ms it ends) under a key prefix. */
+function cooldownsKey(prefix: string): string {
+  return `${prefix}routing:cooldowns`;
+}
+
+/** The cooldowns stored in Redis, applied to `health` (those still running at `now`). */
+async function applyStoredCooldowns(redis: Redis, prefix: string, health: DeploymentHealth, now: number): Promise<void> {
+  const stored = await redis.hgetall(cooldownsKey(prefix));
+  for (const [id, text] of Object.entries(stored)) {
+    const until = Number(text);
+    if (until > now) health.applyCooldown(id, until);
+  }
+}
+
+/** A short-lived connection for the CLI: no retries, no queue, gone when done. */
+function oneShotRedis(redisUrl: string): Redis {
   const redis = new Redis(redisUrl, {
     lazyConnect: true,
     maxRetriesPerRequest: 0,
@@ -54,6 +68,23 @@ export async function publishEnabledOnce(redisUrl: string, prefix: string, id: s
     retryStrategy: () => null,
   });
   redis.on('error', () => undefined);
+  return redis;
+}
+
+/** For the CLI: the running servers' shared cooldowns, applied to `health`. Rejects when Redis cannot answer. */
+export async function loadCooldownsOnce(redisUrl: string, prefix: string, health: DeploymentHealth): Promise<void> {
+  const redis = oneShotRedis(redisUrl);
+  try {
+    await redis.connect();
+    await applyStoredCooldowns(redis, prefix, health, health.now());
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** For the CLI: one short-lived connection, one operator's enable or disable. Rejects when Redis cannot take it. */
+export async function publishEnabledOnce(redisUrl: string, prefix: string, id: string, enabled: boolean): Promise<void> {
+  const redis = oneShotRedis(redisUrl);
   try {
     await redis.connect();
     await redis.publish(routingChannel(prefix), JSON.stringify({ kind: 'enabled', id, enabled } satisfies RoutingEvent));
@@ -80,7 +111,7 @@ export class SharedRoutingState {
 
   constructor(private readonly options: SharedRoutingOptions) {
     this.channel = routingChannel(options.prefix);
-    this.cooldownsKey = `${options.prefix}routing:cooldowns`;
+    this.cooldownsKey = cooldownsKey(options.prefix);
     const { health, bindings } = options;
     health.broadcast = {
       cooled: (id, until) =>
@@ -139,12 +170,7 @@ export class SharedRoutingState {
 
   private async loadCooldowns(): Promise<void> {
     try {
-      const stored = await this.options.redis.hgetall(this.cooldownsKey);
-      const now = this.options.now();
-      for (const [id, text] of Object.entries(stored)) {
-        const until = Number(text);
-        if (until > now) this.options.health.applyCooldown(id, until);
-      }
+      await applyStoredCooldowns(this.options.redis, this.options.prefix, this.options.health, this.options.now());
     } catch (error) {
       this.options.onError(error);
     }
