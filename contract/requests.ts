@@ -82,7 +82,12 @@ export const RequestRecordSchema = z
     upstream_attempts: z.number().int().describe('Upstream calls made: 1 plus the retries and fallbacks taken; 0 when none was.'),
     client_ip: z.string().nullable().describe("The client's address (the server.trust_proxy rules apply)."),
     user_agent: z.string().nullable().describe("The client's `user-agent`."),
-    session_id: z.string().nullable().describe('The `x-session-id` header the client sent.'),
+    session_id: z
+      .string()
+      .nullable()
+      .describe(
+        'The session the request belongs to, as the routing reads it (docs/routing.md, "Session affinity"); null when it names none.',
+      ),
     bodies_kept: z.boolean().describe('Whether the bodies were kept for this request (until their own retention).'),
   })
   .describe('One model request (docs/request-log.md).');

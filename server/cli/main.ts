@@ -56,7 +56,7 @@ const USAGE = `Usage: model-gateway <command> [options]
                 [--limit N] [--cursor C]          the request log, newest first (next page: --cursor next_cursor)
   requests show ID                                one request, with its bodies when kept
   usage-key create --account ID                   -> {"key":"uk-…"}
-  deployments list                                the catalogue's deployments and whether each is enabled
+  deployments list                                the catalogue's deployments: state (healthy, cooling_down, disabled) and cooldown
   deployments disable ID | deployments enable ID  no traffic to it on any server until enabled (kept across restarts)
 
 Every command reads GATEWAY_CONFIG, DATABASE_URL and REDIS_URL like serve does, and prints JSON.`;

@@ -192,7 +192,7 @@ function upstreamsFor<Body>(
   context.routeChoice = route;
   const routed = dependencies.router.route(
     attemptsOf(dependencies, model),
-    { keyId: request.key.id, headers: context.requestHeaders, body: request.body, tokens },
+    { keyId: request.key.id, session: context.sessionId ?? null, body: request.body, tokens },
     route,
   );
   const format = request.upstream;

@@ -1,4 +1,6 @@
 import { Redis } from 'ioredis';
+import { z } from 'zod';
+import { decodeMessage } from '../redis/decode-message';
 
 /**
  * Key-change notifications between gateway instances (docs/keys-and-accounts.md: a revoke or block
@@ -8,7 +10,11 @@ import { Redis } from 'ioredis';
  * text or hashes. Redis pub/sub is fire-and-forget: a message sent while an instance is
  * disconnected is lost, so the key cache's periodic database check stays on as the backstop.
  */
-export type KeyChangeEvent = { kind: 'api-key'; id: string } | { kind: 'usage-key'; accountId: string };
+const KeyChangeEventSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('api-key'), id: z.string().max(200) }),
+  z.object({ kind: z.literal('usage-key'), accountId: z.string().max(200) }),
+]);
+export type KeyChangeEvent = z.infer<typeof KeyChangeEventSchema>;
 
 export const KEY_EVENTS_CHANNEL = 'mg:key-events';
 
@@ -25,19 +31,7 @@ export function encodeKeyEvent(event: KeyChangeEvent): string {
 
 /** Never throws: a malformed message (another version, another tool) is ignored. */
 export function decodeKeyEvent(message: string): KeyChangeEvent | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(message);
-  } catch {
-    return null;
-  }
-  if (typeof value !== 'object' || value === null) return null;
-  const record = value as Record<string, unknown>;
-  if (record.kind === 'api-key' && typeof record.id === 'string' && record.id.length <= 200) return { kind: 'api-key', id: record.id };
-  if (record.kind === 'usage-key' && typeof record.accountId === 'string' && record.accountId.length <= 200) {
-    return { kind: 'usage-key', accountId: record.accountId };
-  }
-  return null;
+  return decodeMessage(KeyChangeEventSchema, message);
 }
 
 /**

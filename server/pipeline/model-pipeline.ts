@@ -15,6 +15,7 @@ import { createBodyParser, readJsonBody, type BodyParser } from './read-body';
 import { ServerReply, type Reply } from './reply';
 import { RequestContext } from './request-context';
 import { bodyLimitFor, requestRecord, type RequestLogSettings } from '../request-log/request-record';
+import { sessionOf } from '../routing/session-affinity';
 import type { ClosedTrace, RequestTrace, Tracing } from '../tracing/request-trace';
 
 /** What a model route's handler gets: the validated body, the caller's key, the context, the reply. */
@@ -126,7 +127,6 @@ export class ModelPipeline {
     context.receivedAt = (this.options.now ?? Date.now)();
     context.route = prepared.path;
     context.requestId = chooseRequestId(request.headers['x-request-id'], this.options.generateId);
-    context.requestHeaders = request.headers;
     response.setHeader('x-request-id', context.requestId);
     if (this.options.tracing !== undefined) context.trace = this.options.tracing.startRequest(context, request.headers);
     const reply = new ServerReply(response, context);
@@ -146,6 +146,8 @@ export class ModelPipeline {
     // Stage 2: body.
     const read = await readJsonBody(request, response, this.options.bodyLimitBytes, this.bodyParser);
     if (!read.ok) throw read.error;
+    // docs/routing.md, "Session affinity": read once from the request as sent, for the routing and the request log.
+    context.sessionId = sessionOf(request.headers, read.body);
     const requestLog = this.options.requestLog;
     if (requestLog !== undefined) context.requestedModel = modelNamed(read.body);
     // Stage 3: auth.

@@ -1,4 +1,3 @@
-import type { IncomingHttpHeaders } from 'node:http';
 import type { Principal } from '../middleware/authenticate';
 import type { RouteChoice } from '../routing/deployment-router';
 import { monotonicNow } from '../metrics/request-timing';
@@ -65,8 +64,8 @@ export class RequestContext {
   /** docs/tracing.md: the request's trace while traces are on; null when off. */
   trace: RequestTrace | null = null;
 
-  /** The request's headers, on the model routes: the session a call belongs to (docs/routing.md). */
-  requestHeaders: IncomingHttpHeaders | null = null;
+  /** The session the request belongs to (docs/routing.md), read with its body on the model routes; undefined before. */
+  sessionId: string | null | undefined = undefined;
   /** The call's choice of deployments, set by the admission step (docs/routing.md). */
   routeChoice: RouteChoice | null = null;
   /** The deployment that answered (`x-gateway-deployment`); undefined until one did. */

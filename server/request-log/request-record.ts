@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { RequestLogRow } from '../db/types';
 import type { RequestContext } from '../pipeline/request-context';
+import { sessionOf } from '../routing/session-affinity';
 import { keptBody } from './redact-secrets';
 
 /** Where the request log's records go: queued, and written with the usage batches (docs/request-log.md). */
@@ -26,7 +27,7 @@ export interface ClosedRequest {
   totalMs: number;
 }
 
-/** Longest header value kept (user agent, session id). */
+/** Longest user agent kept. */
 const MAX_HEADER_CHARS = 256;
 
 /**
@@ -65,7 +66,8 @@ export function requestRecord(context: RequestContext, closed: ClosedRequest, id
     upstreamAttempts: context.upstreamAttempts,
     clientIp: closed.ip ?? null,
     userAgent: headerText(closed.headers['user-agent']),
-    sessionId: headerText(closed.headers['x-session-id']),
+    // The session the routing read (docs/routing.md); from the headers alone where no model call was admitted.
+    sessionId: context.sessionId === undefined ? sessionOf(closed.headers, null) : context.sessionId,
     requestBody: context.bodyLimitBytes > 0 ? keptBody(context.requestBody, maxBodyBytes) : null,
     responseBody: context.bodyLimitBytes > 0 ? keptBody(context.responseBody, maxBodyBytes) : null,
   };

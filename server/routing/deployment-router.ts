@@ -1,8 +1,7 @@
-import type { IncomingHttpHeaders } from 'node:http';
 import { UpstreamError } from '../errors/gateway-error';
 import type { Attempt } from '../completions/resolve-model';
 import type { DeploymentHealth } from './deployment-health';
-import { rendezvousPick, sessionOf, SessionBindings, stablePrefix } from './session-affinity';
+import { rendezvousPick, SessionBindings, stablePrefix } from './session-affinity';
 
 /**
  * The choice of deployments, made once per call in the admission step (docs/routing.md): for
@@ -14,7 +13,9 @@ import { rendezvousPick, sessionOf, SessionBindings, stablePrefix } from './sess
 
 export interface RouteRequest {
   keyId: string;
-  headers: IncomingHttpHeaders | null;
+  /** The session the request belongs to (`sessionOf`), null when it names none. */
+  session: string | null;
+  /** For `affinity: prefix`: the prompt's stable prefix is read from it. */
   body: unknown;
   /** The call's reservation (prompt estimate and reply bound), counted against a deployment's own tpm. */
   tokens: number;
@@ -134,7 +135,7 @@ export class DeploymentRouter {
     const bestPriority = Math.min(...available.map((attempt) => attempt.deployment.priority));
     const tier = available.filter((attempt) => attempt.deployment.priority === bestPriority);
     if (routing.affinity === 'session') {
-      const session = sessionOf(request.headers, request.body);
+      const { session } = request;
       if (session !== null) {
         const scope = SessionBindings.scope(request.keyId, model.id, session);
         choice.scopes ??= new Map();

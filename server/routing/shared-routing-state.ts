@@ -1,4 +1,6 @@
 import { Redis } from 'ioredis';
+import { z } from 'zod';
+import { decodeMessage } from '../redis/decode-message';
 import type { DeploymentHealth } from './deployment-health';
 import type { SessionBindings } from './session-affinity';
 
@@ -12,34 +14,19 @@ import type { SessionBindings } from './session-affinity';
  * instance, whose own failure then cools the deployment there too.
  */
 
-export type RoutingEvent =
-  | { kind: 'cooled'; id: string; until: number }
-  | { kind: 'healed'; id: string }
-  | { kind: 'enabled'; id: string; enabled: boolean }
-  | { kind: 'bound'; scope: string; id: string; ttlMs: number };
-
-const MAX_TEXT = 1_000;
+const text = z.string().min(1).max(1_000);
+const count = z.number().finite().nonnegative();
+const RoutingEventSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('cooled'), id: text, until: count }),
+  z.object({ kind: z.literal('healed'), id: text }),
+  z.object({ kind: z.literal('enabled'), id: text, enabled: z.boolean() }),
+  z.object({ kind: z.literal('bound'), scope: text, id: text, ttlMs: count }),
+]);
+export type RoutingEvent = z.infer<typeof RoutingEventSchema>;
 
 /** Never throws: a malformed message (another version, another tool) is ignored. */
 export function decodeRoutingEvent(message: string): RoutingEvent | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(message);
-  } catch {
-    return null;
-  }
-  if (typeof value !== 'object' || value === null) return null;
-  const event = value as Record<string, unknown>;
-  const text = (field: unknown): field is string => typeof field === 'string' && field.length > 0 && field.length <= MAX_TEXT;
-  const count = (field: unknown): field is number => typeof field === 'number' && Number.isFinite(field) && field >= 0;
-  if (!text(event.id)) return null;
-  if (event.kind === 'cooled' && count(event.until)) return { kind: 'cooled', id: event.id, until: event.until };
-  if (event.kind === 'healed') return { kind: 'healed', id: event.id };
-  if (event.kind === 'enabled' && typeof event.enabled === 'boolean') return { kind: 'enabled', id: event.id, enabled: event.enabled };
-  if (event.kind === 'bound' && text(event.scope) && count(event.ttlMs)) {
-    return { kind: 'bound', scope: event.scope, id: event.id, ttlMs: event.ttlMs };
-  }
-  return null;
+  return decodeMessage(RoutingEventSchema, message);
 }
 
 /** Sets a cooldown's deadline only when it is later than the stored one (a failure never shortens a cooldown). */
@@ -57,8 +44,22 @@ export function routingChannel(prefix: string): string {
   return `${prefix}routing`;
 }
 
-/** For the CLI: one short-lived connection, one operator's enable or disable. Rejects when Redis cannot take it. */
-export async function publishEnabledOnce(redisUrl: string, prefix: string, id: string, enabled: boolean): Promise<void> {
+/** The hash of the cooldowns (deployment id → epoch ms it ends) under a key prefix. */
+function cooldownsKey(prefix: string): string {
+  return `${prefix}routing:cooldowns`;
+}
+
+/** The cooldowns stored in Redis, applied to `health` (those still running at `now`). */
+async function applyStoredCooldowns(redis: Redis, prefix: string, health: DeploymentHealth, now: number): Promise<void> {
+  const stored = await redis.hgetall(cooldownsKey(prefix));
+  for (const [id, text] of Object.entries(stored)) {
+    const until = Number(text);
+    if (until > now) health.applyCooldown(id, until);
+  }
+}
+
+/** A short-lived connection for the CLI: no retries, no queue, gone when done. */
+function oneShotRedis(redisUrl: string): Redis {
   const redis = new Redis(redisUrl, {
     lazyConnect: true,
     maxRetriesPerRequest: 0,
@@ -67,6 +68,23 @@ export async function publishEnabledOnce(redisUrl: string, prefix: string, id: s
     retryStrategy: () => null,
   });
   redis.on('error', () => undefined);
+  return redis;
+}
+
+/** For the CLI: the running servers' shared cooldowns, applied to `health`. Rejects when Redis cannot answer. */
+export async function loadCooldownsOnce(redisUrl: string, prefix: string, health: DeploymentHealth): Promise<void> {
+  const redis = oneShotRedis(redisUrl);
+  try {
+    await redis.connect();
+    await applyStoredCooldowns(redis, prefix, health, health.now());
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** For the CLI: one short-lived connection, one operator's enable or disable. Rejects when Redis cannot take it. */
+export async function publishEnabledOnce(redisUrl: string, prefix: string, id: string, enabled: boolean): Promise<void> {
+  const redis = oneShotRedis(redisUrl);
   try {
     await redis.connect();
     await redis.publish(routingChannel(prefix), JSON.stringify({ kind: 'enabled', id, enabled } satisfies RoutingEvent));
@@ -93,7 +111,7 @@ export class SharedRoutingState {
 
   constructor(private readonly options: SharedRoutingOptions) {
     this.channel = routingChannel(options.prefix);
-    this.cooldownsKey = `${options.prefix}routing:cooldowns`;
+    this.cooldownsKey = cooldownsKey(options.prefix);
     const { health, bindings } = options;
     health.broadcast = {
       cooled: (id, until) =>
@@ -152,12 +170,7 @@ export class SharedRoutingState {
 
   private async loadCooldowns(): Promise<void> {
     try {
-      const stored = await this.options.redis.hgetall(this.cooldownsKey);
-      const now = this.options.now();
-      for (const [id, text] of Object.entries(stored)) {
-        const until = Number(text);
-        if (until > now) this.options.health.applyCooldown(id, until);
-      }
+      await applyStoredCooldowns(this.options.redis, this.options.prefix, this.options.health, this.options.now());
     } catch (error) {
       this.options.onError(error);
     }

@@ -196,47 +196,49 @@ function withBreakdown(entry: UsageKeyEntry, rows: UsageDailyRow[], models: Mode
   return { ...entry, total: { ...entry.total, ...total }, daily, models: toModelEntries(models) };
 }
 
-/** One entry per model (rows sorted by model), its deployments' rows summed, each deployment's listed (docs/routing.md). */
+/**
+ * One entry per model (rows sorted by model) and, within it, one per deployment (docs/routing.md):
+ * both are `usageCounts` of their rows, the model's over all its deployments' rows.
+ */
 function toModelEntries(rows: ModelUsageRow[]): UsageModelEntry[] {
   const entries: UsageModelEntry[] = [];
   for (let start = 0; start < rows.length;) {
     let end = start + 1;
     while (end < rows.length && rows[end]?.model === rows[start]?.model) end++;
     const group = rows.slice(start, end).sort((a, b) => compareText(a.deployment ?? '\uffff', b.deployment ?? '\uffff'));
-    const sum = group.reduce(addModelRows);
     entries.push({
-      model: sum.model,
-      ...spendAndCounts(sum),
-      deployments: group.map((row) => ({ deployment: row.deployment, ...spendAndCounts(row) })),
+      model: group[0]!.model,
+      ...usageCounts(group),
+      deployments: group.map((row) => ({ deployment: row.deployment, ...usageCounts([row]) })),
     });
     start = end;
   }
   return entries;
 }
 
-function addModelRows(sum: ModelUsageRow, row: ModelUsageRow): ModelUsageRow {
-  return {
-    ...sum,
-    requests: sum.requests + row.requests,
-    promptTokens: sum.promptTokens + row.promptTokens,
-    completionTokens: sum.completionTokens + row.completionTokens,
-    cachedTokens: sum.cachedTokens + row.cachedTokens,
-    cacheWriteTokens: sum.cacheWriteTokens + row.cacheWriteTokens,
-    cacheWrite1hTokens: sum.cacheWrite1hTokens + row.cacheWrite1hTokens,
-    reasoningTokens: sum.reasoningTokens + row.reasoningTokens,
-    costFemtoUsd: sum.costFemtoUsd + row.costFemtoUsd,
+/** The counts summed over rows; the spend rounded once, from their exact femto-dollars. */
+function usageCounts(rows: readonly ModelUsageRow[]) {
+  let costFemtoUsd = 0n;
+  const sum = {
+    requests: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+    cachedTokens: 0,
+    cacheWriteTokens: 0,
+    cacheWrite1hTokens: 0,
+    reasoningTokens: 0,
   };
-}
-
-/** Spend rounded once, from the exact femto-dollars. */
-function spendAndCounts(row: ModelUsageRow) {
-  const { costNanoUsd, costFemtoRemainder } = splitFemtoUsd(row.costFemtoUsd);
+  for (const row of rows) {
+    costFemtoUsd += row.costFemtoUsd;
+    for (const field of Object.keys(sum) as (keyof typeof sum)[]) sum[field] += row[field];
+  }
+  const { costNanoUsd, costFemtoRemainder } = splitFemtoUsd(costFemtoUsd);
   return {
     spend_usd: nanoToUsd(roundedNanoUsd(costNanoUsd, costFemtoRemainder)),
-    requests: row.requests,
-    prompt_tokens: row.promptTokens,
-    completion_tokens: row.completionTokens,
-    ...breakdownOf(row),
+    requests: sum.requests,
+    prompt_tokens: sum.promptTokens,
+    completion_tokens: sum.completionTokens,
+    ...breakdownOf(sum),
   };
 }
 

@@ -10,9 +10,18 @@ export const CLAUDE = path.join(__dirname, 'claude-code', 'node_modules', '.bin'
 
 export const claudeInstalled = existsSync(CLAUDE);
 
-/** `claude -p "say hi" --model <model>` with the gateway as its Anthropic API, killed after 90 s. */
-export function runClaude(options: { gatewayUrl: string; apiKey: string; model: string; home: string }): Promise<AgentRun> {
-  return runAgentCli(CLAUDE, ['-p', 'say hi', '--model', options.model], {
+/**
+ * `claude -p "say hi" --model <model>` with the gateway as its Anthropic API, killed after 90 s;
+ * `args` go after it (`--session-id`, `--resume`).
+ */
+export function runClaude(options: {
+  gatewayUrl: string;
+  apiKey: string;
+  model: string;
+  home: string;
+  args?: string[];
+}): Promise<AgentRun> {
+  return runAgentCli(CLAUDE, ['-p', 'say hi', '--model', options.model, ...(options.args ?? [])], {
     cwd: options.home,
     env: {
       PATH: process.env.PATH ?? '',

@@ -12,8 +12,9 @@ export const CODEX = join(__dirname, 'codex', 'node_modules', '.bin', 'codex');
 export const codexInstalled = existsSync(CODEX);
 if (!codexInstalled) console.warn(`Skipping the Codex CLI tests: ${CODEX} is missing (run npm ci in test/agents/codex).`);
 
-export function runCodex(home: string, workdir: string, apiKey: string, prompt: string): Promise<AgentRun> {
-  return runAgentCli(CODEX, ['exec', '--skip-git-repo-check', prompt], {
+/** `codex exec --skip-git-repo-check <args>` (a prompt, or `resume --last <prompt>`). */
+export function runCodex(home: string, workdir: string, apiKey: string, ...args: string[]): Promise<AgentRun> {
+  return runAgentCli(CODEX, ['exec', '--skip-git-repo-check', ...args], {
     cwd: workdir,
     env: { PATH: process.env.PATH ?? '', HOME: home, CODEX_HOME: home, GATEWAY_API_KEY: apiKey, RUST_LOG: 'error' },
   });
@@ -21,6 +22,12 @@ export function runCodex(home: string, workdir: string, apiKey: string, prompt: 
 
 /** `codex exec "say hi"` with the gateway at `gatewayBaseUrl` (without /v1) and `model`. */
 export async function codexSayHi(home: string, gatewayBaseUrl: string, apiKey: string, model: string): Promise<AgentRun> {
+  await useGatewayInCodex(home, gatewayBaseUrl, model);
+  return runCodex(home, home, apiKey, 'say hi');
+}
+
+/** Codex's config.toml in `home`: the gateway at `gatewayBaseUrl` (without /v1) as its only model provider, `model` its model. */
+export async function useGatewayInCodex(home: string, gatewayBaseUrl: string, model: string): Promise<void> {
   await writeFile(
     join(home, 'config.toml'),
     [
@@ -35,5 +42,4 @@ export async function codexSayHi(home: string, gatewayBaseUrl: string, apiKey: s
       '',
     ].join('\n'),
   );
-  return runCodex(home, home, apiKey, 'say hi');
 }

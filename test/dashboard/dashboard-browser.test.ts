@@ -281,12 +281,14 @@ describe.skipIf(!chromiumAvailable)('the dashboard in Chromium', () => {
     'lists the model catalogue with capabilities, context windows and prices',
     async () => {
       await page.getByRole('link', { name: 'Models' }).click();
-      const row = page.locator('tbody tr', { has: page.getByRole('rowheader', { name: 'mock-chat' }) });
+      // The operator's page also lists the deployments (deployments-browser.test.ts): the catalogue's table here.
+      const catalogue = page.getByRole('table', { name: 'Model catalogue' });
+      const row = catalogue.locator('tbody tr', { has: page.getByRole('rowheader', { name: 'mock-chat' }) });
       await row.waitFor();
       expect(await row.textContent()).toMatch(/mock-chat.*mock.*Chat.*Code.*Tools.*JSON mode.*Vision.*32,000 tokens.*\$1\.50.*\$2\.25/);
       await page.getByLabel('Filter models').fill('embeddings');
-      await expect.poll(() => page.locator('tbody tr').count()).toBe(1);
-      expect(await page.locator('tbody tr').textContent()).toContain('Dimensions: 256, 1536');
+      await expect.poll(() => catalogue.locator('tbody tr').count()).toBe(1);
+      expect(await catalogue.locator('tbody tr').textContent()).toContain('Dimensions: 256, 1536');
       await page.getByLabel('Filter models').fill('');
       await screenshot(page, 'desktop-models');
     },

@@ -2,7 +2,7 @@
 // (operator-controls-browser.test.ts, budgets-browser.test.ts, dashboard-owner-browser.test.ts).
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
-import { startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from '../helpers/test-gateway';
+import { startTestGateway, TEST_ADMIN_TOKEN, type TestGateway, type TestGatewayOptions } from '../helpers/test-gateway';
 import { collectPageErrors, DESKTOP, ensureDashboardBuilt, launchChromium } from './browser';
 
 /** A new desktop-sized page in its own browser context (its own cookies), and the errors it reports. */
@@ -16,9 +16,10 @@ export async function openDesktopPage(browser: Browser): Promise<{ page: Page; p
 /**
  * For the enclosing describe: a test gateway with one account named `accountName`, and headless
  * Chromium on its dashboard, signed in with the admin token and showing the Accounts page; both
- * closed after the describe. Read the fields inside tests (they exist from beforeAll on).
+ * closed after the describe. `gatewayOptions` (a function: read in beforeAll) configures the
+ * gateway. Read the fields inside tests (they exist from beforeAll on).
  */
-export function useOperatorDashboard(accountName: string, setUpTimeoutMs: number) {
+export function useOperatorDashboard(accountName: string, setUpTimeoutMs: number, gatewayOptions: () => TestGatewayOptions = () => ({})) {
   const fixture = {
     gw: undefined as unknown as TestGateway,
     browser: undefined as unknown as Browser,
@@ -28,7 +29,7 @@ export function useOperatorDashboard(accountName: string, setUpTimeoutMs: number
   };
   beforeAll(async () => {
     await ensureDashboardBuilt();
-    fixture.gw = await startTestGateway();
+    fixture.gw = await startTestGateway(gatewayOptions());
     fixture.accountId = await fixture.gw.createAccount(accountName);
     fixture.browser = await launchChromium();
     ({ page: fixture.page, pageErrors: fixture.pageErrors } = await openDesktopPage(fixture.browser));

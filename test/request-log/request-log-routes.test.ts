@@ -146,6 +146,36 @@ describe('refused requests are recorded with their code', () => {
   });
 });
 
+describe('the session id, as the routing reads it (docs/routing.md, "Session affinity")', () => {
+  const BODIES = {
+    messages: { model: 'mock-chat', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] },
+    responses: { model: 'mock-chat', input: 'hi', max_output_tokens: 16 },
+  };
+  const CASES: Array<[string, 'messages' | 'responses', Record<string, string>, object, string]> = [
+    ['Claude Code’s header', 'messages', { 'x-claude-code-session-id': 'cc-header' }, {}, 'cc-header'],
+    ['Claude Code’s metadata.user_id', 'messages', {}, { metadata: { user_id: 'user_ab12_account_cd34_session_cc-body' } }, 'cc-body'],
+    ['Codex’s session_id header', 'responses', { session_id: 'codex-header' }, {}, 'codex-header'],
+    ['Codex’s prompt_cache_key', 'responses', {}, { prompt_cache_key: 'codex-cache-key' }, 'codex-cache-key'],
+  ];
+
+  it.each(CASES)('%s', async (_, route, headers, fields, session) => {
+    const key = await gw.createKey(accountId);
+    const response = await gw.http
+      .post(PATHS[route])
+      .set('authorization', `Bearer ${key.key}`)
+      .set(headers)
+      .send({ ...BODIES[route], ...fields });
+    expect(response.status, response.text).toBe(200);
+    expect(await recordOf(gw, { key_id: key.id })).toMatchObject({ session_id: session });
+  });
+
+  it('none: null', async () => {
+    const key = await gw.createKey(accountId);
+    expect((await gw.chat(key.key, { model: 'mock-chat' })).status).toBe(200);
+    expect(await recordOf(gw, { key_id: key.id })).toMatchObject({ session_id: null });
+  });
+});
+
 describe('a client that goes away', () => {
   function cutShort(path: string, key: string, body: object, afterFirstBytes: boolean): Promise<void> {
     return new Promise((resolve, reject) => {

@@ -3,6 +3,7 @@ import { UpstreamError } from '../../server/errors/gateway-error';
 import { DeploymentHealth } from '../../server/routing/deployment-health';
 import { SessionBindings } from '../../server/routing/session-affinity';
 import { sessionOf } from '../../server/routing/session-affinity';
+import { decodeRoutingEvent, type RoutingEvent } from '../../server/routing/shared-routing-state';
 
 /** docs/routing.md, "Health and cooldown", on the health object alone. */
 const failure = (status: number, retryAfterMs: number | null = null) =>
@@ -75,5 +76,31 @@ describe('session ids and bindings', () => {
     bindings.bind('one', 'a', 1_000);
     bindings.bind('three', 'c', 1_000);
     expect([bindings.get('one'), bindings.get('two'), bindings.get('three'), bindings.size]).toEqual(['a', null, 'c', 2]);
+  });
+});
+
+describe('routing messages between instances', () => {
+  it('round-trip, and anything else on the channel is ignored', () => {
+    const events: RoutingEvent[] = [
+      { kind: 'cooled', id: 'dep-a', until: 1_700_000_000_000 },
+      { kind: 'healed', id: 'dep-a' },
+      { kind: 'enabled', id: 'dep-b', enabled: false },
+      { kind: 'bound', scope: 'key\u0000model\u0000session', id: 'dep-c', ttlMs: 3_600_000 },
+    ];
+    for (const event of events) expect(decodeRoutingEvent(JSON.stringify(event))).toEqual(event);
+    for (const junk of [
+      '',
+      'null',
+      '[]',
+      '{"kind":"cooled","id":"dep-a"}',
+      '{"kind":"cooled","id":"dep-a","until":-1}',
+      '{"kind":"healed","id":""}',
+      '{"kind":"enabled","id":"dep-a","enabled":"no"}',
+      '{"kind":"bound","id":"dep-a","ttlMs":5}',
+      '{"kind":"other","id":"dep-a"}',
+      `{"kind":"healed","id":"${'x'.repeat(1_001)}"}`,
+    ]) {
+      expect(decodeRoutingEvent(junk)).toBeNull();
+    }
   });
 });

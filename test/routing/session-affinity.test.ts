@@ -54,62 +54,77 @@ const systemPrompt = () =>
   `You are a coding agent ${randomBytes(8).toString('hex')}. ${'Follow the repository conventions. '.repeat(1000)}`;
 const toolResult = (turn: number) => `Tool result of turn ${turn}: ${'file contents line\n'.repeat(80)}`;
 
-/** A Claude Code-like session on /v1/messages: its session header and metadata.user_id, a growing conversation. */
-async function claudeCodeSession(gateway: TestGateway, key: string, model: string): Promise<SessionRun> {
-  const session = randomBytes(16).toString('hex');
-  const system = systemPrompt();
-  const messages: { role: string; content: string }[] = [];
-  const turns: Turn[] = [];
-  for (let turn = 1; turn <= TURNS; turn++) {
-    messages.push({ role: 'user', content: toolResult(turn) });
-    const response = await gateway.http
-      .post('/v1/messages')
-      .set('x-api-key', key)
-      .set('x-claude-code-session-id', session)
-      .send({ model, max_tokens: 100, system, metadata: { user_id: `user_0a1b_account_c2d3_session_${session}` }, messages })
-      .expect(200);
-    const body = response.body as {
+/** How one agent speaks: its route, its session's headers, its request, and where its reply puts the text and the prompt's tokens. */
+interface AgentShape {
+  path: '/v1/messages' | '/v1/responses';
+  headers(key: string, session: string): Record<string, string>;
+  body(model: string, system: string, history: { role: string; content: string }[], session: string): object;
+  reply(body: Record<string, unknown>): { text: string; prompt: number; cached: number };
+}
+
+/** Claude Code on /v1/messages: its session header and the session in metadata.user_id. */
+const CLAUDE_CODE: AgentShape = {
+  path: '/v1/messages',
+  headers: (key, session) => ({ 'x-api-key': key, 'x-claude-code-session-id': session }),
+  body: (model, system, messages, session) => ({
+    model,
+    max_tokens: 100,
+    system,
+    metadata: { user_id: `user_0a1b_account_c2d3_session_${session}` },
+    messages,
+  }),
+  reply: (body) => {
+    const { content, usage } = body as {
       content: { text: string }[];
       usage: { input_tokens: number; cache_read_input_tokens?: number; cache_creation_input_tokens?: number };
     };
-    const cached = body.usage.cache_read_input_tokens ?? 0;
-    turns.push({
-      deployment: response.headers['x-gateway-deployment'] as string,
-      prompt: body.usage.input_tokens + cached + (body.usage.cache_creation_input_tokens ?? 0),
-      cached,
-      costUsd: Number(response.headers['x-gateway-cost-usd']),
-    });
-    messages.push({ role: 'assistant', content: body.content[0]?.text ?? '' });
-  }
-  return summary(turns);
-}
+    const cached = usage.cache_read_input_tokens ?? 0;
+    return { text: content[0]?.text ?? '', prompt: usage.input_tokens + cached + (usage.cache_creation_input_tokens ?? 0), cached };
+  },
+};
 
-/** A Codex-like session on /v1/responses: its session_id header and the body's prompt_cache_key. */
-async function codexSession(gateway: TestGateway, key: string, model: string): Promise<SessionRun> {
-  const session = randomBytes(16).toString('hex');
-  const instructions = systemPrompt();
-  const input: { role: string; content: string }[] = [];
-  const turns: Turn[] = [];
-  for (let turn = 1; turn <= TURNS; turn++) {
-    input.push({ role: 'user', content: toolResult(turn) });
-    const response = await gateway.http
-      .post('/v1/responses')
-      .set('authorization', `Bearer ${key}`)
-      .set('session_id', session)
-      .send({ model, instructions, input, prompt_cache_key: session, store: false })
-      .expect(200);
-    const body = response.body as {
-      output_text?: string;
+/** Claude Code's requests with the session in metadata.user_id only (no session header). */
+const CLAUDE_CODE_METADATA_ONLY: AgentShape = { ...CLAUDE_CODE, headers: (key) => ({ 'x-api-key': key }) };
+
+/** Codex on /v1/responses: its session_id header and the body's prompt_cache_key. */
+const CODEX: AgentShape = {
+  path: '/v1/responses',
+  headers: (key, session) => ({ authorization: `Bearer ${key}`, session_id: session }),
+  body: (model, instructions, input, session) => ({ model, instructions, input, prompt_cache_key: session, store: false }),
+  reply: (body) => {
+    const { output, usage } = body as {
       output: { content?: { text?: string }[] }[];
       usage: { input_tokens: number; input_tokens_details?: { cached_tokens?: number } };
     };
+    return {
+      text: output[0]?.content?.[0]?.text ?? 'done',
+      prompt: usage.input_tokens,
+      cached: usage.input_tokens_details?.cached_tokens ?? 0,
+    };
+  },
+};
+
+/** A session of TURNS turns of `agent`: a large system prompt, and a conversation that grows by a tool result per turn. */
+async function runSession(gateway: TestGateway, key: string, model: string, agent: AgentShape): Promise<SessionRun> {
+  const session = randomBytes(16).toString('hex');
+  const system = systemPrompt();
+  const history: { role: string; content: string }[] = [];
+  const turns: Turn[] = [];
+  for (let turn = 1; turn <= TURNS; turn++) {
+    history.push({ role: 'user', content: toolResult(turn) });
+    const response = await gateway.http
+      .post(agent.path)
+      .set(agent.headers(key, session))
+      .send(agent.body(model, system, history, session))
+      .expect(200);
+    const { text, prompt, cached } = agent.reply(response.body as Record<string, unknown>);
     turns.push({
       deployment: response.headers['x-gateway-deployment'] as string,
-      prompt: body.usage.input_tokens,
-      cached: body.usage.input_tokens_details?.cached_tokens ?? 0,
+      prompt,
+      cached,
       costUsd: Number(response.headers['x-gateway-cost-usd']),
     });
-    input.push({ role: 'assistant', content: body.output[0]?.content?.[0]?.text ?? 'done' });
+    history.push({ role: 'assistant', content: text });
   }
   return summary(turns);
 }
@@ -132,16 +147,17 @@ describe('session affinity keeps an agent session on the deployment that holds i
     for (const letter of LETTERS) await upstreams[letter]?.close();
   });
 
-  for (const [name, run] of [
-    ['Claude Code', claudeCodeSession],
-    ['Codex', codexSession],
+  for (const [name, agent] of [
+    ['Claude Code', CLAUDE_CODE],
+    ['Claude Code (metadata.user_id only)', CLAUDE_CODE_METADATA_ONLY],
+    ['Codex', CODEX],
   ] as const) {
     it(`a ${TURNS}-turn ${name}-like session lands on one deployment and reads at least 95% of its prompt from the cache`, async () => {
-      const pinned = await run(gateway, key, 'agent');
+      const pinned = await runSession(gateway, key, 'agent', agent);
       expect(new Set(pinned.turns.map((turn) => turn.deployment)).size).toBe(1);
       expect(pinned.cachedShare).toBeGreaterThanOrEqual(0.95);
 
-      const spread = await run(gateway, key, 'agent-free');
+      const spread = await runSession(gateway, key, 'agent-free', agent);
       expect(new Set(spread.turns.map((turn) => turn.deployment)).size).toBeGreaterThan(1);
       expect(spread.cachedShare).toBeLessThan(pinned.cachedShare - 0.01);
       // What is billed shows it: cache reads cost a tenth of the input price.

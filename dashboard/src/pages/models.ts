@@ -3,8 +3,10 @@ import { api, expectStatus } from '../api';
 import { field, h, replaceChildren } from '../dom';
 import { formatInteger, formatPrice } from '../format';
 import type { PageContext } from '../router';
+import { isOperator } from '../state';
 import { loaded, loading } from '../ui/layout';
 import { emptyState } from '../ui/notice';
+import { deploymentsSection } from './deployments';
 
 const CAPABILITY_LABELS: Record<string, string> = {
   chat: 'Chat',
@@ -28,10 +30,13 @@ function matches(model: ModelEntry, filter: string): boolean {
   return filter.split(/\s+/).every((word) => text.includes(word));
 }
 
-/** The model catalogue (GET /v1/models): capabilities, context windows, prices. */
+/**
+ * The model catalogue (GET /v1/models): capabilities, context windows, prices; for the operator,
+ * each model's deployments too (pages/deployments.ts).
+ */
 export async function modelsPage({ main, isCurrent }: PageContext): Promise<void> {
   loading(main, 'models');
-  const catalogue = await expectStatus(api().models.list(), 200);
+  const [catalogue, deployments] = await Promise.all([expectStatus(api().models.list(), 200), isOperator() ? deploymentsSection() : null]);
   if (!isCurrent()) return;
   const models = [...catalogue.data].sort((a, b) => a.owned_by.localeCompare(b.owned_by) || a.id.localeCompare(b.id));
 
@@ -39,6 +44,8 @@ export async function modelsPage({ main, isCurrent }: PageContext): Promise<void
   const count = h('p', { class: 'muted', role: 'status' });
   const draw = (filter: string) => {
     const shown = models.filter((model) => matches(model, filter.trim().toLowerCase()));
+    const shownIds = new Set(shown.map((model) => model.id));
+    deployments?.draw((model) => shownIds.has(model));
     count.textContent = `${shown.length} of ${models.length} models`;
     if (shown.length === 0) {
       replaceChildren(
@@ -117,5 +124,6 @@ export async function modelsPage({ main, isCurrent }: PageContext): Promise<void
     ),
     h('div', { class: 'toolbar' }, field('Filter models', search, 'By name, provider or capability, e.g. “vision”.'), count),
     tableSlot,
+    deployments?.section,
   );
 }
