@@ -105,7 +105,9 @@ export function createRedisBudgetStore(options: RedisBudgetStoreOptions): Budget
   const redis = options.redis as Redis & BudgetCommands<Promise<unknown>>;
   const run = (command: typeof RESERVE_COMMAND | typeof SETTLE_COMMAND, keysAndArgs: string[], keyCount: number): Promise<unknown> =>
     transaction
-      ? transaction.call((multi) => void (multi as ChainableCommander & BudgetCommands<ChainableCommander>)[command](keyCount, ...keysAndArgs))
+      ? transaction.call(
+          (multi) => void (multi as ChainableCommander & BudgetCommands<ChainableCommander>)[command](keyCount, ...keysAndArgs),
+        )
       : redis[command](keyCount, ...keysAndArgs);
   return {
     async reserve(requests) {

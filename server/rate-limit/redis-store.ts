@@ -194,7 +194,9 @@ export function createRedisRateLimitStore(options: RedisRateLimitStoreOptions): 
       for (const request of requests) keysAndArgs.push(request.capacity, request.windowMs, request.cost);
       const { transaction } = options;
       const reply = transaction
-        ? await transaction.call((multi) => void (multi as ChainableCommander & PipelineCommands)[TAKE_COMMAND](requests.length, ...keysAndArgs))
+        ? await transaction.call(
+            (multi) => void (multi as ChainableCommander & PipelineCommands)[TAKE_COMMAND](requests.length, ...keysAndArgs),
+          )
         : await redis[TAKE_COMMAND](requests.length, ...keysAndArgs);
       return parseTakeReply(reply, requests);
     },
