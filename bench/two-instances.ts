@@ -54,8 +54,20 @@ export async function runTwoInstances(
     }
     return results;
   };
-  // The second instance has served nothing yet: twice the warm-up, for its compiler to catch up.
-  await both(2 * options.warmup);
+  // The second instance has served nothing yet: first warmed up alone, with all the
+  // connections, for as long as the first one was in the scenarios before (its compiler's
+  // optimizations follow the calls made), then both together.
+  const [, newcomer] = instances;
+  const alone = await runLoad({
+    url: `http://127.0.0.1:${newcomer.process.port}${scenario.path}`,
+    bodyFile,
+    authorization: newcomer.authorization,
+    connections: scenario.connections,
+    durationSeconds: options.warmup + options.duration,
+  });
+  counted.sent += alone.sent;
+  counted.answered += alone.requests;
+  await both(options.warmup);
   const stats = INSTANCES.map((name) => emptyStats(name));
   const seconds = Math.max(1, Math.round(options.duration / options.rounds));
   for (let round = 0; round < options.rounds; round++) {
