@@ -45,6 +45,11 @@ export interface GatewaySetup {
   durability?: string;
   /** Traces on (docs/tracing.md), exported to the mock upstream's OTLP endpoint. */
   traces?: boolean;
+  /**
+   * Another instance of the same fleet: this gateway's database (and Redis) and key; no
+   * account or key is made, and `finish` leaves the database to its owner.
+   */
+  sameFleetAs?: GatewayUnderTest;
 }
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -119,7 +124,8 @@ ${setup.durability ? `usage:\n  durability: ${setup.durability}\n` : ''}`;
 
 export async function startGateway(setup: GatewaySetup): Promise<GatewayUnderTest> {
   const bin = setup.bin ?? BIN;
-  const database = await createBenchDatabase(setup.postgres ? 'postgres' : 'sqlite');
+  const fleet = setup.sameFleetAs;
+  const database = fleet ? fleet.database : await createBenchDatabase(setup.postgres ? 'postgres' : 'sqlite');
   const configFile = path.join(setup.workDirectory, 'gateway.yaml');
   writeFileSync(configFile, configYaml(setup));
   const port = await freePort();
@@ -143,19 +149,7 @@ export async function startGateway(setup: GatewaySetup): Promise<GatewayUnderTes
     const { stdout } = await promisify(execFile)(process.execPath, [bin, ...args], { env, cwd: ROOT });
     return JSON.parse(stdout) as Record<string, string>;
   };
-  const account = await cli('accounts', 'create', '--name', 'bench');
-  const key = await cli(
-    'keys',
-    'create',
-    '--account',
-    account.id ?? '',
-    '--name',
-    'bench',
-    '--rpm',
-    String(KEY_RPM),
-    '--tpm',
-    String(KEY_TPM),
-  );
+  const authorization = fleet ? fleet.authorization : `Bearer ${await createKey(cli)}`;
 
   const logFile = path.join(setup.workDirectory, 'gateway.log');
   const gateway = await startServer(
@@ -173,7 +167,7 @@ export async function startGateway(setup: GatewaySetup): Promise<GatewayUnderTes
   return {
     process: gateway,
     database,
-    authorization: `Bearer ${key.key}`,
+    authorization,
     logFile,
     countUsage: async () => (await openStore()).countUsageEvents(),
     async finish() {
@@ -182,8 +176,26 @@ export async function startGateway(setup: GatewaySetup): Promise<GatewayUnderTes
         return { exitCode, usageEvents: await (await openStore()).countUsageEvents() };
       } finally {
         await store?.close();
-        await database.drop();
+        if (!fleet) await database.drop();
       }
     },
   };
+}
+
+/** A bench account and its key, made by the CLI: the key's text. */
+async function createKey(cli: (...args: string[]) => Promise<Record<string, string>>): Promise<string> {
+  const account = await cli('accounts', 'create', '--name', 'bench');
+  const key = await cli(
+    'keys',
+    'create',
+    '--account',
+    account.id ?? '',
+    '--name',
+    'bench',
+    '--rpm',
+    String(KEY_RPM),
+    '--tpm',
+    String(KEY_TPM),
+  );
+  return key.key ?? '';
 }

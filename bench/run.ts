@@ -4,15 +4,25 @@ import { availableParallelism, cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
-import { formatTable } from './bench-table';
+import { formatTable, type BenchRow } from './bench-table';
 import { startGateway, type GatewayUnderTest } from './gateway-process';
 import { errorCount, runLoad, runSequential, wrkMissing } from './load';
+import { parseOptions, type Options } from './options';
 import { cpuMicros, rssMiB, startScript, type BenchProcess } from './processes';
 import { addRound, alignedTable, emptyStats, formatScenario, percentile, type TargetStats } from './report';
 import { HOLD_STREAM_BODY, scenarios, SLOW_STREAM_BODY, STREAM_BODY, type Scenario } from './scenarios';
 import { openStreams, streamSpread, timeToFirstByte, type StreamTarget } from './stream-probes';
-import { durabilityTarget, RSS_SETTLE_MS, SLOW_DELAY_MS, TRACES_TARGET, verdicts, type Probes, type UsageCount } from './verdicts';
+import { runTwoInstances } from './two-instances';
+import {
+  durabilityTarget,
+  RSS_SETTLE_MS,
+  SLOW_DELAY_MS,
+  SQLITE_TARGET,
+  TRACES_TARGET,
+  verdicts,
+  type Probes,
+  type UsageCount,
+} from './verdicts';
 
 /**
  * `npm run bench`: the mock upstream, the bare pass-through proxy (the floor) and the gateway,
@@ -20,29 +30,6 @@ import { durabilityTarget, RSS_SETTLE_MS, SLOW_DELAY_MS, TRACES_TARGET, verdicts
  * round by round so that they share the machine's conditions. Prints a table per scenario
  * and the targets' verdicts; exits 1 when one fails. Options: see USAGE.
  */
-const USAGE = `npm run bench -- [options]
-  --duration S       measured seconds per target and scenario, split over the rounds (default 8)
-  --rounds N         rounds per scenario, targets alternating within each (default 2)
-  --warmup S         warm-up seconds per target and scenario (default 3)
-  --only IDS         scenarios to run, comma-separated: chat,stream,responses-stream,messages-stream,messages-translated,
-                     bedrock-stream,embed-float,embed-base64,chat-1
-  --postgres         the gateway on Postgres + Redis (BENCH_POSTGRES_URL, BENCH_REDIS_URL) instead of SQLite
-  --chunks N         content chunks of a streamed reply (default 20)
-  --dimensions N     embedding size (default 1536)
-  --open-streams N   streams held open at once (default 1000)
-  --log-level L      the gateway's LOG_LEVEL; logs go to a file (default info: an access-log line per request)
-  --cpu-prof DIR     run the gateway under node --cpu-prof, profile written to DIR
-  --node-flags=".." extra node flags for the gateway process (e.g. --node-flags="--max-semi-space-size=8")
-  --compare DIR      also measure the gateway of another checkout (built: npm install there), as "other gateway"
-  --durability MODE  also measure this gateway with usage.durability MODE (memory, journal, redis_stream) in
-                     the same rounds, as "gateway (MODE durability)"; prints what the default mode costs
-                     per request over it
-  --traces           also measure this gateway with traces on (docs/tracing.md), exported to the mock's OTLP
-                     endpoint, in the same rounds, as "gateway (traces on)"; judged: at most 10% more CPU per request
-  --json-proxy       also measure bench/json-proxy.ts on the non-streaming scenarios, as "json proxy": parsing,
-                     forwarding with undici and serializing, without the gateway's features
-  --json FILE        also write the raw results as JSON
-  --usage            also run the usage benchmark (bench/usage-bench.ts) on the same database kind`;
 
 interface Targets {
   mock: BenchProcess;
@@ -54,28 +41,10 @@ interface Targets {
   durability: GatewayUnderTest | null;
   /** `--traces`: this gateway with traces on, measured in the same rounds. */
   traces: GatewayUnderTest | null;
+  /** `--postgres`: the same gateway on SQLite, measured in the same rounds. */
+  sqlite: GatewayUnderTest | null;
   /** `--json-proxy`: the gateway's JSON work without its features (no verdicts). */
   jsonProxy: BenchProcess | null;
-}
-
-interface Options {
-  duration: number;
-  rounds: number;
-  warmup: number;
-  only: string[] | null;
-  postgres: boolean;
-  chunks: number;
-  dimensions: number;
-  openStreams: number;
-  logLevel: string;
-  cpuProf: string | null;
-  nodeFlags: string[];
-  compare: string | null;
-  durability: string | null;
-  traces: boolean;
-  jsonProxy: boolean;
-  json: string | null;
-  usage: boolean;
 }
 
 /** Streams of the open-streams probe last ~3.5 s: long enough for all of them to be opened first. */
@@ -113,6 +82,8 @@ async function main(argv: string[]): Promise<number> {
   let other: GatewayUnderTest | null = null;
   let durability: GatewayUnderTest | null = null;
   let traces: GatewayUnderTest | null = null;
+  let sqlite: GatewayUnderTest | null = null;
+  let second: GatewayUnderTest | null = null;
   try {
     const setup = {
       mockPort: mock.port,
@@ -147,10 +118,18 @@ async function main(argv: string[]): Promise<number> {
       traces = await startGateway({ ...setup, workDirectory: mkdtempSync(path.join(work, 'traces-')), traces: true });
       log(`bench: gateway with traces on :${traces.process.port}`);
     }
+    if (options.postgres) {
+      sqlite = await startGateway({ ...setup, postgres: false, workDirectory: mkdtempSync(path.join(work, 'sqlite-')) });
+      log(`bench: the same gateway on SQLite :${sqlite.process.port}`);
+    }
+    if (options.twoInstances) {
+      second = await startGateway({ ...setup, workDirectory: mkdtempSync(path.join(work, 'second-')), sameFleetAs: gateway });
+      log(`bench: a second gateway on the same Postgres + Redis :${second.process.port}`);
+    }
     log(
       `bench: mock :${mock.port}, bare proxy :${proxy.port}, gateway :${gateway.process.port} (${options.postgres ? 'Postgres + Redis' : 'SQLite'}, LOG_LEVEL=${options.logLevel}, log ${gateway.logFile})`,
     );
-    const targets: Targets = { mock, proxy, gateway, other, durability, traces, jsonProxy };
+    const targets: Targets = { mock, proxy, gateway, other, durability, traces, sqlite, jsonProxy };
     const usage: UsageCount = { loadSent: 0, loadAnswered: 0, loadRecorded: 0, exactSent: 0 };
 
     const selected = scenarios(options.chunks, options.dimensions).filter(
@@ -159,14 +138,29 @@ async function main(argv: string[]): Promise<number> {
     const results: Record<string, TargetStats[]> = {};
     const tables: string[] = [];
     // wrk's scenarios first: what they cut off when they stop is counted before the exact part.
-    const byLoadGenerator = selected.filter((scenario) => scenario.connections > 1);
-    for (const scenario of [...byLoadGenerator, ...selected.filter((entry) => entry.connections === 1)]) {
-      if (scenario === selected.find((entry) => entry.connections === 1)) usage.loadRecorded = await settledUsage(gateway);
+    for (const scenario of selected.filter((entry) => entry.connections > 1)) {
       log(`bench: ${scenario.title}`);
       results[scenario.id] = await runScenario(scenario, targets, options, work, usage);
       tables.push(formatScenario(scenario.title, results[scenario.id] ?? []));
     }
-    if (!selected.some((entry) => entry.connections === 1)) usage.loadRecorded = await settledUsage(gateway);
+    const fleetRows: BenchRow[] = [];
+    const chat = selected.find((entry) => entry.id === 'chat');
+    if (second && chat) {
+      log(`bench: ${chat.title}, two instances`);
+      const fleet = await runTwoInstances([gateway, second], chat, path.join(work, 'chat.json'), options, usage, () =>
+        settledUsage(gateway as GatewayUnderTest),
+      );
+      tables.push(fleet.table);
+      fleetRows.push(...fleet.rows);
+    }
+    if (second) await second.finish();
+    second = null;
+    usage.loadRecorded = await settledUsage(gateway);
+    for (const scenario of selected.filter((entry) => entry.connections === 1)) {
+      log(`bench: ${scenario.title}`);
+      results[scenario.id] = await runScenario(scenario, targets, options, work, usage);
+      tables.push(formatScenario(scenario.title, results[scenario.id] ?? []));
+    }
 
     log('bench: stream probes (first byte, incremental delivery, open streams)');
     const probes = await streamProbes(targets, options, usage);
@@ -180,7 +174,7 @@ async function main(argv: string[]): Promise<number> {
     const finished = await gateway.finish();
     gateway = null;
 
-    const rows = verdicts(results, probes, { settled: rss, atEnd: rssAtEnd }, finished, usage, options);
+    const rows = [...verdicts(results, probes, { settled: rss, atEnd: rssAtEnd }, finished, usage, options), ...fleetRows];
     if (options.usage) {
       log('bench: usage benchmark');
       const { runUsageBench } = await import('./usage-bench');
@@ -198,6 +192,8 @@ async function main(argv: string[]): Promise<number> {
     if (other) await other.finish().catch(() => undefined);
     if (durability) await durability.finish().catch(() => undefined);
     if (traces) await traces.finish().catch(() => undefined);
+    if (sqlite) await sqlite.finish().catch(() => undefined);
+    if (second) await second.finish().catch(() => undefined);
     if (gateway) await gateway.finish().catch(() => undefined);
     await Promise.all([mock.stop(), proxy.stop(), jsonProxy?.stop()]);
     rmSync(work, { recursive: true, force: true });
@@ -238,6 +234,7 @@ async function runScenario(
           },
         ]
       : []),
+    ...(targets.sqlite ? [{ name: SQLITE_TARGET, process: targets.sqlite.process, authorization: targets.sqlite.authorization }] : []),
     ...(targets.traces ? [{ name: TRACES_TARGET, process: targets.traces.process, authorization: targets.traces.authorization }] : []),
     ...(targets.other ? [{ name: 'other gateway', process: targets.other.process, authorization: targets.other.authorization }] : []),
   ];
@@ -288,6 +285,9 @@ async function streamProbes(targets: Targets, options: Options, usage: UsageCoun
     ['mock', at(targets.mock, STREAM_BODY)],
     ['bare proxy', at(targets.proxy, STREAM_BODY)],
     ['gateway', at(targets.gateway.process, STREAM_BODY, targets.gateway.authorization)],
+    ...(targets.sqlite
+      ? [[SQLITE_TARGET, at(targets.sqlite.process, STREAM_BODY, targets.sqlite.authorization)] as [string, StreamTarget]]
+      : []),
   ];
   const samples: Record<string, number[]> = {};
   const failures: Record<string, number> = {};
@@ -330,61 +330,6 @@ function formatProbes(probes: Probes): string {
     String(entry.failures),
   ]);
   return `time to the first event of a stream (1 connection, ${FIRST_BYTE_SAMPLES} streams each)\n${alignedTable([header, ...lines])}`;
-}
-
-function parseOptions(argv: string[]): Options {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      duration: { type: 'string' },
-      rounds: { type: 'string' },
-      warmup: { type: 'string' },
-      only: { type: 'string' },
-      postgres: { type: 'boolean', default: false },
-      chunks: { type: 'string' },
-      dimensions: { type: 'string' },
-      'open-streams': { type: 'string' },
-      'log-level': { type: 'string' },
-      'cpu-prof': { type: 'string' },
-      'node-flags': { type: 'string' },
-      compare: { type: 'string' },
-      durability: { type: 'string' },
-      traces: { type: 'boolean', default: false },
-      'json-proxy': { type: 'boolean', default: false },
-      json: { type: 'string' },
-      usage: { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
-    },
-  });
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    process.exit(0);
-  }
-  const number = (text: string | undefined, fallback: number) => {
-    if (text === undefined) return fallback;
-    const value = Number(text);
-    if (!Number.isInteger(value) || value < 1) throw new Error(`expected a positive integer, got ${text}\n${USAGE}`);
-    return value;
-  };
-  return {
-    duration: number(values.duration, 8),
-    rounds: number(values.rounds, 2),
-    warmup: number(values.warmup, 3),
-    only: values.only ? values.only.split(',').map((id) => id.trim()) : null,
-    postgres: values.postgres === true,
-    chunks: number(values.chunks, 20),
-    dimensions: number(values.dimensions, 1536),
-    openStreams: number(values['open-streams'], 1000),
-    logLevel: values['log-level'] ?? 'info',
-    cpuProf: values['cpu-prof'] ? path.resolve(values['cpu-prof']) : null,
-    nodeFlags: (values['node-flags'] ?? '').split(/\s+/).filter((flag) => flag.length > 0),
-    compare: values.compare ? path.resolve(values.compare) : null,
-    durability: values.durability ?? null,
-    traces: values.traces === true,
-    jsonProxy: values['json-proxy'] === true,
-    json: values.json ?? null,
-    usage: values.usage === true,
-  };
 }
 
 main(process.argv.slice(2)).then(

@@ -13,6 +13,12 @@ const FIRST_BYTE_TARGET_MS = 1;
 const RSS_TARGET_MIB = 150;
 /** docs/tracing.md: what traces on may add to the CPU per request of the same gateway with traces off. */
 const TRACES_CPU_TARGET = 0.1;
+/**
+ * docs/performance.md: the gateway on Postgres + Redis against the same gateway on SQLite in
+ * the same run (`--postgres`): CPU per request, and the latency it adds at 64 connections.
+ */
+const POSTGRES_CPU_OVER_SQLITE_TARGET = 1.3;
+const POSTGRES_ADDED_P99_OVER_SQLITE_TARGET = 3;
 /** Quiet time before RSS is read: the idle collection (after IDLE_GC_QUIET_MS, checked every second) and the release of its pages. */
 export const RSS_SETTLE_MS = IDLE_GC_QUIET_MS + 7_000;
 export const SLOW_DELAY_MS = 50;
@@ -46,6 +52,7 @@ interface VerdictOptions {
 
 export const durabilityTarget = (mode: string | null): string => `gateway (${mode ?? ''} durability)`;
 export const TRACES_TARGET = 'gateway (traces on)';
+export const SQLITE_TARGET = 'gateway (SQLite)';
 
 export function verdicts(
   results: Record<string, TargetStats[]>,
@@ -80,6 +87,9 @@ export function verdicts(
       target: judged ? `<= ${ratioTarget}x` : '',
       verdict: judged ? (ratio <= ratioTarget ? 'PASS' : 'FAIL') : 'info',
     });
+    const onSqlite = find(id, SQLITE_TARGET);
+    const mock = find(id, 'mock');
+    if (onSqlite && mock) rows.push(...overSqlite(label, judged, gateway, onSqlite, mock));
     const other = options.durability ? find(id, durabilityTarget(options.durability)) : undefined;
     if (other) {
       const cost = cpuPerRequest(gateway) - cpuPerRequest(other);
@@ -150,6 +160,15 @@ export function verdicts(
       verdict: added <= FIRST_BYTE_TARGET_MS && firstByte.failures === 0 ? 'PASS' : 'FAIL',
     });
   }
+  const firstByteSqlite = probes.firstByte[SQLITE_TARGET];
+  if (firstByteSqlite && firstByteMock) {
+    rows.push({
+      metric: "  the same on SQLite: stream first byte after the upstream's, p50",
+      value: `${(firstByteSqlite.p50 - firstByteMock.p50).toFixed(2)} ms (p99 ${(firstByteSqlite.p99 - firstByteMock.p99).toFixed(2)} ms)`,
+      target: '',
+      verdict: 'info',
+    });
+  }
   // Events SLOW_DELAY_MS apart upstream: the first must reach the client long before the last.
   const { spread } = probes;
   const incremental =
@@ -196,4 +215,27 @@ export function verdicts(
     verdict: inRange ? 'PASS' : 'FAIL',
   });
   return rows;
+}
+
+/** `--postgres`: this gateway (Postgres + Redis) against the same gateway on SQLite, measured in the same rounds. */
+function overSqlite(label: string, judged: boolean, gateway: TargetStats, sqlite: TargetStats, mock: TargetStats): BenchRow[] {
+  const ratio = cpuPerRequest(gateway) / cpuPerRequest(sqlite);
+  const added = gateway.p99Ms - mock.p99Ms;
+  const addedSqlite = sqlite.p99Ms - mock.p99Ms;
+  // An added p99 within the mock's own noise (at or below zero) on SQLite is judged against 1 ms.
+  const addedRatio = added / Math.max(addedSqlite, 1);
+  return [
+    {
+      metric: `  Postgres + Redis over SQLite, ${label}: CPU per request`,
+      value: `${ratio.toFixed(2)}x the gateway on SQLite (${Math.round(cpuPerRequest(sqlite))} µs)`,
+      target: judged ? `<= ${POSTGRES_CPU_OVER_SQLITE_TARGET}x` : '',
+      verdict: judged ? (ratio <= POSTGRES_CPU_OVER_SQLITE_TARGET ? 'PASS' : 'FAIL') : 'info',
+    },
+    {
+      metric: `  Postgres + Redis over SQLite, ${label}: added p99 (64 conn.)`,
+      value: `${added.toFixed(2)} ms, SQLite ${addedSqlite.toFixed(2)} ms: ${addedRatio.toFixed(2)}x`,
+      target: judged ? `<= ${POSTGRES_ADDED_P99_OVER_SQLITE_TARGET}x` : '',
+      verdict: judged ? (addedRatio <= POSTGRES_ADDED_P99_OVER_SQLITE_TARGET ? 'PASS' : 'FAIL') : 'info',
+    },
+  ];
 }

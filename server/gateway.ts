@@ -156,7 +156,8 @@ async function buildGateway(config: Config, options: GatewayOptions, onFailure: 
       })
     : null;
   if (keyEvents) onFailure.push(() => keyEvents.close());
-  // docs/usage-durability.md: a call's usage XADD and its rate-limit settlement in one round trip.
+  // docs/performance.md: a turn's rate-limit and budget reservations and settlements, and its
+  // usage XADD (docs/usage-durability.md), in one round trip.
   const transaction = redis ? new RedisTurnTransaction(redis) : null;
   // docs/rate-limits.md, "Several instances: Redis": one breaker for the rate limits and the
   // spend budgets, so that both know at once when Redis is down.
@@ -284,7 +285,8 @@ async function buildGateway(config: Config, options: GatewayOptions, onFailure: 
     store:
       redis && breaker
         ? withBudgetFallback(
-            options.budgetStore ?? createRedisBudgetStore({ redis, prefix: options.rateLimitPrefix ?? 'mg:rl:' }),
+            options.budgetStore ??
+              createRedisBudgetStore({ redis, prefix: options.rateLimitPrefix ?? 'mg:rl:', transaction: transaction ?? undefined }),
             memoryBudgets,
             breaker,
           )

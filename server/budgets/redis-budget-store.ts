@@ -1,4 +1,5 @@
-import type { Redis } from 'ioredis';
+import type { ChainableCommander, Redis } from 'ioredis';
+import type { RedisTurnTransaction } from '../redis/turn-transaction';
 import type { BudgetStore } from './budget-store';
 
 /*
@@ -80,8 +81,34 @@ function split(femto: bigint): [string, string] {
 
 const join = (nano: unknown, rest: unknown): bigint => BigInt(String(nano)) * FEMTO_PER_NANO + BigInt(String(rest));
 
-export function createRedisBudgetStore(options: { redis: Redis; prefix: string }): BudgetStore {
-  const { redis, prefix } = options;
+const RESERVE_COMMAND = 'modelGatewayBudgetReserve';
+const SETTLE_COMMAND = 'modelGatewayBudgetSettle';
+
+/** The commands `defineCommand` adds (sent as EVALSHA), on the client and on its transactions. */
+interface BudgetCommands<Result> {
+  [RESERVE_COMMAND](numberOfKeys: number, ...keysAndArgs: string[]): Result;
+  [SETTLE_COMMAND](numberOfKeys: number, ...keysAndArgs: string[]): Result;
+}
+
+export interface RedisBudgetStoreOptions {
+  redis: Redis;
+  prefix: string;
+  /** When given, reservations and settlements go in the turn's transaction (server/redis/turn-transaction.ts). */
+  transaction?: RedisTurnTransaction;
+}
+
+export function createRedisBudgetStore(options: RedisBudgetStoreOptions): BudgetStore {
+  const { prefix, transaction } = options;
+  options.redis.defineCommand(RESERVE_COMMAND, { lua: RESERVE_SCRIPT });
+  options.redis.defineCommand(SETTLE_COMMAND, { lua: SETTLE_SCRIPT });
+  // defineCommand adds methods the ioredis types cannot know about.
+  const redis = options.redis as Redis & BudgetCommands<Promise<unknown>>;
+  const run = (command: typeof RESERVE_COMMAND | typeof SETTLE_COMMAND, keysAndArgs: string[], keyCount: number): Promise<unknown> =>
+    transaction
+      ? transaction.call(
+          (multi) => void (multi as ChainableCommander & BudgetCommands<ChainableCommander>)[command](keyCount, ...keysAndArgs),
+        )
+      : redis[command](keyCount, ...keysAndArgs);
   return {
     async reserve(requests) {
       const args: string[] = [];
@@ -90,17 +117,17 @@ export function createRedisBudgetStore(options: { redis: Redis; prefix: string }
         args.push(...split(request.amount), ...split(request.cost), ...seed, String(Math.max(1, Math.ceil(request.ttlMs))));
       }
       const keys = requests.map((request) => `${prefix}${request.id}`);
-      const reply = (await redis.eval(RESERVE_SCRIPT, keys.length, ...keys, ...args)) as Array<number | string>;
+      const reply = (await run(RESERVE_COMMAND, [...keys, ...args], keys.length)) as Array<number | string>;
       if (reply[0] === -1) return { kind: 'unseeded' };
       const totals = requests.map((_request, index) => join(reply[1 + 2 * index], reply[2 + 2 * index]));
       return { kind: reply[0] === 1 ? 'reserved' : 'refused', totals };
     },
     async settle(id, delta, settled) {
-      const reply = (await redis.eval(SETTLE_SCRIPT, 1, `${prefix}${id}`, ...split(delta), ...split(settled))) as Array<string> | null;
+      const reply = (await run(SETTLE_COMMAND, [`${prefix}${id}`, ...split(delta), ...split(settled)], 1)) as Array<string> | null;
       return reply === null ? null : join(reply[0], reply[1]);
     },
     async firstTime(id, ttlMs) {
-      return (await redis.set(`${prefix}${id}`, '1', 'PX', Math.max(1, Math.ceil(ttlMs)), 'NX')) === 'OK';
+      return (await options.redis.set(`${prefix}${id}`, '1', 'PX', Math.max(1, Math.ceil(ttlMs)), 'NX')) === 'OK';
     },
     async close() {
       // The client is the caller's.

@@ -10,8 +10,9 @@ export interface RedisRateLimitStoreOptions {
   /** Prepended to every bucket id, e.g. `mg:rl:`. */
   prefix: string;
   /**
-   * When given, settlements (`adjust`) go in the turn's transaction, with the usage stream's
-   * XADD of the same calls (docs/usage-durability.md): one round trip for both.
+   * When given, reservations (`take`) and settlements (`adjust`) go in the turn's transaction,
+   * with the usage stream's XADD of the same calls (docs/usage-durability.md): one round trip
+   * per event-loop turn for all of them (docs/performance.md).
    */
   transaction?: RedisTurnTransaction;
 }
@@ -137,6 +138,7 @@ interface RateLimitCommands {
 
 /** The same commands queued on a transaction (defineCommand adds them to its pipelines too). */
 interface PipelineCommands {
+  [TAKE_COMMAND](numberOfKeys: number, ...keysAndArgs: Array<string | number>): ChainableCommander;
   [ADJUST_COMMAND](key: string, capacity: number, windowMs: number, delta: number): ChainableCommander;
 }
 
@@ -188,9 +190,15 @@ export function createRedisRateLimitStore(options: RedisRateLimitStoreOptions): 
     async take(requests) {
       validateRequests(requests);
       if (requests.length === 0) return { allowed: true, buckets: [] };
-      const keys = requests.map((request) => prefix + request.id);
-      const args = requests.flatMap((request) => [request.capacity, request.windowMs, request.cost]);
-      return parseTakeReply(await redis[TAKE_COMMAND](requests.length, ...keys, ...args), requests);
+      const keysAndArgs: Array<string | number> = requests.map((request) => prefix + request.id);
+      for (const request of requests) keysAndArgs.push(request.capacity, request.windowMs, request.cost);
+      const { transaction } = options;
+      const reply = transaction
+        ? await transaction.call(
+            (multi) => void (multi as ChainableCommander & PipelineCommands)[TAKE_COMMAND](requests.length, ...keysAndArgs),
+          )
+        : await redis[TAKE_COMMAND](requests.length, ...keysAndArgs);
+      return parseTakeReply(reply, requests);
     },
     async hit(windows) {
       validateWindows(windows);
@@ -207,16 +215,8 @@ export function createRedisRateLimitStore(options: RedisRateLimitStoreOptions): 
         await redis[ADJUST_COMMAND](key, bucket.capacity, bucket.windowMs, delta);
         return;
       }
-      await new Promise<void>((resolve, reject) =>
-        transaction.join({
-          add: (multi) =>
-            void (multi as ChainableCommander & PipelineCommands)[ADJUST_COMMAND](key, bucket.capacity, bucket.windowMs, delta),
-          done: (replies, error) => {
-            const failed = error ?? replies?.[0]?.[0] ?? null;
-            if (failed === null) resolve();
-            else reject(failed instanceof Error ? failed : new Error(String(failed)));
-          },
-        }),
+      await transaction.call(
+        (multi) => void (multi as ChainableCommander & PipelineCommands)[ADJUST_COMMAND](key, bucket.capacity, bucket.windowMs, delta),
       );
     },
     async close() {},

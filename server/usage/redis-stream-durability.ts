@@ -168,6 +168,7 @@ export class RedisStreamDurability implements UsageDurability {
   private joinTurn(): void {
     let group: BatchOutcome | null = null;
     this.options.transaction.join({
+      atomic: true,
       add: (multi) => {
         const entries = this.buffer;
         this.buffer = [];

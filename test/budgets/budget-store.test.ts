@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryBudgetStore, type BudgetStore } from '../../server/budgets/budget-store';
 import { createRedisBudgetStore } from '../../server/budgets/redis-budget-store';
+import { RedisTurnTransaction } from '../../server/redis/turn-transaction';
 import { createTestRedis, deleteKeys, isRedisReachable } from '../rate-limit/redis-test-client';
 
 /*
@@ -24,6 +25,12 @@ afterAll(async () => {
 const stores: Array<[string, () => BudgetStore, boolean]> = [
   ['memory', () => createMemoryBudgetStore(), true],
   ['redis', () => createRedisBudgetStore({ redis, prefix }), redisAvailable],
+  // As the gateway sends them: in the turn's pipeline.
+  [
+    "redis, the turn's pipeline",
+    () => createRedisBudgetStore({ redis, prefix, transaction: new RedisTurnTransaction(redis) }),
+    redisAvailable,
+  ],
 ];
 
 describe.each(stores)('budget store (%s)', (_name, create, available) => {

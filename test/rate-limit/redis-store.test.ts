@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisRateLimitStore } from '../../server/rate-limit/redis-store';
+import { RedisTurnTransaction } from '../../server/redis/turn-transaction';
 import type { BucketRequest, RateLimitStore } from '../../server/rate-limit/types';
 import { createTestRedis, deleteKeys, isRedisReachable, uniquePrefix } from './redis-test-client';
 
@@ -9,15 +10,21 @@ const MINUTE = 60_000;
 const available = await isRedisReachable();
 const bucket = (id: string, capacity: number, cost = 1, windowMs = MINUTE): BucketRequest => ({ id, capacity, windowMs, cost });
 
-describe.skipIf(!available)('redis rate-limit store', () => {
+// Each take and adjust sent as its own command, or queued in the turn's pipeline (as the gateway sends them).
+describe.skipIf(!available).each([
+  ['sent alone', false],
+  ["in the turn's pipeline", true],
+])('redis rate-limit store, commands %s', (_name, piped) => {
   const prefix = uniquePrefix();
   let clients: Redis[] = [];
   let store: RateLimitStore;
+  const storeOn = (redis: Redis) =>
+    createRedisRateLimitStore({ redis, prefix, transaction: piped ? new RedisTurnTransaction(redis) : undefined });
 
   beforeAll(async () => {
     clients = [createTestRedis(), createTestRedis()];
     await Promise.all(clients.map((client) => client.connect()));
-    store = createRedisRateLimitStore({ redis: clients[0] as Redis, prefix });
+    store = storeOn(clients[0] as Redis);
   });
 
   afterAll(async () => {
@@ -115,7 +122,7 @@ describe.skipIf(!available)('redis rate-limit store', () => {
   });
 
   it('is exact under concurrency across two instances: 200 parallel takes on 50 -> 50 allowed', async () => {
-    const stores = clients.map((redis) => createRedisRateLimitStore({ redis, prefix }));
+    const stores = clients.map(storeOn);
     const results = await Promise.all(
       Array.from({ length: 200 }, (_, index) => (stores[index % 2] as RateLimitStore).take([bucket('race', 50, 1, 10 * MINUTE)])),
     );
@@ -127,5 +134,8 @@ describe.skipIf(!available)('redis rate-limit store', () => {
   it('survives a script flush (EVALSHA falls back to EVAL)', async () => {
     await (clients[0] as Redis).script('FLUSH');
     expect((await store.take([bucket('flush', 5)])).allowed).toBe(true);
+    await (clients[0] as Redis).script('FLUSH');
+    await store.adjust({ id: 'flush', capacity: 5, windowMs: MINUTE }, -2);
+    expect((await store.take([bucket('flush', 5)])).buckets[0]?.remaining).toBe(1);
   });
 });
