@@ -45,6 +45,8 @@ export interface GatewaySetup {
   durability?: string;
   /** Traces on (docs/tracing.md), exported to the mock upstream's OTLP endpoint. */
   traces?: boolean;
+  /** `request_log.enabled: false` (docs/request-log.md); the request log is on by default. */
+  requestLogOff?: boolean;
 }
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -114,7 +116,7 @@ models:
     dimensions: [${setup.dimensions}]
     context_window: 8191
     pricing: { input_per_million: 0.02, output_per_million: 0 }
-${setup.durability ? `usage:\n  durability: ${setup.durability}\n` : ''}`;
+${setup.durability ? `usage:\n  durability: ${setup.durability}\n` : ''}${setup.requestLogOff ? 'request_log:\n  enabled: false\n' : ''}`;
 }
 
 export async function startGateway(setup: GatewaySetup): Promise<GatewayUnderTest> {

@@ -12,7 +12,17 @@ import { cpuMicros, rssMiB, startScript, type BenchProcess } from './processes';
 import { addRound, alignedTable, emptyStats, formatScenario, percentile, type TargetStats } from './report';
 import { HOLD_STREAM_BODY, scenarios, SLOW_STREAM_BODY, STREAM_BODY, type Scenario } from './scenarios';
 import { openStreams, streamSpread, timeToFirstByte, type StreamTarget } from './stream-probes';
-import { durabilityTarget, RSS_SETTLE_MS, SLOW_DELAY_MS, TRACES_TARGET, verdicts, type Probes, type UsageCount } from './verdicts';
+import {
+  durabilityTarget,
+  OTHER_TARGET,
+  REQUEST_LOG_OFF_TARGET,
+  RSS_SETTLE_MS,
+  SLOW_DELAY_MS,
+  TRACES_TARGET,
+  verdicts,
+  type Probes,
+  type UsageCount,
+} from './verdicts';
 
 /**
  * `npm run bench`: the mock upstream, the bare pass-through proxy (the floor) and the gateway,
@@ -38,7 +48,10 @@ const USAGE = `npm run bench -- [options]
                      the same rounds, as "gateway (MODE durability)"; prints what the default mode costs
                      per request over it
   --traces           also measure this gateway with traces on (docs/tracing.md), exported to the mock's OTLP
-                     endpoint, in the same rounds, as "gateway (traces on)"; judged: at most 10% more CPU per request
+                     endpoint, and with the request log off (docs/request-log.md), in the same rounds, as
+                     "gateway (traces on)" and "gateway (request log off)"; judged: traces on at most 10% more CPU
+                     per request, the request log (bodies off) and, with --compare of a build without tracing,
+                     traces off within the run's noise (5%)
   --json-proxy       also measure bench/json-proxy.ts on the non-streaming scenarios, as "json proxy": parsing,
                      forwarding with undici and serializing, without the gateway's features
   --json FILE        also write the raw results as JSON
@@ -54,6 +67,8 @@ interface Targets {
   durability: GatewayUnderTest | null;
   /** `--traces`: this gateway with traces on, measured in the same rounds. */
   traces: GatewayUnderTest | null;
+  /** `--traces`: this gateway with the request log off, measured in the same rounds. */
+  requestLogOff: GatewayUnderTest | null;
   /** `--json-proxy`: the gateway's JSON work without its features (no verdicts). */
   jsonProxy: BenchProcess | null;
 }
@@ -113,6 +128,7 @@ async function main(argv: string[]): Promise<number> {
   let other: GatewayUnderTest | null = null;
   let durability: GatewayUnderTest | null = null;
   let traces: GatewayUnderTest | null = null;
+  let requestLogOff: GatewayUnderTest | null = null;
   try {
     const setup = {
       mockPort: mock.port,
@@ -146,11 +162,13 @@ async function main(argv: string[]): Promise<number> {
     if (options.traces) {
       traces = await startGateway({ ...setup, workDirectory: mkdtempSync(path.join(work, 'traces-')), traces: true });
       log(`bench: gateway with traces on :${traces.process.port}`);
+      requestLogOff = await startGateway({ ...setup, workDirectory: mkdtempSync(path.join(work, 'no-request-log-')), requestLogOff: true });
+      log(`bench: gateway with the request log off :${requestLogOff.process.port}`);
     }
     log(
       `bench: mock :${mock.port}, bare proxy :${proxy.port}, gateway :${gateway.process.port} (${options.postgres ? 'Postgres + Redis' : 'SQLite'}, LOG_LEVEL=${options.logLevel}, log ${gateway.logFile})`,
     );
-    const targets: Targets = { mock, proxy, gateway, other, durability, traces, jsonProxy };
+    const targets: Targets = { mock, proxy, gateway, other, durability, traces, requestLogOff, jsonProxy };
     const usage: UsageCount = { loadSent: 0, loadAnswered: 0, loadRecorded: 0, exactSent: 0 };
 
     const selected = scenarios(options.chunks, options.dimensions).filter(
@@ -198,6 +216,7 @@ async function main(argv: string[]): Promise<number> {
     if (other) await other.finish().catch(() => undefined);
     if (durability) await durability.finish().catch(() => undefined);
     if (traces) await traces.finish().catch(() => undefined);
+    if (requestLogOff) await requestLogOff.finish().catch(() => undefined);
     if (gateway) await gateway.finish().catch(() => undefined);
     await Promise.all([mock.stop(), proxy.stop(), jsonProxy?.stop()]);
     rmSync(work, { recursive: true, force: true });
@@ -239,7 +258,10 @@ async function runScenario(
         ]
       : []),
     ...(targets.traces ? [{ name: TRACES_TARGET, process: targets.traces.process, authorization: targets.traces.authorization }] : []),
-    ...(targets.other ? [{ name: 'other gateway', process: targets.other.process, authorization: targets.other.authorization }] : []),
+    ...(targets.requestLogOff
+      ? [{ name: REQUEST_LOG_OFF_TARGET, process: targets.requestLogOff.process, authorization: targets.requestLogOff.authorization }]
+      : []),
+    ...(targets.other ? [{ name: OTHER_TARGET, process: targets.other.process, authorization: targets.other.authorization }] : []),
   ];
   const sequential = scenario.connections === 1;
   const load = async (target: (typeof list)[number], durationSeconds: number) => {
