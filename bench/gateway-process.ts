@@ -50,6 +50,8 @@ export interface GatewaySetup {
    * account or key is made, and `finish` leaves the database to its owner.
    */
   sameFleetAs?: GatewayUnderTest;
+  /** `request_log.enabled: false` (docs/request-log.md); the request log is on by default. */
+  requestLogOff?: boolean;
 }
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -119,7 +121,7 @@ models:
     dimensions: [${setup.dimensions}]
     context_window: 8191
     pricing: { input_per_million: 0.02, output_per_million: 0 }
-${setup.durability ? `usage:\n  durability: ${setup.durability}\n` : ''}`;
+${setup.durability ? `usage:\n  durability: ${setup.durability}\n` : ''}${setup.requestLogOff ? 'request_log:\n  enabled: false\n' : ''}`;
 }
 
 export async function startGateway(setup: GatewaySetup): Promise<GatewayUnderTest> {

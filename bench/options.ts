@@ -23,7 +23,10 @@ export const USAGE = `npm run bench -- [options]
                      the same rounds, as "gateway (MODE durability)"; prints what the default mode costs
                      per request over it
   --traces           also measure this gateway with traces on (docs/tracing.md), exported to the mock's OTLP
-                     endpoint, in the same rounds, as "gateway (traces on)"; judged: at most 10% more CPU per request
+                     endpoint, and with the request log off (docs/request-log.md), in the same rounds, as
+                     "gateway (traces on)" and "gateway (request log off)"; judged: traces on at most 10% more CPU
+                     per request, the request log (bodies off) and, with --compare of a build without tracing,
+                     traces off within the run's noise (5%)
   --json-proxy       also measure bench/json-proxy.ts on the non-streaming scenarios, as "json proxy": parsing,
                      forwarding with undici and serializing, without the gateway's features
   --json FILE        also write the raw results as JSON

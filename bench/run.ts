@@ -15,6 +15,8 @@ import { openStreams, streamSpread, timeToFirstByte, type StreamTarget } from '.
 import { runTwoInstances } from './two-instances';
 import {
   durabilityTarget,
+  OTHER_TARGET,
+  REQUEST_LOG_OFF_TARGET,
   RSS_SETTLE_MS,
   SLOW_DELAY_MS,
   SQLITE_TARGET,
@@ -28,7 +30,7 @@ import {
  * `npm run bench`: the mock upstream, the bare pass-through proxy (the floor) and the gateway,
  * each its own process, driven in turn by wrk, scenario by scenario, targets alternating
  * round by round so that they share the machine's conditions. Prints a table per scenario
- * and the targets' verdicts; exits 1 when one fails. Options: see USAGE.
+ * and the targets' verdicts; exits 1 when one fails. Options: bench/options.ts.
  */
 
 interface Targets {
@@ -43,6 +45,8 @@ interface Targets {
   traces: GatewayUnderTest | null;
   /** `--postgres`: the same gateway on SQLite, measured in the same rounds. */
   sqlite: GatewayUnderTest | null;
+  /** `--traces`: this gateway with the request log off, measured in the same rounds. */
+  requestLogOff: GatewayUnderTest | null;
   /** `--json-proxy`: the gateway's JSON work without its features (no verdicts). */
   jsonProxy: BenchProcess | null;
 }
@@ -84,6 +88,7 @@ async function main(argv: string[]): Promise<number> {
   let traces: GatewayUnderTest | null = null;
   let sqlite: GatewayUnderTest | null = null;
   let second: GatewayUnderTest | null = null;
+  let requestLogOff: GatewayUnderTest | null = null;
   try {
     const setup = {
       mockPort: mock.port,
@@ -117,6 +122,8 @@ async function main(argv: string[]): Promise<number> {
     if (options.traces) {
       traces = await startGateway({ ...setup, workDirectory: mkdtempSync(path.join(work, 'traces-')), traces: true });
       log(`bench: gateway with traces on :${traces.process.port}`);
+      requestLogOff = await startGateway({ ...setup, workDirectory: mkdtempSync(path.join(work, 'no-request-log-')), requestLogOff: true });
+      log(`bench: gateway with the request log off :${requestLogOff.process.port}`);
     }
     if (options.postgres) {
       sqlite = await startGateway({ ...setup, postgres: false, workDirectory: mkdtempSync(path.join(work, 'sqlite-')) });
@@ -129,7 +136,7 @@ async function main(argv: string[]): Promise<number> {
     log(
       `bench: mock :${mock.port}, bare proxy :${proxy.port}, gateway :${gateway.process.port} (${options.postgres ? 'Postgres + Redis' : 'SQLite'}, LOG_LEVEL=${options.logLevel}, log ${gateway.logFile})`,
     );
-    const targets: Targets = { mock, proxy, gateway, other, durability, traces, sqlite, jsonProxy };
+    const targets: Targets = { mock, proxy, gateway, other, durability, traces, requestLogOff, sqlite, jsonProxy };
     const usage: UsageCount = { loadSent: 0, loadAnswered: 0, loadRecorded: 0, exactSent: 0 };
 
     const selected = scenarios(options.chunks, options.dimensions).filter(
@@ -194,6 +201,7 @@ async function main(argv: string[]): Promise<number> {
     if (traces) await traces.finish().catch(() => undefined);
     if (sqlite) await sqlite.finish().catch(() => undefined);
     if (second) await second.finish().catch(() => undefined);
+    if (requestLogOff) await requestLogOff.finish().catch(() => undefined);
     if (gateway) await gateway.finish().catch(() => undefined);
     await Promise.all([mock.stop(), proxy.stop(), jsonProxy?.stop()]);
     rmSync(work, { recursive: true, force: true });
@@ -236,7 +244,10 @@ async function runScenario(
       : []),
     ...(targets.sqlite ? [{ name: SQLITE_TARGET, process: targets.sqlite.process, authorization: targets.sqlite.authorization }] : []),
     ...(targets.traces ? [{ name: TRACES_TARGET, process: targets.traces.process, authorization: targets.traces.authorization }] : []),
-    ...(targets.other ? [{ name: 'other gateway', process: targets.other.process, authorization: targets.other.authorization }] : []),
+    ...(targets.requestLogOff
+      ? [{ name: REQUEST_LOG_OFF_TARGET, process: targets.requestLogOff.process, authorization: targets.requestLogOff.authorization }]
+      : []),
+    ...(targets.other ? [{ name: OTHER_TARGET, process: targets.other.process, authorization: targets.other.authorization }] : []),
   ];
   const sequential = scenario.connections === 1;
   const load = async (target: (typeof list)[number], durationSeconds: number) => {

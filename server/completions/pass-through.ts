@@ -41,6 +41,8 @@ export interface UsageReader {
   readonly completed: boolean;
   /** An error event the upstream sent: recorded as the call's status (the client gets the event as it came). */
   readonly error: UpstreamError | null;
+  /** Why the reply ended, in the format's words, once read (docs/tracing.md: `gen_ai.response.finish_reasons`). */
+  readonly finishReason: string | null;
 }
 
 export interface PassThroughFormat<A extends Attempt> {
@@ -82,11 +84,11 @@ export async function runNativePassThrough<A extends Attempt>(
         run.attempts,
         observedAttempt(dependencies.metrics, context, stream, async (attempt: A, trace) => {
           const response = await format.send(attempt, withAttemptTrace(options, trace));
-          if (stream) return { response, text: null, usage: null };
+          if (stream) return { response, text: null, usage: null, finishReason: null };
           const text = await response.text();
           const reader = format.newReader(attempt);
           if (!reader.readReply(text)) throw badResponse(attempt.deployment.provider, 'a reply of an unexpected shape');
-          return { response, text, usage: reader.tokens() };
+          return { response, text, usage: reader.tokens(), finishReason: reader.finishReason };
         }),
         retry,
       ),
@@ -102,6 +104,7 @@ export async function runNativePassThrough<A extends Attempt>(
   context.model = attempt.model.id;
   context.provider = attempt.deployment.provider;
   if (value.text !== null) {
+    if (value.finishReason !== null) context.trace?.passedThrough(value.finishReason);
     const usage = value.usage ?? format.estimate(value.text);
     // docs/usage-durability.md: the reply goes out once its usage would survive a crash.
     await meter.finish(meterOutcome(attempt.model, usage, value.usage === null, 200, null));
@@ -135,6 +138,7 @@ async function* relay<A extends Attempt>(run: PassThroughRun<A>, upstream: HttpR
   let errorCode: string | null = null;
   let ended = false;
   const finish = (): Promise<void> => {
+    if (reader.finishReason !== null) run.context.trace?.passedThrough(reader.finishReason);
     const usage = reader.tokens();
     return meter.finish(meterOutcome(attempt.model, usage ?? format.estimate(kept.join('')), usage === null, status, errorCode));
   };

@@ -10,6 +10,7 @@ import type { Reply } from '../pipeline/reply';
 import type { RequestContext } from '../pipeline/request-context';
 import { UpstreamCall } from '../completions/upstream-call';
 import { callWithFallbacks } from '../providers/call-with-fallbacks';
+import { withAttemptTrace } from '../providers/trace-headers';
 import type { NativeMessagesApi, NativeMessagesHeaders } from '../providers/types';
 import { estimatePromptTokens, promptTokenCounter, quickPromptTokens } from '../usage/count-tokens';
 import { messagesToChat } from './messages-to-chat';
@@ -137,9 +138,16 @@ export async function countMessageTokens(
   const { controller } = upstream;
   const options = { ...upstream.options, ...anthropicHeaders(call.headers) };
   try {
+    // docs/tracing.md: the count's upstream call is a client span of the request's trace.
+    const { trace } = call.context;
     const { value } = await callWithFallbacks(
       nativeAttempts(attempts),
-      (attempt) => attempt.native.countTokens(call.body, attempt.target, options),
+      (attempt) =>
+        trace === null
+          ? attempt.native.countTokens(call.body, attempt.target, options)
+          : trace.attempt(attempt, false, (headers) =>
+              attempt.native.countTokens(call.body, attempt.target, withAttemptTrace(options, headers)),
+            ),
       upstream.retry,
     );
     return { input_tokens: value };

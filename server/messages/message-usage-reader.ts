@@ -26,6 +26,8 @@ export class MessageUsageReader implements UsageReader {
   completed = false;
   /** An `error` event, as the gateway error it stands for. */
   error: UpstreamError | null = null;
+  /** The Message's `stop_reason` (`end_turn`, `max_tokens`, `tool_use`, …), from the reply or its message_delta. */
+  finishReason: string | null = null;
 
   /** `provider` names the upstream in the recorded error; the client gets the event itself, unchanged. */
   constructor(private readonly provider: string) {}
@@ -37,6 +39,7 @@ export class MessageUsageReader implements UsageReader {
     const parsed = UsageHolderSchema.safeParse(json.value);
     if (!parsed.success) return false;
     this.merge(parsed.data.usage);
+    this.finishReason = stopReasonOf(json.value);
     this.completed = true;
     return true;
   }
@@ -56,6 +59,7 @@ export class MessageUsageReader implements UsageReader {
     } else if (name === 'message_delta') {
       const parsed = UsageHolderSchema.safeParse(json.value);
       if (parsed.success) this.merge(parsed.data.usage);
+      this.finishReason = stopReasonOf((json.value as { delta?: unknown } | null)?.delta) ?? this.finishReason;
     } else {
       const parsed = ErrorEventSchema.safeParse(json.value);
       this.error = anthropicStreamError(this.provider, parsed.success ? parsed.data.error : { type: 'api_error' }, '');
@@ -77,4 +81,11 @@ export class MessageUsageReader implements UsageReader {
     // The 5-minute / 1-hour split of the cache writes, read by the exact-cost pricing.
     if (usage.cache_creation != null) this.usage.cache_creation = usage.cache_creation;
   }
+}
+
+/** A Message's (or a message_delta's `delta`) `stop_reason`, when it is a string. */
+function stopReasonOf(value: unknown): string | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const reason = (value as { stop_reason?: unknown }).stop_reason;
+  return typeof reason === 'string' ? reason : null;
 }

@@ -43,10 +43,16 @@ export function usageOfResponse(response: unknown): PassThroughUsage | null {
   };
 }
 
-/** The usage of a whole JSON reply's text. */
-export function usageOfReplyText(text: string): PassThroughUsage | null {
-  const json = parseJson(text);
-  return json.ok ? usageOfResponse(json.value) : null;
+/**
+ * Why a `response` object ended: its `incomplete_details.reason` (`max_output_tokens`,
+ * `content_filter`) when there is one, else its `status` (`completed`, `failed`, …).
+ */
+export function finishReasonOfResponse(response: unknown): string | null {
+  if (typeof response !== 'object' || response === null) return null;
+  const { status, incomplete_details: details } = response as { status?: unknown; incomplete_details?: unknown };
+  const reason = typeof details === 'object' && details !== null ? (details as { reason?: unknown }).reason : undefined;
+  if (typeof reason === 'string') return reason;
+  return typeof status === 'string' ? status : null;
 }
 
 /** Events that end a response and carry its usage. */
@@ -62,11 +68,16 @@ export class ResponsesUsageReader implements UsageReader {
   error = null;
   /** The stream reached its final event. */
   completed = false;
+  finishReason: string | null = null;
   private usage: PassThroughUsage | null = null;
 
   readReply(text: string): boolean {
     if (text.length === 0) return false;
-    this.usage = usageOfReplyText(text);
+    const json = parseJson(text);
+    if (json.ok) {
+      this.usage = usageOfResponse(json.value);
+      this.finishReason = finishReasonOfResponse(json.value);
+    }
     this.completed = true;
     return true;
   }
@@ -79,6 +90,7 @@ export class ResponsesUsageReader implements UsageReader {
     if (typeof type !== 'string' || !FINAL_EVENTS.includes(type)) return;
     this.completed = true;
     this.usage = usageOfResponse(event.response) ?? this.usage;
+    this.finishReason = finishReasonOfResponse(event.response) ?? this.finishReason;
   }
 
   tokens(): TokenUsage | null {

@@ -1,7 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { setTimeout as wait } from 'node:timers/promises';
 import type * as OpenTelemetryApi from '@opentelemetry/api';
-import type { Attributes, Context, Span, TextMapPropagator, Tracer } from '@opentelemetry/api';
+import type { Attributes, Context, Sampler, Span, TextMapPropagator, Tracer } from '@opentelemetry/api';
+import type * as Sdk from '@opentelemetry/sdk-trace';
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest } from '../../contract';
 import type { TracingSettings } from '../config/tracing-section';
 import { UpstreamError } from '../errors/gateway-error';
@@ -9,20 +10,31 @@ import type { RequestContext } from '../pipeline/request-context';
 import type { TraceHeaders } from '../providers/trace-headers';
 import { femtoToUsdText } from '../usage/cost';
 import { inputContent, outputContent, type ContentMessage } from './gen-ai-content';
-import { providerName, requestParameterAttributes } from './gen-ai-attributes';
+import { AttemptSpanShapes, requestParameterAttributes, type AttemptSpanShape } from './gen-ai-attributes';
 import type { AdmittedRequest, ClosedTrace, RequestTrace, TracedAttempt, Tracing } from './request-trace';
 
 type Api = typeof OpenTelemetryApi;
 
 /** docs/tracing.md: how long a stopping gateway waits at most for its last spans to be exported. */
 const SHUTDOWN_WAIT_MS = 2_000;
+/**
+ * docs/tracing.md, "What traces cost": spans go out in batches of 64, or after at most a second.
+ * Batches of the SDK's default size (512) keep the spans alive long enough for V8 to move them
+ * to the old generation under load, where collecting them costs several times their recording
+ * (docs/performance.md).
+ */
+const EXPORT_BATCH_SIZE = 64;
+const EXPORT_DELAY_MS = 1_000;
 
-/** What every request's trace shares: the SDK's tracer, the W3C propagator. */
+/** What every request's trace shares: the SDK's tracer, the W3C propagator, the attempts' span shapes. */
 interface TraceTools {
   api: Api;
   tracer: Tracer;
   propagator: TextMapPropagator;
   captureContent: boolean;
+  shapes: AttemptSpanShapes;
+  /** The server span's name before the model is known, per route (`POST /v1/…`). */
+  routeNames: Map<string, string>;
 }
 
 /**
@@ -40,9 +52,13 @@ export async function createOtelTracing(settings: TracingSettings, version: stri
   ]);
   const provider = new sdk.TracerProvider({
     resource: resources.resourceFromAttributes({ 'service.name': settings.serviceName, 'service.version': version }),
-    sampler: new sdk.ParentBasedSampler({ root: new sdk.TraceIdRatioBasedSampler(settings.sampleRatio) }),
+    sampler: new sdk.ParentBasedSampler({ root: rootSampler(sdk, settings.sampleRatio) }),
     spanProcessors: [
-      new sdk.BatchSpanProcessor({ exporter: new otlp.OTLPTraceExporter({ url: settings.url, headers: settings.headers }) }),
+      new sdk.BatchSpanProcessor({
+        exporter: new otlp.OTLPTraceExporter({ url: settings.url, headers: settings.headers }),
+        maxExportBatchSize: EXPORT_BATCH_SIZE,
+        scheduledDelayMillis: EXPORT_DELAY_MS,
+      }),
     ],
   });
   const tools: TraceTools = {
@@ -50,6 +66,8 @@ export async function createOtelTracing(settings: TracingSettings, version: stri
     tracer: provider.getTracer('model-gateway', version),
     propagator: new core.W3CTraceContextPropagator(),
     captureContent: settings.captureMessageContent,
+    shapes: new AttemptSpanShapes(),
+    routeNames: new Map(),
   };
   return {
     startRequest: (context, headers) => new OtelRequestTrace(tools, context, headers),
@@ -59,16 +77,36 @@ export async function createOtelTracing(settings: TracingSettings, version: stri
   };
 }
 
-/** One model request's spans: the server span, and a client span per upstream attempt under it. */
+/** Every new trace, none, or a share decided by the trace id (the ratio sampler hashes each id). */
+function rootSampler(sdk: typeof Sdk, ratio: number): Sampler {
+  if (ratio >= 1) return new sdk.AlwaysOnSampler();
+  if (ratio <= 0) return new sdk.AlwaysOffSampler();
+  return new sdk.TraceIdRatioBasedSampler(ratio);
+}
+
+/** An attempt's client span, with what its end needs. */
+interface AttemptSpan {
+  span: Span;
+  shape: AttemptSpanShape;
+}
+
+/**
+ * One model request's spans: the server span, and a client span per upstream attempt under it.
+ * docs/tracing.md, "What traces cost": the server span's attributes are gathered as the request
+ * goes and set in one call at its end; nothing is gathered for a span that is not sampled.
+ */
 class OtelRequestTrace implements RequestTrace {
   private readonly span: Span;
+  private readonly recording: boolean;
   /** The context whose span is the server span: the attempts' parent. */
   private readonly parent: Context;
-  private operation = 'chat';
+  /** The server span's attributes so far (set on the span at the end). */
+  private readonly attributes: Attributes = {};
+  private name: string | null = null;
   private responseId: string | null = null;
   private readonly finishReasons: string[] = [];
   /** Streamed attempts' spans: open until the request closes. */
-  private readonly streaming: Span[] = [];
+  private readonly streaming: AttemptSpan[] = [];
   /** A stream's reply text by choice, while content is captured. */
   private streamedText: string[] | null = null;
 
@@ -78,76 +116,63 @@ class OtelRequestTrace implements RequestTrace {
     headers: IncomingHttpHeaders,
   ) {
     const { api } = tools;
-    const remote = tools.propagator.extract(api.ROOT_CONTEXT, headers, api.defaultTextMapGetter);
-    this.span = tools.tracer.startSpan(
-      `POST ${context.route ?? ''}`,
-      {
-        kind: api.SpanKind.SERVER,
-        attributes: { 'http.request.method': 'POST', 'http.route': context.route ?? '', 'gateway.request.id': context.requestId },
-      },
-      remote,
-    );
+    const remote =
+      headers.traceparent === undefined ? api.ROOT_CONTEXT : tools.propagator.extract(api.ROOT_CONTEXT, headers, api.defaultTextMapGetter);
+    this.span = tools.tracer.startSpan(routeName(tools.routeNames, context.route ?? ''), { kind: api.SpanKind.SERVER }, remote);
+    this.recording = this.span.isRecording();
     this.parent = api.trace.setSpan(api.ROOT_CONTEXT, this.span);
   }
 
   admitted(request: AdmittedRequest): void {
-    this.operation = request.kind === 'embeddings' ? 'embeddings' : 'chat';
-    this.span.updateName(`${this.operation} ${request.model.id}`);
-    this.span.setAttributes({
-      'gen_ai.operation.name': this.operation,
-      'gen_ai.provider.name': providerName(request.providerType),
-      'gen_ai.request.model': request.model.id,
-      'gateway.stream': request.stream,
-      ...requestParameterAttributes(request.body, request.maxTokens),
-    });
+    if (!this.recording) return;
+    const shape = this.tools.shapes.ofModel(request.model, request.providerType);
+    this.name = shape.name;
+    const { attributes } = this;
+    attributes['gen_ai.operation.name'] = shape.operation;
+    attributes['gen_ai.provider.name'] = shape.providerName;
+    attributes['gen_ai.request.model'] = request.model.id;
+    attributes['gateway.stream'] = request.stream;
+    requestParameterAttributes(attributes, request.body, request.maxTokens);
   }
 
   chatRequest(body: ChatCompletionRequest): void {
-    if (!this.tools.captureContent) return;
+    if (!this.recording || !this.tools.captureContent) return;
     const { system, messages } = inputContent(body);
-    if (system.length > 0) this.span.setAttribute('gen_ai.system_instructions', JSON.stringify(system));
-    this.span.setAttribute('gen_ai.input.messages', JSON.stringify(messages));
+    if (system.length > 0) this.attributes['gen_ai.system_instructions'] = JSON.stringify(system);
+    this.attributes['gen_ai.input.messages'] = JSON.stringify(messages);
   }
 
   async attempt<T>(attempt: TracedAttempt, stream: boolean, run: (traceHeaders: TraceHeaders) => Promise<T>): Promise<T> {
     const { api, tracer, propagator } = this.tools;
-    const span = tracer.startSpan(
-      `${this.operation} ${attempt.model.upstreamModel}`,
-      {
-        kind: api.SpanKind.CLIENT,
-        attributes: {
-          'gen_ai.operation.name': this.operation,
-          'gen_ai.provider.name': providerName(attempt.providerType),
-          'gen_ai.request.model': attempt.model.upstreamModel,
-          'gateway.model': attempt.model.id,
-          'gateway.deployment': attempt.model.provider,
-        },
-      },
-      this.parent,
-    );
+    const shape = this.tools.shapes.ofAttempt(attempt);
+    const span = tracer.startSpan(shape.name, { kind: api.SpanKind.CLIENT }, this.parent);
     const headers: Record<string, string> = {};
     propagator.inject(api.trace.setSpan(api.ROOT_CONTEXT, span), headers, api.defaultTextMapSetter);
     try {
       const value = await run(headers);
-      span.setAttribute('gen_ai.response.model', attempt.model.upstreamModel);
-      if (stream) this.streaming.push(span);
-      else span.end();
+      if (stream) this.streaming.push({ span, shape });
+      else span.setAttributes(shape.answered).end();
       return value;
     } catch (error) {
-      span.setAttributes(errorAttributes(error));
-      span.setStatus({ code: api.SpanStatusCode.ERROR });
+      if (span.isRecording()) {
+        span.setAttributes(shape.attributes);
+        span.setAttributes(errorAttributes(error));
+        span.setStatus({ code: api.SpanStatusCode.ERROR });
+      }
       span.end();
       throw error;
     }
   }
 
   completed(completion: ChatCompletion): void {
+    if (!this.recording) return;
     this.responseId = completion.id;
     for (const choice of completion.choices) this.finishReasons.push(choice.finish_reason);
-    if (this.tools.captureContent) this.span.setAttribute('gen_ai.output.messages', JSON.stringify(outputContent(completion)));
+    if (this.tools.captureContent) this.attributes['gen_ai.output.messages'] = JSON.stringify(outputContent(completion));
   }
 
   chunks(batch: readonly ChatCompletionChunk[]): void {
+    if (!this.recording) return;
     for (const chunk of batch) {
       this.responseId ??= chunk.id;
       for (const choice of chunk.choices) {
@@ -160,9 +185,23 @@ class OtelRequestTrace implements RequestTrace {
     }
   }
 
+  passedThrough(finishReason: string): void {
+    if (this.recording) this.finishReasons.push(finishReason);
+  }
+
   end(context: RequestContext, closed: ClosedTrace): void {
+    if (!this.recording) {
+      for (const { span } of this.streaming) span.end();
+      this.span.end();
+      return;
+    }
     const { usage, principal } = context;
-    const attributes: Attributes = { 'http.response.status_code': closed.status, 'gateway.upstream_attempts': context.upstreamAttempts };
+    const { attributes } = this;
+    attributes['http.request.method'] = 'POST';
+    attributes['http.route'] = context.route ?? '';
+    attributes['http.response.status_code'] = closed.status;
+    attributes['gateway.request.id'] = context.requestId;
+    attributes['gateway.upstream_attempts'] = context.upstreamAttempts;
     if (principal?.kind === 'api-key') {
       attributes['gateway.key.id'] = principal.key.id;
       attributes['gateway.account.id'] = principal.key.accountId;
@@ -186,15 +225,18 @@ class OtelRequestTrace implements RequestTrace {
     const status = usage?.status ?? (closed.aborted ? 499 : closed.status);
     const errorType = usage?.errorCode ?? context.errorCode ?? (closed.aborted ? 'client_closed_request' : null);
     if (errorType !== null && status >= 400) attributes['error.type'] = errorType;
+    if (this.name !== null) this.span.updateName(this.name);
     this.span.setAttributes(attributes);
     if (status >= 500) this.span.setStatus({ code: this.tools.api.SpanStatusCode.ERROR });
-    for (const span of this.streaming) {
+    for (const { span, shape } of this.streaming) {
+      const streamed: Attributes = {};
       if (usage !== null) {
-        span.setAttributes({ 'gen_ai.usage.input_tokens': usage.promptTokens, 'gen_ai.usage.output_tokens': usage.completionTokens });
+        streamed['gen_ai.usage.input_tokens'] = usage.promptTokens;
+        streamed['gen_ai.usage.output_tokens'] = usage.completionTokens;
       }
-      if (finishReasons.length > 0) span.setAttribute('gen_ai.response.finish_reasons', finishReasons);
-      if (errorType !== null && status >= 400) span.setAttribute('error.type', errorType);
-      span.end();
+      if (finishReasons.length > 0) streamed['gen_ai.response.finish_reasons'] = finishReasons;
+      if (errorType !== null && status >= 400) streamed['error.type'] = errorType;
+      span.setAttributes(shape.answered).setAttributes(streamed).end();
     }
     this.span.end();
   }
@@ -211,6 +253,16 @@ class OtelRequestTrace implements RequestTrace {
       };
     });
   }
+}
+
+/** `POST {route}`, made once per route. */
+function routeName(names: Map<string, string>, route: string): string {
+  let name = names.get(route);
+  if (name === undefined) {
+    name = `POST ${route}`;
+    names.set(route, name);
+  }
+  return name;
 }
 
 /** A failed attempt: `error.type` (the upstream error's kind, or the error's name) and the upstream's status. */

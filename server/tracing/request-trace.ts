@@ -3,6 +3,7 @@ import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest } from 
 import type { ModelConfig } from '../config/load-config';
 import type { RequestContext } from '../pipeline/request-context';
 import type { TraceHeaders } from '../providers/trace-headers';
+import type { ShapedAttempt } from './gen-ai-attributes';
 
 /**
  * docs/tracing.md: what the request pipeline asks of tracing. Only types here: the
@@ -33,11 +34,8 @@ export interface AdmittedRequest {
   body: unknown;
 }
 
-/** One attempt of the retry and fallback loop: the catalogue model and its upstream. */
-export interface TracedAttempt {
-  model: ModelConfig;
-  providerType: string;
-}
+/** One attempt of the retry and fallback loop: the catalogue model, the deployment called and its provider type. */
+export type TracedAttempt = ShapedAttempt;
 
 /** What closed the request (model-pipeline.ts). */
 export interface ClosedTrace {
@@ -60,6 +58,8 @@ export interface RequestTrace {
   completed(completion: ChatCompletion): void;
   /** One read of a streamed chat reply. */
   chunks(batch: readonly ChatCompletionChunk[]): void;
+  /** A passed-through reply's stop reason, in the upstream's words (completions/pass-through.ts). */
+  passedThrough(finishReason: string): void;
   /** Ends the spans with what the context gathered: tokens, cost, status. */
   end(context: RequestContext, closed: ClosedTrace): void;
 }

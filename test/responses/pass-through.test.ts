@@ -1,8 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { replyOutputText } from '../../server/completions/reply-output-text';
-import { RESPONSES_OUTPUT_TEXT, ResponsesUsageReader, usageOfReplyText } from '../../server/responses/pass-through';
+import { RESPONSES_OUTPUT_TEXT, ResponsesUsageReader } from '../../server/responses/pass-through';
 import { SseEventScanner } from '../../server/streaming/sse-event-scanner';
 import { responseUsage, textResponse } from '../helpers/mock-openai-responses';
+
+/** The usage a reader finds in a whole (non-streamed) reply. */
+function usageOfReplyText(text: string) {
+  const reader = new ResponsesUsageReader();
+  reader.readReply(text);
+  return reader.tokens();
+}
 
 describe('pass-through usage', () => {
   it('reads usage from a JSON reply, and none from garbage', () => {
