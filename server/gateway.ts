@@ -41,6 +41,7 @@ import { loadDeploymentStates } from './routing/deployment-operations';
 import { randomHexIds } from './random-ids';
 import type { Tracing } from './tracing/request-trace';
 import { startTracing } from './tracing/start-tracing';
+import { SHARED_KEY_PREFIX } from './redis/key-prefix';
 
 /** How often an instance rereads the operator's deployment disables (docs/routing.md). */
 const DEPLOYMENT_STATES_INTERVAL_MS = 5_000;
@@ -173,7 +174,11 @@ async function buildGateway(config: Config, options: GatewayOptions, onFailure: 
   const rateStore: RateLimitStore =
     redis && breaker
       ? createResilientRateLimitStore({
-          primary: createRedisRateLimitStore({ redis, prefix: options.rateLimitPrefix ?? 'mg:rl:', transaction: transaction ?? undefined }),
+          primary: createRedisRateLimitStore({
+            redis,
+            prefix: options.rateLimitPrefix ?? SHARED_KEY_PREFIX,
+            transaction: transaction ?? undefined,
+          }),
           breaker,
         })
       : createMemoryRateLimitStore({ now });
@@ -286,7 +291,11 @@ async function buildGateway(config: Config, options: GatewayOptions, onFailure: 
       redis && breaker
         ? withBudgetFallback(
             options.budgetStore ??
-              createRedisBudgetStore({ redis, prefix: options.rateLimitPrefix ?? 'mg:rl:', transaction: transaction ?? undefined }),
+              createRedisBudgetStore({
+                redis,
+                prefix: options.rateLimitPrefix ?? SHARED_KEY_PREFIX,
+                transaction: transaction ?? undefined,
+              }),
             memoryBudgets,
             breaker,
           )
@@ -319,7 +328,7 @@ async function buildGateway(config: Config, options: GatewayOptions, onFailure: 
     config,
     now,
     metrics,
-    redis: redis && config.redisUrl ? { client: redis, url: config.redisUrl, prefix: options.rateLimitPrefix ?? 'mg:rl:' } : null,
+    redis: redis && config.redisUrl ? { client: redis, url: config.redisUrl, prefix: options.rateLimitPrefix ?? SHARED_KEY_PREFIX } : null,
     onError: (error) =>
       logger.warn(
         { err: error },

@@ -4,9 +4,7 @@ import type { Store } from '../db/types';
 import { createRouting } from '../routing/create-routing';
 import { listDeployments, loadDeploymentStates, setDeploymentEnabled } from '../routing/deployment-operations';
 import { loadCooldownsOnce, publishEnabledOnce } from '../routing/shared-routing-state';
-
-/** The key prefix the servers share their routing state under (gateway.ts: the rate limits' prefix). */
-const ROUTING_PREFIX = 'mg:rl:';
+import { SHARED_KEY_PREFIX } from '../redis/key-prefix';
 
 /** A deployment as the CLI prints it: the admin route's view without the calls counted by a server (each server's own). */
 export type CliDeployment = Omit<Deployment, 'requests_5m' | 'errors_5m' | 'in_flight'>;
@@ -39,7 +37,7 @@ export async function runDeploymentCommand(
   const redisUrl = config.redisUrl;
   const notified = (error: unknown) => `(${error instanceof Error ? error.message : String(error)})`;
   if (redisUrl) {
-    await loadCooldownsOnce(redisUrl, ROUTING_PREFIX, routing.health).catch((error: unknown) =>
+    await loadCooldownsOnce(redisUrl, SHARED_KEY_PREFIX, routing.health).catch((error: unknown) =>
       warn(`the servers' cooldowns could not be read from Redis ${notified(error)}; every deployment is shown as not cooling down`),
     );
   }
@@ -48,7 +46,7 @@ export async function runDeploymentCommand(
   const enabled = subcommand === 'enable';
   const view = await setDeploymentEnabled(dependencies, {}, id, enabled);
   if (redisUrl) {
-    await publishEnabledOnce(redisUrl, ROUTING_PREFIX, id, enabled).catch((error: unknown) =>
+    await publishEnabledOnce(redisUrl, SHARED_KEY_PREFIX, id, enabled).catch((error: unknown) =>
       warn(`running servers were not notified through Redis ${notified(error)}; they read the change within 5 seconds`),
     );
   }
