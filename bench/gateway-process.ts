@@ -52,6 +52,8 @@ export interface GatewaySetup {
   sameFleetAs?: GatewayUnderTest;
   /** `request_log.enabled: false` (docs/request-log.md); the request log is on by default. */
   requestLogOff?: boolean;
+  /** `bench-chat` served by three deployments (docs/routing.md), each a provider of its own on the same mock. */
+  threeDeployments?: boolean;
 }
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -72,7 +74,13 @@ providers:
     type: openai
     base_url: ${upstream}/v1
     api_key_env: BENCH_UPSTREAM_KEY
-  bench-slow:
+${
+  setup.threeDeployments
+    ? ['bench-b', 'bench-c']
+        .map((name) => `  ${name}:\n    type: openai\n    base_url: ${upstream}/v1\n    api_key_env: BENCH_UPSTREAM_KEY\n`)
+        .join('')
+    : ''
+}  bench-slow:
     type: openai
     base_url: ${upstream}/delay-${setup.slowDelayMs}/v1
     api_key_env: BENCH_UPSTREAM_KEY
@@ -90,8 +98,7 @@ providers:
     options: { region: us-east-1 }
 models:
   - id: bench-chat
-    provider: bench
-    capabilities: [chat, function_calling, json_mode]
+${setup.threeDeployments ? '    deployments:\n' + ['bench', 'bench-b', 'bench-c'].map((name) => `      - { id: ${name}-deployment, provider: ${name} }\n`).join('') : '    provider: bench\n'}    capabilities: [chat, function_calling, json_mode]
     context_window: 128000
     pricing: ${pricing}
   - id: bench-chat-slow

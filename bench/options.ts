@@ -27,6 +27,9 @@ export const USAGE = `npm run bench -- [options]
                      "gateway (traces on)" and "gateway (request log off)"; judged: traces on at most 10% more CPU
                      per request, the request log (bodies off) and, with --compare of a build without tracing,
                      traces off within the run's noise (5%)
+  --deployments      also measure this gateway with the chat model served by three deployments (docs/routing.md:
+                     weighted, session affinity, one mock behind three providers), in the same rounds, as
+                     "gateway (three deployments)"; judged: the choice within the run's noise (5%) of one deployment
   --json-proxy       also measure bench/json-proxy.ts on the non-streaming scenarios, as "json proxy": parsing,
                      forwarding with undici and serializing, without the gateway's features
   --json FILE        also write the raw results as JSON
@@ -48,6 +51,7 @@ export interface Options {
   compare: string | null;
   durability: string | null;
   traces: boolean;
+  deployments: boolean;
   jsonProxy: boolean;
   json: string | null;
   usage: boolean;
@@ -72,6 +76,7 @@ export function parseOptions(argv: string[]): Options {
       compare: { type: 'string' },
       durability: { type: 'string' },
       traces: { type: 'boolean', default: false },
+      deployments: { type: 'boolean', default: false },
       'json-proxy': { type: 'boolean', default: false },
       json: { type: 'string' },
       usage: { type: 'boolean', default: false },
@@ -104,6 +109,7 @@ export function parseOptions(argv: string[]): Options {
     compare: values.compare ? path.resolve(values.compare) : null,
     durability: values.durability ?? null,
     traces: values.traces === true,
+    deployments: values.deployments === true,
     jsonProxy: values['json-proxy'] === true,
     json: values.json ?? null,
     usage: values.usage === true,

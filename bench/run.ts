@@ -14,6 +14,7 @@ import { HOLD_STREAM_BODY, scenarios, SLOW_STREAM_BODY, STREAM_BODY, type Scenar
 import { openStreams, streamSpread, timeToFirstByte, type StreamTarget } from './stream-probes';
 import { runTwoInstances } from './two-instances';
 import {
+  DEPLOYMENTS_TARGET,
   durabilityTarget,
   OTHER_TARGET,
   REQUEST_LOG_OFF_TARGET,
@@ -47,6 +48,8 @@ interface Targets {
   sqlite: GatewayUnderTest | null;
   /** `--traces`: this gateway with the request log off, measured in the same rounds. */
   requestLogOff: GatewayUnderTest | null;
+  /** `--deployments`: this gateway with the chat model on three deployments, measured in the same rounds. */
+  deployments: GatewayUnderTest | null;
   /** `--json-proxy`: the gateway's JSON work without its features (no verdicts). */
   jsonProxy: BenchProcess | null;
 }
@@ -89,6 +92,7 @@ async function main(argv: string[]): Promise<number> {
   let sqlite: GatewayUnderTest | null = null;
   let second: GatewayUnderTest | null = null;
   let requestLogOff: GatewayUnderTest | null = null;
+  let deployments: GatewayUnderTest | null = null;
   try {
     const setup = {
       mockPort: mock.port,
@@ -125,6 +129,10 @@ async function main(argv: string[]): Promise<number> {
       requestLogOff = await startGateway({ ...setup, workDirectory: mkdtempSync(path.join(work, 'no-request-log-')), requestLogOff: true });
       log(`bench: gateway with the request log off :${requestLogOff.process.port}`);
     }
+    if (options.deployments) {
+      deployments = await startGateway({ ...setup, workDirectory: mkdtempSync(path.join(work, 'deployments-')), threeDeployments: true });
+      log(`bench: gateway with bench-chat on three deployments :${deployments.process.port}`);
+    }
     if (options.postgres) {
       sqlite = await startGateway({ ...setup, postgres: false, workDirectory: mkdtempSync(path.join(work, 'sqlite-')) });
       log(`bench: the same gateway on SQLite :${sqlite.process.port}`);
@@ -136,7 +144,7 @@ async function main(argv: string[]): Promise<number> {
     log(
       `bench: mock :${mock.port}, bare proxy :${proxy.port}, gateway :${gateway.process.port} (${options.postgres ? 'Postgres + Redis' : 'SQLite'}, LOG_LEVEL=${options.logLevel}, log ${gateway.logFile})`,
     );
-    const targets: Targets = { mock, proxy, gateway, other, durability, traces, requestLogOff, sqlite, jsonProxy };
+    const targets: Targets = { mock, proxy, gateway, other, durability, traces, requestLogOff, deployments, sqlite, jsonProxy };
     const usage: UsageCount = { loadSent: 0, loadAnswered: 0, loadRecorded: 0, exactSent: 0 };
 
     const selected = scenarios(options.chunks, options.dimensions).filter(
@@ -202,6 +210,7 @@ async function main(argv: string[]): Promise<number> {
     if (sqlite) await sqlite.finish().catch(() => undefined);
     if (second) await second.finish().catch(() => undefined);
     if (requestLogOff) await requestLogOff.finish().catch(() => undefined);
+    if (deployments) await deployments.finish().catch(() => undefined);
     if (gateway) await gateway.finish().catch(() => undefined);
     await Promise.all([mock.stop(), proxy.stop(), jsonProxy?.stop()]);
     rmSync(work, { recursive: true, force: true });
@@ -246,6 +255,9 @@ async function runScenario(
     ...(targets.traces ? [{ name: TRACES_TARGET, process: targets.traces.process, authorization: targets.traces.authorization }] : []),
     ...(targets.requestLogOff
       ? [{ name: REQUEST_LOG_OFF_TARGET, process: targets.requestLogOff.process, authorization: targets.requestLogOff.authorization }]
+      : []),
+    ...(targets.deployments
+      ? [{ name: DEPLOYMENTS_TARGET, process: targets.deployments.process, authorization: targets.deployments.authorization }]
       : []),
     ...(targets.other ? [{ name: OTHER_TARGET, process: targets.other.process, authorization: targets.other.authorization }] : []),
   ];

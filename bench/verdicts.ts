@@ -65,6 +65,7 @@ export const TRACES_TARGET = 'gateway (traces on)';
 export const SQLITE_TARGET = 'gateway (SQLite)';
 export const REQUEST_LOG_OFF_TARGET = 'gateway (request log off)';
 export const OTHER_TARGET = 'other gateway';
+export const DEPLOYMENTS_TARGET = 'gateway (three deployments)';
 
 /** A feature's CPU per request over the same gateway without it, judged against `limit` (a share). */
 function addedCpuRow(metric: string, withIt: TargetStats, without: TargetStats, limit: number, within: string): BenchRow {
@@ -130,6 +131,11 @@ export function verdicts(
     if (unlogged) {
       const metric = `  request log on (bodies off), ${label}: CPU per request over off`;
       rows.push(addedCpuRow(metric, gateway, unlogged, NOT_MEASURABLE, ' (noise)'));
+    }
+    const routed = find(id, DEPLOYMENTS_TARGET);
+    if (routed) {
+      const metric = `  three deployments, ${label}: CPU per request over one`;
+      rows.push(addedCpuRow(metric, routed, gateway, NOT_MEASURABLE, ' (noise)'));
     }
     const withoutTracing = options.traces ? find(id, OTHER_TARGET) : undefined;
     if (withoutTracing) {
