@@ -1,3 +1,4 @@
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import type { ChatCompletionChunk } from '../../contract';
 import { createHttpClient } from '../../server/providers/http-client';
 import type { CallOptions, ProviderAdapter, ProviderFactoryOptions } from '../../server/providers/types';
@@ -69,6 +70,26 @@ export async function createProviderHarness<Upstream extends { baseUrl: string; 
       await upstream.close();
     },
   };
+}
+
+/**
+ * For the enclosing describe: one harness made by `create`, closed after it; each test starts
+ * with no upstream requests recorded. The object is filled in beforeAll.
+ */
+export function useSharedHarness<Harness extends { upstream: { requests: unknown[] }; close(): Promise<void> }>(
+  create: () => Promise<Harness>,
+): Harness {
+  const harness = {} as Harness;
+  beforeAll(async () => {
+    Object.assign(harness, await create());
+  });
+  beforeEach(() => {
+    harness.upstream.requests.length = 0;
+  });
+  afterAll(async () => {
+    await harness.close();
+  });
+  return harness;
 }
 
 export function callOptions(signal: AbortSignal = new AbortController().signal, requestId = 'req-test'): CallOptions {

@@ -1,5 +1,4 @@
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
-import { afterAll, beforeAll, beforeEach } from 'vitest';
 import type { ChatCompletionChunk, ChatCompletionRequest } from '../../../contract';
 import { createBedrockProvider } from '../../../server/providers/bedrock';
 import { createHttpClient } from '../../../server/providers/http-client';
@@ -12,7 +11,7 @@ import {
   startMockBedrockUpstream,
   type MockBedrockUpstream,
 } from '../../helpers/mock-bedrock-upstream';
-import { collect as collectChunks } from '../harness';
+import { collect as collectChunks, useSharedHarness } from '../harness';
 
 export { callOptions, rejectionOf } from '../harness';
 
@@ -71,19 +70,9 @@ export async function createHarness(): Promise<Harness> {
   };
 }
 
-/** For the enclosing describe: one harness, closed after it; each test starts with no upstream requests recorded. */
+/** For the enclosing describe: one harness (`createHarness`) shared by its tests (test/providers/harness.ts). */
 export function useHarness(): Harness {
-  const harness = {} as Harness;
-  beforeAll(async () => {
-    Object.assign(harness, await createHarness());
-  });
-  beforeEach(() => {
-    harness.upstream.requests.length = 0;
-  });
-  afterAll(async () => {
-    await harness.close();
-  });
-  return harness;
+  return useSharedHarness(createHarness);
 }
 
 export function chatRequest(overrides: Partial<ChatCompletionRequest> = {}): ChatCompletionRequest {

@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, beforeEach } from 'vitest';
 import type { ChatCompletionChunk, ChatCompletionRequest } from '../../../contract';
 import { createGeminiProvider } from '../../../server/providers/gemini';
 import type { CallOptions, ChatStream, ModelTarget } from '../../../server/providers/types';
 import { startMockGeminiUpstream, type MockGeminiUpstream } from '../../helpers/mock-gemini-upstream';
-import { collect as collectChunks, createProviderHarness, type ProviderHarness } from '../harness';
+import { collect as collectChunks, createProviderHarness, useSharedHarness, type ProviderHarness } from '../harness';
 
 export { rejectionOf } from '../harness';
 
@@ -26,22 +25,9 @@ export function createHarness(): Promise<Harness> {
   return createProviderHarness(startMockGeminiUpstream, { create: createGeminiProvider, name: 'gemini', apiKey: API_KEY, now: NOW });
 }
 
-/**
- * For the enclosing describe: one harness (`createHarness`), closed after it; each test starts
- * with no upstream requests recorded. The object is filled in beforeAll.
- */
+/** For the enclosing describe: one harness (`createHarness`) shared by its tests (test/providers/harness.ts). */
 export function useHarness(): Harness {
-  const harness = {} as Harness;
-  beforeAll(async () => {
-    Object.assign(harness, await createHarness());
-  });
-  beforeEach(() => {
-    harness.upstream.requests.length = 0;
-  });
-  afterAll(async () => {
-    await harness.close();
-  });
-  return harness;
+  return useSharedHarness(createHarness);
 }
 
 export function callOptions(signal: AbortSignal = new AbortController().signal): CallOptions {
