@@ -61,7 +61,11 @@ type ApiKeyListArgs = {
  * against them, so this one is applied to `db.apiKey` where it is used.
  */
 export interface ReportKeyReader {
-  findMany(args: { where: { accountId: string }; select: typeof REPORT_KEY_COLUMNS }): Promise<ReportKeyRecord[]>;
+  findMany(args: {
+    where: { accountId: string };
+    orderBy: Array<{ createdAt: Order } | { name: Order } | { id: Order }>;
+    select: typeof REPORT_KEY_COLUMNS;
+  }): Promise<ReportKeyRecord[]>;
 }
 
 export type AuditEntryRecord = Omit<AuditEntryRow, 'actor'> & { actor: string };

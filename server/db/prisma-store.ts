@@ -135,7 +135,12 @@ export function createPrismaStore(db: GatewayDb, options: PrismaStoreOptions): S
 
     async listReportKeys(accountId) {
       // Not listApiKeys: its account ceilings and settings cost several times as much to read.
-      const records = await (db.apiKey as unknown as ReportKeyReader).findMany({ where: { accountId }, select: REPORT_KEY_COLUMNS });
+      const records = await (db.apiKey as unknown as ReportKeyReader).findMany({
+        where: { accountId },
+        // listApiKeys's order, so that keys the report's sort finds equal keep it.
+        orderBy: [{ createdAt: 'asc' }, { name: 'asc' }, { id: 'asc' }],
+        select: REPORT_KEY_COLUMNS,
+      });
       return records.map((record) => ({ ...record, status: toKeyStatus(record.status) }));
     },
 

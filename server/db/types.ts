@@ -335,7 +335,7 @@ export interface Store {
   findApiKeyByHash(keyHash: string): Promise<ApiKeyRow | null>;
   /** Ordered by createdAt then name. */
   listApiKeys(accountId: string): Promise<ApiKeyRow[]>;
-  /** The same keys, only what the usage report shows of them (in no particular order). */
+  /** The same keys in the same order, only what the usage report shows of them. */
   listReportKeys(accountId: string): Promise<ReportKeyRow[]>;
   updateApiKey(id: string, patch: ApiKeyPatch): Promise<ApiKeyRow | null>;
   /** Keys whose row changed at or after `since` (updatedAt), for cache invalidation across processes. */
