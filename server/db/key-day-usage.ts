@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { formatDay } from '../usage/shanghai-day';
 import { exactInteger } from './rows';
 import type { KeyDayVisitor } from './types';
 
@@ -29,12 +30,42 @@ const POSTGRES_STATEMENT = {
   types: { getTypeParser: () => (text: string) => text },
 };
 
+/**
+ * Days per statement: a long range is read as several statements at once, each on a connection
+ * of its own, so that Postgres writes their texts in parallel while this process reads the ones
+ * already there (a 92-day report: 4 statements). Each row is in exactly one of them.
+ */
+const POSTGRES_DAYS_PER_STATEMENT = 23;
+
 /** Postgres: the pg pool the Prisma adapter runs on. */
 export function keyDayUsageThroughPg(pool: pg.Pool): KeyDayUsageQuery {
   return async (accountId, startDay, endDay, visit) => {
-    const result = await pool.query<[string | null]>({ ...POSTGRES_STATEMENT, values: [accountId, startDay, endDay] });
-    visitAccountDays(result.rows[0]?.[0] ?? null, startDay, visit);
+    const texts: Array<Promise<pg.QueryResult<[string | null]>>> = [];
+    for (const [from, to] of dayChunks(startDay, endDay, POSTGRES_DAYS_PER_STATEMENT)) {
+      texts.push(pool.query<[string | null]>({ ...POSTGRES_STATEMENT, values: [accountId, from, to] }));
+    }
+    // Every statement's failure is handled, also of those after one that failed.
+    const settled = texts.map((text) =>
+      text.then(
+        (result) => ({ result }),
+        (error: unknown) => ({ error }),
+      ),
+    );
+    for (const outcome of settled) {
+      const done = await outcome;
+      if ('error' in done) throw done.error;
+      visitAccountDays(done.result.rows[0]?.[0] ?? null, startDay, visit);
+    }
   };
+}
+
+/** [startDay, endDay] as consecutive ranges of at most `days` days. */
+export function dayChunks(startDay: string, endDay: string, days: number): Array<[string, string]> {
+  const first = dayNumber(startDay, 0);
+  const last = dayNumber(endDay, 0);
+  const chunks: Array<[string, string]> = [];
+  for (let from = first; from <= last; from += days) chunks.push([formatDay(from), formatDay(Math.min(last, from + days - 1))]);
+  return chunks;
 }
 
 /**
