@@ -27,6 +27,7 @@ const STORAGE_INDEPENDENT = [
 const BOTH_DIALECTS_IN_EVERY_PASS = [
   'test/usage/chaos.test.ts',
   'test/usage/report-json.test.ts',
+  'test/usage/report-reference.test.ts',
   'test/db/dashboard-store.test.ts',
   'test/db/migrate.test.ts',
   'test/db/operator-controls-store.test.ts',

@@ -26,9 +26,10 @@ export type { BenchRow } from './bench-table';
  * the real reporter. Targets: the recorder sustains >= 5,000 events/s; the report answers in
  * < 50 ms. Each layout runs on its own database:
  * - `spread`: the 1,000 keys over 10 accounts of 100, the events evenly over the accounts (the
- *   realistic case: a report covers one account); the report verdict is on it.
+ *   realistic case: a report covers one account).
  * - `single`: one account of `bigAccountKeys` keys taking half the events, beside 9 accounts of
- *   100 keys: the worst case, reported for information (its JSON alone is several MiB).
+ *   100 keys: the worst case (its JSON alone is several MiB), the report of a 1,000-key account.
+ * The report target is judged on both.
  */
 export type UsageBenchLayout = 'spread' | 'single';
 
@@ -131,12 +132,13 @@ async function runLayout(options: UsageBenchOptions, layoutName: UsageBenchLayou
       population.accounts.map((account) => account.id),
       endDay,
     );
-    if (database.kind === 'postgres') await benchQuery(database.url, 'ANALYZE');
+    // The tables as autovacuum keeps them (it has not come round yet after the bulk load): the
+    // visibility map set, so that the report's read can be an index-only scan (migration 0010).
+    if (database.kind === 'postgres') await benchQuery(database.url, 'VACUUM ANALYZE');
 
     const report = await timeReport(store, population.bigAccountId, now, endDay, options.reportRuns, log);
-    // The report target is judged on the spread layout; the single big account is information.
-    const reportVerdict = (ms: number): BenchRow['verdict'] => (spread ? (ms < REPORT_TARGET_MS ? 'PASS' : 'FAIL') : 'info');
-    const reportTarget = spread ? `< ${REPORT_TARGET_MS}` : `(< ${REPORT_TARGET_MS} judged on spread)`;
+    const reportVerdict = (ms: number): BenchRow['verdict'] => (ms < REPORT_TARGET_MS ? 'PASS' : 'FAIL');
+    const reportTarget = `< ${REPORT_TARGET_MS}`;
     const rows: BenchRow[] = [
       {
         metric: `recorder events/s (${recorded.toLocaleString('en-US')} events${preloaded > 0 ? `, after ${preloaded.toLocaleString('en-US')} preloaded` : ''})`,
@@ -300,14 +302,17 @@ async function timeReport(
     const json = JSON.stringify(body);
     const serializeElapsed = performance.now() - serializeStarted;
     const queryStarted = performance.now();
-    const keyDays = await store.keyDayUsage(accountId, query.start, query.end);
+    let dayRows = 0;
+    await store.keyDayUsage(accountId, query.start, query.end, () => {
+      dayRows += 1;
+    });
     const queryElapsed = performance.now() - queryStarted;
     if (run < warmUp) continue;
     reportMs.push(elapsed);
     serializeMs.push(serializeElapsed);
     queryMs.push(queryElapsed);
     keys = body.keys.length;
-    rows = keyDays.reduce((sum, usage) => sum + usage.dayOffsets.length, 0);
+    rows = dayRows;
     jsonBytes = json.length;
   }
   log(

@@ -45,8 +45,28 @@ export type SetByColumns = Record<`${KeySetting}SetBy`, string | null>;
 /** The account ceilings read with every key (the request path checks both). */
 export const ACCOUNT_CEILINGS = { select: { rpm: true, tpm: true, models: true, budget: true } } as const;
 export type AccountCeilingsRecord = Pick<AccountRecord, 'rpm' | 'tpm' | 'models' | 'budget'>;
+/** The columns of a key the usage report shows (Store.listReportKeys). */
+export const REPORT_KEY_COLUMNS = { id: true, name: true, hint: true, status: true, blocked: true, createdAt: true } as const;
+export type ReportKeyRecord = Pick<ApiKeyRecord, keyof typeof REPORT_KEY_COLUMNS>;
 export type ApiKeyWithAccountRecord = ApiKeyRecord & { account: AccountCeilingsRecord };
 type WithCeilings = { include: { account: typeof ACCOUNT_CEILINGS } };
+type ApiKeyListArgs = {
+  where: { accountId: string } | { updatedAt: { gte: Date } };
+  orderBy: Array<{ createdAt: Order } | { name: Order } | { updatedAt: Order } | { id: Order }>;
+} & WithCeilings;
+
+/**
+ * The same findMany with `select` (Store.listReportKeys). Both clients' findMany is generic in
+ * its arguments, and a second declaration of it beside the one above does not type-check
+ * against them, so this one is applied to `db.apiKey` where it is used.
+ */
+export interface ReportKeyReader {
+  findMany(args: {
+    where: { accountId: string };
+    orderBy: Array<{ createdAt: Order } | { name: Order } | { id: Order }>;
+    select: typeof REPORT_KEY_COLUMNS;
+  }): Promise<ReportKeyRecord[]>;
+}
 
 export type AuditEntryRecord = Omit<AuditEntryRow, 'actor'> & { actor: string };
 export type UsageKeyRecord = UsageKeyRow;
@@ -103,12 +123,7 @@ export interface GatewayDb {
     findUnique(
       args: { where: { id: string } | { keyHash: string } | { previousKeyHash: string } } & WithCeilings,
     ): Promise<ApiKeyWithAccountRecord | null>;
-    findMany(
-      args: {
-        where: { accountId: string } | { updatedAt: { gte: Date } };
-        orderBy: Array<{ createdAt: Order } | { name: Order } | { updatedAt: Order } | { id: Order }>;
-      } & WithCeilings,
-    ): Promise<ApiKeyWithAccountRecord[]>;
+    findMany(args: ApiKeyListArgs): Promise<ApiKeyWithAccountRecord[]>;
     update(args: { where: { id: string }; data: ApiKeyPatch } & WithCeilings): Promise<ApiKeyWithAccountRecord>;
     updateMany(args: {
       where: { id: string; OR: Array<{ lastUsedAt: null } | { lastUsedAt: { lt: Date } }> };

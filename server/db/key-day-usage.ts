@@ -1,19 +1,23 @@
 import type pg from 'pg';
+import { formatDay } from '../usage/shanghai-day';
 import { exactInteger } from './rows';
-import type { KeyDayUsage } from './types';
+import type { KeyDayVisitor } from './types';
 
-export type KeyDayUsageQuery = (accountId: string, startDay: string, endDay: string) => Promise<KeyDayUsage[]>;
+export type KeyDayUsageQuery = (accountId: string, startDay: string, endDay: string, visit: KeyDayVisitor) => Promise<void>;
 
 /*
- * The usage report's read (docs/performance.md, "Usage writes and the usage report"): every rollup row of one
- * account in a range of up to 92 days, i.e. up to 92 x its keys rows (70,000 for an account of
- * 1,000 keys), shaped for the report by the database: one text of all of them,
- * "<length of the key id>:<key id>,<day>,<requests>,<prompt tokens>,<completion
- * tokens>,<nano-dollars>,<femto remainder>" per row, ";" between rows, in no particular order
- * (the length makes any key id safe to read). A result row per rollup row cost the driver (pg)
- * and the reader an object and a dozen strings each, most of the report's time; the text is
- * read here in one pass, into a few arrays per key. No ORDER BY and no GROUP BY: sorting in
- * the database spilled to disk, and the report places each day by its offset.
+ * The usage report's read (docs/performance.md, "Usage writes and the usage report"): every
+ * rollup row of one account in a range of up to 92 days, i.e. up to 92 x its keys rows (70,000
+ * for an account of 1,000 keys), handed to the report row by row as plain values: no object per
+ * row on the way. Both databases read them from the index by account and day alone (migration
+ * 0010), which carries every column read here.
+ *
+ * Postgres writes them as one text: "<length of the key id>:<key id>,<day>,<requests>,<prompt
+ * tokens>,<completion tokens>,<nano-dollars>,<femto remainder>" per row, ";" between rows, in
+ * no particular order (the length makes any key id safe to read). A result row per rollup row
+ * cost the driver (pg) an object and a dozen strings each; the text is read here in one pass.
+ * No ORDER BY and no GROUP BY: sorting in the database spilled to disk, and the report places
+ * each day by its offset.
  */
 const POSTGRES_STATEMENT = {
   // Named: each pooled connection parses and plans it once. concat_ws is Postgres's cheapest
@@ -26,21 +30,65 @@ const POSTGRES_STATEMENT = {
   types: { getTypeParser: () => (text: string) => text },
 };
 
+/**
+ * Days per statement: a long range is read as several statements at once, each on a connection
+ * of its own, so that Postgres writes their texts in parallel while this process reads the ones
+ * already there (a 92-day report: 4 statements). Each row is in exactly one of them.
+ */
+const POSTGRES_DAYS_PER_STATEMENT = 23;
+
 /** Postgres: the pg pool the Prisma adapter runs on. */
 export function keyDayUsageThroughPg(pool: pg.Pool): KeyDayUsageQuery {
-  return async (accountId, startDay, endDay) => {
-    const result = await pool.query<[string | null]>({ ...POSTGRES_STATEMENT, values: [accountId, startDay, endDay] });
-    return parseAccountDays(result.rows[0]?.[0] ?? null, startDay);
+  return async (accountId, startDay, endDay, visit) => {
+    const texts: Array<Promise<pg.QueryResult<[string | null]>>> = [];
+    for (const [from, to] of dayChunks(startDay, endDay, POSTGRES_DAYS_PER_STATEMENT)) {
+      texts.push(pool.query<[string | null]>({ ...POSTGRES_STATEMENT, values: [accountId, from, to] }));
+    }
+    // Every statement's failure is handled, also of those after one that failed.
+    const settled = texts.map((text) =>
+      text.then(
+        (result) => ({ result }),
+        (error: unknown) => ({ error }),
+      ),
+    );
+    for (const outcome of settled) {
+      const done = await outcome;
+      if ('error' in done) throw done.error;
+      visitAccountDays(done.result.rows[0]?.[0] ?? null, startDay, visit);
+    }
   };
 }
 
+/** [startDay, endDay] as consecutive ranges of at most `days` days. */
+export function dayChunks(startDay: string, endDay: string, days: number): Array<[string, string]> {
+  const first = dayNumber(startDay, 0);
+  const last = dayNumber(endDay, 0);
+  const chunks: Array<[string, string]> = [];
+  for (let from = first; from <= last; from += days) chunks.push([formatDay(from), formatDay(Math.min(last, from + days - 1))]);
+  return chunks;
+}
+
 /**
- * SQLite's text of the same rows (parameters: account, first day, last day), run by the usage
- * writer's connection (usage-writer-sqlite.ts): through the Prisma client, the one text of a
- * big report cost a third more.
+ * SQLite's read of the same rows (parameters: account, first day, last day), run by the usage
+ * writer's connection (usage-writer-sqlite.ts) as raw rows: better-sqlite3 makes the values
+ * directly, which costs less than SQLite writing them as one text and this module reading it.
+ * Nano-dollars beyond 2^53 come as text, to stay exact.
  */
-export const SQLITE_KEY_DAY_USAGE_SQL = `SELECT group_concat(length("key_id") || ':' || "key_id" || ',' || "day" || ',' || "requests" || ',' || "prompt_tokens" || ',' || "completion_tokens" || ',' || "cost_nano_usd" || ',' || "cost_femto_remainder", ';')
+export const SQLITE_KEY_DAY_USAGE_SQL = `SELECT "key_id", "day", "requests", "prompt_tokens", "completion_tokens",
+      CASE WHEN "cost_nano_usd" BETWEEN -9007199254740991 AND 9007199254740991 THEN "cost_nano_usd" ELSE CAST("cost_nano_usd" AS TEXT) END,
+      "cost_femto_remainder"
     FROM "usage_daily" WHERE "account_id" = ? AND "day" >= ? AND "day" <= ?`;
+
+export type SqliteKeyDayRow = [string, string, number, number, number, number | string, number];
+
+/** SQLite's rows (SQLITE_KEY_DAY_USAGE_SQL, raw) to the visitor. */
+export function visitSqliteRows(rows: Iterable<SqliteKeyDayRow>, startDay: string, visit: KeyDayVisitor): void {
+  const firstDay = dayNumber(startDay, 0);
+  for (const row of rows) {
+    const nano = row[5];
+    visit(row[0], dayNumber(row[1], 0) - firstDay, row[2], row[3], row[4], typeof nano === 'number' ? nano : exactInteger(nano), row[6]);
+  }
+}
 
 const COMMA = 0x2c;
 const SEMICOLON = 0x3b;
@@ -49,61 +97,53 @@ const MINUS = 0x2d;
 /** Up to 15 digits, digit by digit arithmetic is exact (below 2^53) and equals Number(text). */
 const EXACT_DIGITS = 15;
 
-/** The text (see above) into a KeyDayUsage per key, each value as dailyUsage reads it. */
-export function parseAccountDays(text: string | null, startDay: string): KeyDayUsage[] {
-  const byKey = new Map<string, KeyDayUsage>();
-  if (text === null || text === '') return [];
+/** Postgres's text (see above) to the visitor, row by row, each value as dailyUsage reads it. */
+export function visitAccountDays(text: string | null, startDay: string, visit: KeyDayVisitor): void {
+  if (text === null || text === '') return;
   const firstDay = dayNumber(startDay, 0);
-  let index = 0;
-  while (index < text.length) {
-    const colon = text.indexOf(':', index);
-    if (colon < 0) throw new Error('unexpected usage row text from the database');
+  const end = text.length;
+  let at = 0;
+  while (at < end) {
     // The key id's length in characters (code points, as the database counts them).
-    let end = colon + 1;
-    for (let characters = numberAt(text, index, colon); characters > 0; characters -= 1) {
-      const code = text.charCodeAt(end);
-      end += code >= 0xd800 && code <= 0xdbff ? 2 : 1;
+    const colon = text.indexOf(':', at);
+    if (colon < 0) throw new Error('unexpected usage row text from the database');
+    let keyEnd = colon + 1;
+    for (let characters = numberAt(text, at, colon); characters > 0; characters -= 1) {
+      const code = text.charCodeAt(keyEnd);
+      keyEnd += code >= 0xd800 && code <= 0xdbff ? 2 : 1;
     }
-    const keyId = text.slice(colon + 1, end);
-    let usage = byKey.get(keyId);
-    if (usage === undefined) {
-      usage = { keyId, dayOffsets: [], requests: [], promptTokens: [], completionTokens: [], costNanoUsd: [], costFemtoRemainder: [] };
-      byKey.set(keyId, usage);
-    }
-    if (text.charCodeAt(end) !== COMMA) throw new Error(`unexpected usage row text for key ${keyId}`);
-    index = end + 1;
-    let field = 0;
-    for (let at = index; ; at += 1) {
-      const code = at < text.length ? text.charCodeAt(at) : SEMICOLON;
-      if (code !== COMMA && code !== SEMICOLON) continue;
-      switch (field) {
-        case 0:
-          usage.dayOffsets.push(dayNumber(text, index) - firstDay);
-          break;
-        case 1:
-          usage.requests.push(numberAt(text, index, at));
-          break;
-        case 2:
-          usage.promptTokens.push(numberAt(text, index, at));
-          break;
-        case 3:
-          usage.completionTokens.push(numberAt(text, index, at));
-          break;
-        case 4:
-          usage.costNanoUsd.push(at - index > EXACT_DIGITS ? exactInteger(text.slice(index, at)) : numberAt(text, index, at));
-          break;
-        default:
-          usage.costFemtoRemainder.push(numberAt(text, index, at));
-      }
-      index = at + 1;
-      if (code === SEMICOLON) {
-        if (field !== 5) throw new Error(`unexpected usage row text for key ${keyId}`);
-        break;
-      }
-      field += 1;
-    }
+    const keyId = text.slice(colon + 1, keyEnd);
+    if (text.charCodeAt(keyEnd) !== COMMA || text.charCodeAt(keyEnd + 11) !== COMMA)
+      throw new Error(`unexpected usage row text for key ${keyId}`);
+    const dayOffset = dayNumber(text, keyEnd + 1) - firstDay;
+    const requestsAt = keyEnd + 12;
+    const promptAt = fieldEnd(text, requestsAt) + 1;
+    const completionAt = fieldEnd(text, promptAt) + 1;
+    const nanoAt = fieldEnd(text, completionAt) + 1;
+    const remainderAt = fieldEnd(text, nanoAt) + 1;
+    const rowEnd = fieldEnd(text, remainderAt);
+    if (rowEnd < end && text.charCodeAt(rowEnd) !== SEMICOLON) throw new Error(`unexpected usage row text for key ${keyId}`);
+    visit(
+      keyId,
+      dayOffset,
+      numberAt(text, requestsAt, promptAt - 1),
+      numberAt(text, promptAt, completionAt - 1),
+      numberAt(text, completionAt, nanoAt - 1),
+      remainderAt - 1 - nanoAt > EXACT_DIGITS ? exactInteger(text.slice(nanoAt, remainderAt - 1)) : numberAt(text, nanoAt, remainderAt - 1),
+      numberAt(text, remainderAt, rowEnd),
+    );
+    at = rowEnd + 1;
   }
-  return [...byKey.values()];
+}
+
+/** Where the field starting at `start` ends: its comma, the row's semicolon, or the text's end. */
+function fieldEnd(text: string, start: number): number {
+  let at = start;
+  for (; at < text.length; at += 1) {
+    const code = text.charCodeAt(at);
+    if (code === COMMA || code === SEMICOLON) return at;
+  }
+  return at;
 }
 
 /**

@@ -101,7 +101,7 @@ export function toApiKeyRow(record: ApiKeyWithAccountRecord): ApiKeyRow {
   };
 }
 
-function toKeyStatus(status: string): KeyStatus {
+export function toKeyStatus(status: string): KeyStatus {
   if (status === 'ACTIVE' || status === 'REVOKED') return status;
   throw new Error(`api_keys.status holds an unknown value: ${JSON.stringify(status)}`);
 }

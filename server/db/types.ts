@@ -262,20 +262,21 @@ export interface UsageDailyRow extends TokenCounts {
 }
 
 /**
- * One key's rollup rows in a range of days, column by column (the usage report's read): the
- * values of row i at index i of each array, in no particular order; each value as in
- * UsageDailyRow.
+ * One rollup row of the usage report's read (Store.keyDayUsage), as plain values: the row's day
+ * as days after the range's first day, each value as in UsageDailyRow.
  */
-export interface KeyDayUsage {
-  keyId: string;
-  /** The row's day, as days after the range's first day. */
-  dayOffsets: number[];
-  requests: number[];
-  promptTokens: number[];
-  completionTokens: number[];
-  costNanoUsd: Array<number | bigint>;
-  costFemtoRemainder: number[];
-}
+export type KeyDayVisitor = (
+  keyId: string,
+  dayOffset: number,
+  requests: number,
+  promptTokens: number,
+  completionTokens: number,
+  costNanoUsd: number | bigint,
+  costFemtoRemainder: number,
+) => void;
+
+/** What the usage report shows of a key (docs/usage-report.md). */
+export type ReportKeyRow = Pick<ApiKeyRow, 'id' | 'name' | 'hint' | 'status' | 'blocked' | 'createdAt'>;
 
 /** One key's usage of one model over a range of days, summed from the usage events. */
 export interface ModelUsageRow extends TokenCounts {
@@ -334,6 +335,8 @@ export interface Store {
   findApiKeyByHash(keyHash: string): Promise<ApiKeyRow | null>;
   /** Ordered by createdAt then name. */
   listApiKeys(accountId: string): Promise<ApiKeyRow[]>;
+  /** The same keys in the same order, only what the usage report shows of them. */
+  listReportKeys(accountId: string): Promise<ReportKeyRow[]>;
   updateApiKey(id: string, patch: ApiKeyPatch): Promise<ApiKeyRow | null>;
   /** Keys whose row changed at or after `since` (updatedAt), for cache invalidation across processes. */
   apiKeysChangedSince(since: Date): Promise<ApiKeyRow[]>;
@@ -360,8 +363,8 @@ export interface Store {
   listAudit(query: { accountId?: string; limit: number; before?: { at: Date; id: string } }): Promise<AuditEntryRow[]>;
   /** Rollup rows of an account with `startDay <= day <= endDay`, in no particular order. */
   dailyUsage(accountId: string, startDay: string, endDay: string): Promise<UsageDailyRow[]>;
-  /** The same rows, only what GET /v1/usage/keys's report shows, grouped by key: a key per entry. */
-  keyDayUsage(accountId: string, startDay: string, endDay: string): Promise<KeyDayUsage[]>;
+  /** The same rows, only what GET /v1/usage/keys's report shows, each given to `visit`, in no particular order. */
+  keyDayUsage(accountId: string, startDay: string, endDay: string, visit: KeyDayVisitor): Promise<void>;
   /**
    * docs/operator-controls.md, spend budgets: the exact cost (femto-USD) of a key's or an
    * account's usage on the days `startDay <= day < endDay` (no end: every later day), from the

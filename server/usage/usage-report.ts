@@ -1,6 +1,6 @@
 import type { DetailedUsageKeyEntry, DetailedUsageReport, UsageQuery, UsageReport, UsageKeyEntry, UsageModelEntry } from '../../contract';
 import { splitFemtoUsd } from '../db/rows';
-import type { ApiKeyRow, KeyDayUsage, ModelUsageRow, Store, UsageDailyRow } from '../db/types';
+import type { KeyDayVisitor, ModelUsageRow, ReportKeyRow, Store, UsageDailyRow } from '../db/types';
 import { invalidRequest } from '../errors/gateway-error';
 import { NanoSum, nanoToUsd, roundedNanoUsd } from './cost';
 import { formatDay, parseDay, REPORT_TIME_ZONE, shanghaiDay } from './shanghai-day';
@@ -33,12 +33,12 @@ export function resolveRange(query: UsageQuery, nowMs: number): { start: string;
  * keys only when they have usage in the range; ordered by created_at then name; daily rows
  * ascending, empty days omitted. Each day's spend is rounded once to nano-dollars and the
  * totals are sums of those rounded rows, so totals equal the rows to the last digit.
- * A 92-day report of a big account has tens of thousands of rows: the store returns them
- * grouped by key, column by column (Store.keyDayUsage), and each key's days are placed by
- * their offset in the range and turned into the response in one pass, in plain numbers
- * (exact while below 2^53 nano-dollars, bigint beyond): docs/performance.md, "Usage writes
- * and the usage report". With `detail` (the admin report) every row and total also has the token
- * breakdown, and each key its usage per model.
+ * A 92-day report of a big account has tens of thousands of rows: the store hands them over one
+ * by one as plain values (Store.keyDayUsage), and each becomes its daily entry at once, placed by
+ * its offset in the range and added to its key's totals, in plain numbers (exact while below
+ * 2^53 nano-dollars, bigint beyond): docs/performance.md, "Usage writes and the usage report".
+ * With `detail` (the admin report) every row and total also has the token breakdown, and each
+ * key its usage per model.
  */
 export function createUsageReporter(dependencies: { store: Store; now: () => number }): UsageReporter {
   const report = async (accountId: string, query: UsageQuery, options?: { detail: true }): Promise<UsageReport | DetailedUsageReport> => {
@@ -47,7 +47,7 @@ export function createUsageReporter(dependencies: { store: Store; now: () => num
     const entries: UsageKeyEntry[] = [];
     if (options?.detail === true) {
       const [keys, rows, modelRows] = await Promise.all([
-        dependencies.store.listApiKeys(accountId),
+        dependencies.store.listReportKeys(accountId),
         dependencies.store.dailyUsage(accountId, range.start, range.end),
         dependencies.store.modelUsage(accountId, range.start, range.end),
       ]);
@@ -55,23 +55,29 @@ export function createUsageReporter(dependencies: { store: Store; now: () => num
       // The store returns the rows in no particular order.
       const rowsByKey = new Map<string, UsageDailyRow[]>();
       for (const row of rows) {
+        days.visit(
+          row.keyId,
+          days.offsetOf(row.day),
+          row.requests,
+          row.promptTokens,
+          row.completionTokens,
+          row.costNanoUsd,
+          row.costFemtoRemainder,
+        );
         const list = rowsByKey.get(row.keyId);
         if (list) list.push(row);
         else rowsByKey.set(row.keyId, [row]);
       }
       for (const key of reportedKeys(keys, rowsByKey)) {
         const keyRows = (rowsByKey.get(key.id) ?? []).sort(compareDays);
-        const entry = keyEntry(key, days, keyRows.length === 0 ? undefined : days.columnsOf(key.id, keyRows));
-        entries.push(withBreakdown(entry, keyRows, modelsByKey.get(key.id) ?? []));
+        entries.push(withBreakdown(keyEntry(key, days), keyRows, modelsByKey.get(key.id) ?? []));
       }
     } else {
-      const [keys, usage] = await Promise.all([
-        dependencies.store.listApiKeys(accountId),
-        dependencies.store.keyDayUsage(accountId, range.start, range.end),
+      const [keys] = await Promise.all([
+        dependencies.store.listReportKeys(accountId),
+        dependencies.store.keyDayUsage(accountId, range.start, range.end, days.visit),
       ]);
-      const usageByKey = new Map<string, KeyDayUsage>();
-      for (const keyUsage of usage) usageByKey.set(keyUsage.keyId, keyUsage);
-      for (const key of reportedKeys(keys, usageByKey)) entries.push(keyEntry(key, days, usageByKey.get(key.id)));
+      for (const key of reportedKeys(keys, days.keys)) entries.push(keyEntry(key, days));
     }
     return { object: 'usage.keys', start: range.start, end: range.end, timezone: REPORT_TIME_ZONE, keys: entries };
   };
@@ -80,81 +86,100 @@ export function createUsageReporter(dependencies: { store: Store; now: () => num
 }
 
 /** The keys the report lists, in its order: REVOKED ones only with usage in the range. */
-function reportedKeys(keys: ApiKeyRow[], withUsage: Map<string, unknown>): ApiKeyRow[] {
+function reportedKeys(keys: ReportKeyRow[], withUsage: Map<string, unknown>): ReportKeyRow[] {
   return keys
     .filter((key) => key.status !== 'REVOKED' || withUsage.has(key.id))
     .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || compareText(a.name, b.name));
 }
 
-/** The range's days: each one's text, and a slot per day for placing a key's rows in order. */
+type DailyEntry = UsageKeyEntry['daily'][number];
+
+/** Per day of the range, a day's four values in a key's `days`. */
+const SPEND = 0;
+const REQUESTS = 1;
+const PROMPT = 2;
+const COMPLETION = 3;
+const VALUES = 4;
+
+/**
+ * One key's usage in the range: its days' values by offset in the range (its daily entries are
+ * made when its entry is, one key after the other: made as the rows come, day by day across the
+ * keys, they lay scattered in memory, and JSON.stringify of the report took a third longer), and
+ * its totals.
+ */
+interface KeyDays {
+  present: Uint8Array;
+  days: Float64Array;
+  spendNano: NanoSum;
+  requests: number;
+  promptTokens: number;
+  completionTokens: number;
+}
+
+/** The range's days (each one's text), and each key's usage in it, gathered row by row. */
 class ReportDays {
+  readonly keys = new Map<string, KeyDays>();
   readonly dates: string[];
   private readonly firstDay: number;
-  /** For the key being placed: the index of its row on each day, -1 for none. */
-  private readonly slots: Int32Array;
 
   constructor(range: { start: string; end: string }) {
     this.firstDay = parseDay(range.start) ?? 0;
     const count = (parseDay(range.end) ?? 0) - this.firstDay + 1;
     this.dates = Array.from({ length: count }, (_, offset) => formatDay(this.firstDay + offset));
-    this.slots = new Int32Array(count);
   }
 
-  /** The indexes of `usage`'s rows in day order. */
-  order(usage: KeyDayUsage): number[] {
-    const slots = this.slots;
-    slots.fill(-1);
-    const offsets = usage.dayOffsets;
-    for (let index = 0; index < offsets.length; index += 1) slots[offsets[index] as number] = index;
-    const order: number[] = [];
-    for (let offset = 0; offset < slots.length; offset += 1) {
-      const index = slots[offset] as number;
-      if (index >= 0) order.push(index);
+  offsetOf(day: string): number {
+    return (parseDay(day) ?? 0) - this.firstDay;
+  }
+
+  /** A rollup row (a KeyDayVisitor): its day's values, and its key's totals. */
+  readonly visit: KeyDayVisitor = (keyId, dayOffset, requests, promptTokens, completionTokens, costNanoUsd, costFemtoRemainder) => {
+    if (!(dayOffset >= 0 && dayOffset < this.dates.length)) {
+      throw new Error(`usage row of key ${keyId} outside the report's range (day offset ${dayOffset})`);
     }
-    return order;
-  }
-
-  /** Rows of one key (the admin report's read) as Store.keyDayUsage gives them. */
-  columnsOf(keyId: string, rows: readonly UsageDailyRow[]): KeyDayUsage {
-    return {
-      keyId,
-      dayOffsets: rows.map((row) => (parseDay(row.day) ?? 0) - this.firstDay),
-      requests: rows.map((row) => row.requests),
-      promptTokens: rows.map((row) => row.promptTokens),
-      completionTokens: rows.map((row) => row.completionTokens),
-      costNanoUsd: rows.map((row) => row.costNanoUsd),
-      costFemtoRemainder: rows.map((row) => row.costFemtoRemainder),
-    };
-  }
+    let key = this.keys.get(keyId);
+    if (key === undefined) {
+      const count = this.dates.length;
+      key = {
+        present: new Uint8Array(count),
+        days: new Float64Array(count * VALUES),
+        spendNano: new NanoSum(),
+        requests: 0,
+        promptTokens: 0,
+        completionTokens: 0,
+      };
+      this.keys.set(keyId, key);
+    }
+    const nano = roundedNanoUsd(costNanoUsd, costFemtoRemainder);
+    key.spendNano.add(nano);
+    key.requests += requests;
+    key.promptTokens += promptTokens;
+    key.completionTokens += completionTokens;
+    const at = dayOffset * VALUES;
+    key.present[dayOffset] = 1;
+    key.days[at + SPEND] = nanoToUsd(nano);
+    key.days[at + REQUESTS] = requests;
+    key.days[at + PROMPT] = promptTokens;
+    key.days[at + COMPLETION] = completionTokens;
+  };
 }
 
 /** A key's entry: its days in order and their totals. */
-function keyEntry(key: ApiKeyRow, days: ReportDays, usage: KeyDayUsage | undefined): UsageKeyEntry {
-  const spendNano = new NanoSum();
-  let requests = 0;
-  let promptTokens = 0;
-  let completionTokens = 0;
-  let daily: UsageKeyEntry['daily'] = [];
+function keyEntry(key: ReportKeyRow, days: ReportDays): UsageKeyEntry {
+  const usage = days.keys.get(key.id);
+  const daily: DailyEntry[] = [];
   if (usage !== undefined) {
-    const order = days.order(usage);
-    daily = new Array(order.length);
-    for (let position = 0; position < order.length; position += 1) {
-      const index = order[position] as number;
-      const nano = roundedNanoUsd(usage.costNanoUsd[index] as number | bigint, usage.costFemtoRemainder[index] as number);
-      const dayRequests = usage.requests[index] as number;
-      const dayPrompt = usage.promptTokens[index] as number;
-      const dayCompletion = usage.completionTokens[index] as number;
-      spendNano.add(nano);
-      requests += dayRequests;
-      promptTokens += dayPrompt;
-      completionTokens += dayCompletion;
-      daily[position] = {
-        date: days.dates[usage.dayOffsets[index] as number] as string,
-        spend_usd: nanoToUsd(nano),
-        requests: dayRequests,
-        prompt_tokens: dayPrompt,
-        completion_tokens: dayCompletion,
-      };
+    const values = usage.days;
+    for (let offset = 0; offset < usage.present.length; offset += 1) {
+      if (usage.present[offset] === 0) continue;
+      const at = offset * VALUES;
+      daily.push({
+        date: days.dates[offset] as string,
+        spend_usd: values[at + SPEND] as number,
+        requests: values[at + REQUESTS] as number,
+        prompt_tokens: values[at + PROMPT] as number,
+        completion_tokens: values[at + COMPLETION] as number,
+      });
     }
   }
   return {
@@ -163,7 +188,12 @@ function keyEntry(key: ApiKeyRow, days: ReportDays, usage: KeyDayUsage | undefin
     status: key.status,
     blocked: key.blocked,
     created_at: key.createdAt.toISOString(),
-    total: { spend_usd: nanoToUsd(spendNano.value), requests, prompt_tokens: promptTokens, completion_tokens: completionTokens },
+    total: {
+      spend_usd: nanoToUsd(usage?.spendNano.value ?? 0),
+      requests: usage?.requests ?? 0,
+      prompt_tokens: usage?.promptTokens ?? 0,
+      completion_tokens: usage?.completionTokens ?? 0,
+    },
     daily,
   };
 }

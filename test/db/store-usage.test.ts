@@ -215,7 +215,7 @@ await describeStoreUsage((fixture) => {
     expect(row?.costFemtoRemainder).toBe(Number((1_000n * max) % 1_000_000n));
   });
 
-  it("reads the report's rows grouped by key exactly as dailyUsage reads them, whatever a key id holds", async () => {
+  it("reads the report's rows one by one exactly as dailyUsage reads them, whatever a key id holds", async () => {
     const max = 9_223_372_036_854_775_807n;
     const keyIds = ['k_plain', 'k,odd;id:1', 'k_\u{1F600}_ü'];
     const days = ['2026-07-10', '2026-07-11', '2026-07-12'];
@@ -238,19 +238,25 @@ await describeStoreUsage((fixture) => {
     );
     await fixture.store.recordUsage(events);
     const start = '2026-07-09';
-    const grouped = await fixture.store.keyDayUsage('acc_u1', start, '2026-07-12');
-    const asRows = grouped.flatMap((usage) =>
-      usage.dayOffsets.map((offset, index) => ({
-        keyId: usage.keyId,
-        day: `2026-07-${String(9 + offset).padStart(2, '0')}`,
-        requests: usage.requests[index],
-        promptTokens: usage.promptTokens[index],
-        completionTokens: usage.completionTokens[index],
-        costNanoUsd: usage.costNanoUsd[index],
-        costFemtoRemainder: usage.costFemtoRemainder[index],
-      })),
+    const asRows: Array<
+      Pick<UsageDailyRow, 'keyId' | 'day' | 'requests' | 'promptTokens' | 'completionTokens' | 'costNanoUsd' | 'costFemtoRemainder'>
+    > = [];
+    await fixture.store.keyDayUsage(
+      'acc_u1',
+      start,
+      '2026-07-12',
+      (keyId, offset, requests, promptTokens, completionTokens, costNanoUsd, costFemtoRemainder) =>
+        asRows.push({
+          keyId,
+          day: `2026-07-${String(9 + offset).padStart(2, '0')}`,
+          requests,
+          promptTokens,
+          completionTokens,
+          costNanoUsd,
+          costFemtoRemainder,
+        }),
     );
-    expect(grouped.map((usage) => usage.keyId).sort()).toEqual([...keyIds].sort());
+    expect([...new Set(asRows.map((row) => row.keyId))].sort()).toEqual([...keyIds].sort());
     const daily = await fixture.store.dailyUsage('acc_u1', start, '2026-07-12');
     expect(daily).toHaveLength(6);
     expect(byKeyAndDay(asRows as UsageDailyRow[])).toEqual(
@@ -265,7 +271,9 @@ await describeStoreUsage((fixture) => {
       })),
     );
     expect(asRows.some((row) => typeof row.costNanoUsd === 'bigint')).toBe(true);
-    expect(await fixture.store.keyDayUsage('acc_u1', '2026-07-13', '2026-07-14')).toEqual([]);
+    const outside: string[] = [];
+    await fixture.store.keyDayUsage('acc_u1', '2026-07-13', '2026-07-14', (keyId) => outside.push(keyId));
+    expect(outside).toEqual([]);
   });
 
   it('records a batch given twice once, in the events and in the rollup (a retry after a lost COMMIT acknowledgement)', async () => {

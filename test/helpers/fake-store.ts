@@ -6,7 +6,7 @@ import type {
   AuditEntryRow,
   DeploymentStateRow,
   DashboardSessionRow,
-  KeyDayUsage,
+  KeyDayVisitor,
   LoginTokenRow,
   ModelUsageRow,
   RequestLogQuery,
@@ -16,6 +16,7 @@ import type {
   UsageEventRow,
   UsageKeyRow,
   NewApiKey,
+  ReportKeyRow,
 } from '../../server/db/types';
 import { NOTHING_SET, splitFemtoUsd } from '../../server/db/rows';
 import { parseDay } from '../../server/usage/shanghai-day';
@@ -152,30 +153,11 @@ export class FakeStore implements Store {
       .map(({ costFemtoUsd, ...row }) => ({ ...row, ...splitFemtoUsd(costFemtoUsd) }));
   }
 
-  async keyDayUsage(accountId: string, startDay: string, endDay: string): Promise<KeyDayUsage[]> {
-    const byKey = new Map<string, KeyDayUsage>();
+  async keyDayUsage(accountId: string, startDay: string, endDay: string, visit: KeyDayVisitor): Promise<void> {
     for (const row of await this.dailyUsage(accountId, startDay, endDay)) {
-      let usage = byKey.get(row.keyId);
-      if (usage === undefined) {
-        usage = {
-          keyId: row.keyId,
-          dayOffsets: [],
-          requests: [],
-          promptTokens: [],
-          completionTokens: [],
-          costNanoUsd: [],
-          costFemtoRemainder: [],
-        };
-        byKey.set(row.keyId, usage);
-      }
-      usage.dayOffsets.push((parseDay(row.day) ?? 0) - (parseDay(startDay) ?? 0));
-      usage.requests.push(row.requests);
-      usage.promptTokens.push(row.promptTokens);
-      usage.completionTokens.push(row.completionTokens);
-      usage.costNanoUsd.push(row.costNanoUsd);
-      usage.costFemtoRemainder.push(row.costFemtoRemainder);
+      const offset = (parseDay(row.day) ?? 0) - (parseDay(startDay) ?? 0);
+      visit(row.keyId, offset, row.requests, row.promptTokens, row.completionTokens, row.costNanoUsd, row.costFemtoRemainder);
     }
-    return [...byKey.values()];
   }
 
   async spendOfDays(scope: { keyId: string } | { accountId: string }, startDay: string, endDay: string | null): Promise<bigint> {
@@ -353,6 +335,17 @@ export class FakeStore implements Store {
       .filter((key) => key.accountId === accountId)
       .sort((left, right) => left.createdAt.getTime() - right.createdAt.getTime() || compare(left.name, right.name))
       .map((key) => this.withCeilings(key));
+  }
+
+  async listReportKeys(accountId: string): Promise<ReportKeyRow[]> {
+    return (await this.listApiKeys(accountId)).map(({ id, name, hint, status, blocked, createdAt }) => ({
+      id,
+      name,
+      hint,
+      status,
+      blocked,
+      createdAt,
+    }));
   }
 
   async updateApiKey(id: string, patch: ApiKeyPatch): Promise<ApiKeyRow | null> {
