@@ -2,6 +2,10 @@
  * The data access layer's interface: the rest of the server sees these plain rows and
  * functions; only server/db/ touches Prisma. Implemented once for both SQLite and Postgres.
  */
+import type { RequestLogQuery, RequestLogRow } from './request-log-types';
+
+/** The request log's rows, declared in request-log-types.ts. */
+export type { RequestLogQuery, RequestLogRow };
 
 export type KeyStatus = 'ACTIVE' | 'REVOKED';
 
@@ -192,10 +196,6 @@ export interface UsageEventRow extends TokenCounts {
   errorCode: string | null;
   latencyMs: number;
 }
-
-import type { RequestLogQuery, RequestLogRow } from './request-log-types';
-
-export type { RequestLogQuery, RequestLogRow };
 
 /** The per key per day rollup, maintained with each batch. */
 export interface UsageDailyRow extends TokenCounts {
