@@ -8,6 +8,12 @@ import { usageFor } from './helpers';
  * Claude passed through InvokeModel and InvokeModelWithResponseStream (Anthropic's body and
  * events, inside Bedrock's framing), other models translated to Converse (docs/bedrock.md).
  */
+/** A Claude stream's first event, as Bedrock wraps it in a chunk. */
+const MESSAGE_START = {
+  type: 'message_start',
+  message: { ...claudeMessage({ input_tokens: 12, output_tokens: 1 }), content: [], stop_reason: null },
+};
+
 /** A streamed Messages request read as raw server-sent events (the SDK would throw at the error event). */
 function streamHello(e2e: { gateway: { baseUrl: string }; apiKey: string }): Promise<Response> {
   return fetch(`${e2e.gateway.baseUrl}/v1/messages`, {
@@ -108,10 +114,7 @@ describe('e2e: /v1/messages onto the bedrock provider', () => {
     upstream.reply({
       type: 'events',
       events: [
-        ...anthropicChunks([
-          { type: 'message_start', message: { ...claudeMessage({ input_tokens: 12, output_tokens: 1 }), content: [], stop_reason: null } },
-          { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
-        ]),
+        ...anthropicChunks([MESSAGE_START, { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }]),
         { exception: 'modelStreamErrorException', message: 'The model stopped.' },
       ],
     });
@@ -133,12 +136,7 @@ describe('e2e: /v1/messages onto the bedrock provider', () => {
     const { upstream, e2e } = fixture;
     upstream.reply({
       type: 'events',
-      events: [
-        ...anthropicChunks([
-          { type: 'message_start', message: { ...claudeMessage({ input_tokens: 12, output_tokens: 1 }), content: [], stop_reason: null } },
-        ]),
-        malformed,
-      ],
+      events: [...anthropicChunks([MESSAGE_START]), malformed],
     });
     const response = await streamHello(e2e);
     const text = await response.text();
