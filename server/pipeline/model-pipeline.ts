@@ -200,10 +200,8 @@ export class ModelPipeline {
     this.options.report.closed(context, finished, (totalMs) => {
       if (trace !== null) this.endTrace(trace, context, finished);
       if (requestLog === undefined) return;
-      const closed = { ...finished, headers: request.headers, totalMs };
-      const id = requestLog.newId(context.receivedAt);
       try {
-        requestLog.sink.recordRequest(requestRecord(context, closed, id, requestLog.bodies.maxBytes));
+        requestLog.sink.recordRequest(requestRecord(context, finished, request.headers, totalMs, requestLog));
       } catch (error) {
         // The request log must never break a request.
         this.options.logger.warn({ err: error, requestId: context.requestId }, 'request log record failed');

@@ -23,8 +23,6 @@ export interface ClosedRequest {
   status: number;
   aborted: boolean;
   ip: string | undefined;
-  headers: IncomingHttpHeaders;
-  totalMs: number;
 }
 
 /** Longest user agent kept. */
@@ -35,12 +33,19 @@ const MAX_HEADER_CHARS = 256;
  * the status of a metered call are its usage event's, so the record, the usage report and the
  * cost header agree to the digit; a client that went away is 499 as in the usage event.
  */
-export function requestRecord(context: RequestContext, closed: ClosedRequest, id: string, maxBodyBytes: number): RequestLogRow {
+export function requestRecord(
+  context: RequestContext,
+  closed: ClosedRequest,
+  headers: IncomingHttpHeaders,
+  totalMs: number,
+  settings: RequestLogSettings,
+): RequestLogRow {
   const { usage, principal } = context;
+  const maxBodyBytes = settings.bodies.maxBytes;
   const key = principal?.kind === 'api-key' ? principal.key : null;
   const status = usage !== null ? usage.status : closed.aborted ? 499 : closed.status;
   return {
-    id,
+    id: settings.newId(context.receivedAt),
     requestId: context.requestId,
     receivedAt: new Date(context.receivedAt),
     accountId: key?.accountId ?? null,
@@ -60,14 +65,14 @@ export function requestRecord(context: RequestContext, closed: ClosedRequest, id
     cacheWrite1hTokens: usage?.cacheWrite1hTokens ?? 0,
     reasoningTokens: usage?.reasoningTokens ?? 0,
     costFemtoUsd: usage?.costFemtoUsd ?? 0n,
-    latencyMs: Math.round(closed.totalMs),
+    latencyMs: Math.round(totalMs),
     firstByteMs: context.firstByteMs === null ? null : Math.round(context.firstByteMs),
     upstreamMs: Math.round(context.upstreamMs),
     upstreamAttempts: context.upstreamAttempts,
     clientIp: closed.ip ?? null,
-    userAgent: headerText(closed.headers['user-agent']),
+    userAgent: headerText(headers['user-agent']),
     // The session the routing read (docs/routing.md); from the headers alone where no model call was admitted.
-    sessionId: context.sessionId === undefined ? sessionOf(closed.headers, null) : context.sessionId,
+    sessionId: context.sessionId === undefined ? sessionOf(headers, null) : context.sessionId,
     requestBody: context.bodyLimitBytes > 0 ? keptBody(context.requestBody, maxBodyBytes) : null,
     responseBody: context.bodyLimitBytes > 0 ? keptBody(context.responseBody, maxBodyBytes) : null,
   };
