@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { formatTable, type BenchRow } from './bench-table';
-import { startGateway, type GatewayUnderTest } from './gateway-process';
+import { startGateway, type GatewaySetup, type GatewayUnderTest } from './gateway-process';
 import { errorCount, runLoad, runSequential, wrkMissing } from './load';
 import { parseOptions, type Options } from './options';
 import { cpuMicros, rssMiB, startScript, type BenchProcess } from './processes';
@@ -38,20 +38,42 @@ interface Targets {
   mock: BenchProcess;
   proxy: BenchProcess;
   gateway: GatewayUnderTest;
-  /** `--compare`: another checkout's gateway, measured in the same rounds (no verdicts). */
-  other: GatewayUnderTest | null;
-  /** `--durability`: this gateway with another usage.durability, measured in the same rounds (no verdicts). */
-  durability: GatewayUnderTest | null;
-  /** `--traces`: this gateway with traces on, measured in the same rounds. */
-  traces: GatewayUnderTest | null;
-  /** `--postgres`: the same gateway on SQLite, measured in the same rounds. */
-  sqlite: GatewayUnderTest | null;
-  /** `--traces`: this gateway with the request log off, measured in the same rounds. */
-  requestLogOff: GatewayUnderTest | null;
-  /** `--deployments`: this gateway with the chat model on three deployments, measured in the same rounds. */
-  deployments: GatewayUnderTest | null;
+  /**
+   * Gateways measured beside `gateway` in the same rounds, in the order the tables list them:
+   * `--durability`, `--postgres`'s SQLite one, `--traces`'s two, `--deployments`, `--compare`.
+   */
+  variants: Variant[];
   /** `--json-proxy`: the gateway's JSON work without its features (no verdicts). */
   jsonProxy: BenchProcess | null;
+}
+
+/** A gateway measured beside this one: its name in the tables and verdicts, and the process. */
+interface Variant {
+  name: string;
+  gateway: GatewayUnderTest;
+}
+
+/** The variants the options ask for: each one's target name and how its setup differs from the gateway's. */
+function variantSpecs(options: Options): { name: string; differs: Partial<GatewaySetup>; folder: string }[] {
+  const specs: { name: string; differs: Partial<GatewaySetup>; folder: string; when: unknown }[] = [
+    {
+      when: options.durability,
+      name: durabilityTarget(options.durability),
+      differs: { durability: options.durability ?? undefined },
+      folder: 'durability',
+    },
+    { when: options.postgres, name: SQLITE_TARGET, differs: { postgres: false }, folder: 'sqlite' },
+    { when: options.traces, name: TRACES_TARGET, differs: { traces: true }, folder: 'traces' },
+    { when: options.traces, name: REQUEST_LOG_OFF_TARGET, differs: { requestLogOff: true }, folder: 'no-request-log' },
+    { when: options.deployments, name: DEPLOYMENTS_TARGET, differs: { threeDeployments: true }, folder: 'deployments' },
+    {
+      when: options.compare,
+      name: OTHER_TARGET,
+      differs: { nodeFlags: options.nodeFlags, bin: options.compare ? path.join(options.compare, 'bin', 'model-gateway.js') : undefined },
+      folder: 'other',
+    },
+  ];
+  return specs.filter((spec) => spec.when);
 }
 
 /** Streams of the open-streams probe last ~3.5 s: long enough for all of them to be opened first. */
@@ -86,13 +108,8 @@ async function main(argv: string[]): Promise<number> {
     ? await startScript('json proxy', script('./json-proxy.ts'), ['--upstream', `http://127.0.0.1:${mock.port}`])
     : null;
   let gateway: GatewayUnderTest | null = null;
-  let other: GatewayUnderTest | null = null;
-  let durability: GatewayUnderTest | null = null;
-  let traces: GatewayUnderTest | null = null;
-  let sqlite: GatewayUnderTest | null = null;
   let second: GatewayUnderTest | null = null;
-  let requestLogOff: GatewayUnderTest | null = null;
-  let deployments: GatewayUnderTest | null = null;
+  const variants: Variant[] = [];
   try {
     const setup = {
       mockPort: mock.port,
@@ -105,37 +122,10 @@ async function main(argv: string[]): Promise<number> {
       nodeFlags: [...options.nodeFlags, ...(options.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProf}`] : [])],
     };
     gateway = await startGateway({ ...setup, workDirectory: work });
-    if (options.compare) {
-      const otherWork = mkdtempSync(path.join(work, 'other-'));
-      other = await startGateway({
-        ...setup,
-        workDirectory: otherWork,
-        nodeFlags: options.nodeFlags,
-        bin: path.join(options.compare, 'bin', 'model-gateway.js'),
-      });
-      log(`bench: other gateway (${options.compare}) :${other.process.port}`);
-    }
-    if (options.durability) {
-      durability = await startGateway({
-        ...setup,
-        workDirectory: mkdtempSync(path.join(work, 'durability-')),
-        durability: options.durability,
-      });
-      log(`bench: gateway with usage.durability ${options.durability} :${durability.process.port}`);
-    }
-    if (options.traces) {
-      traces = await startGateway({ ...setup, workDirectory: mkdtempSync(path.join(work, 'traces-')), traces: true });
-      log(`bench: gateway with traces on :${traces.process.port}`);
-      requestLogOff = await startGateway({ ...setup, workDirectory: mkdtempSync(path.join(work, 'no-request-log-')), requestLogOff: true });
-      log(`bench: gateway with the request log off :${requestLogOff.process.port}`);
-    }
-    if (options.deployments) {
-      deployments = await startGateway({ ...setup, workDirectory: mkdtempSync(path.join(work, 'deployments-')), threeDeployments: true });
-      log(`bench: gateway with bench-chat on three deployments :${deployments.process.port}`);
-    }
-    if (options.postgres) {
-      sqlite = await startGateway({ ...setup, postgres: false, workDirectory: mkdtempSync(path.join(work, 'sqlite-')) });
-      log(`bench: the same gateway on SQLite :${sqlite.process.port}`);
+    for (const spec of variantSpecs(options)) {
+      const variant = await startGateway({ ...setup, workDirectory: mkdtempSync(path.join(work, `${spec.folder}-`)), ...spec.differs });
+      variants.push({ name: spec.name, gateway: variant });
+      log(`bench: ${spec.name}${spec.name === OTHER_TARGET ? ` (${options.compare})` : ''} :${variant.process.port}`);
     }
     if (options.twoInstances) {
       second = await startGateway({ ...setup, workDirectory: mkdtempSync(path.join(work, 'second-')), sameFleetAs: gateway });
@@ -144,7 +134,7 @@ async function main(argv: string[]): Promise<number> {
     log(
       `bench: mock :${mock.port}, bare proxy :${proxy.port}, gateway :${gateway.process.port} (${options.postgres ? 'Postgres + Redis' : 'SQLite'}, LOG_LEVEL=${options.logLevel}, log ${gateway.logFile})`,
     );
-    const targets: Targets = { mock, proxy, gateway, other, durability, traces, requestLogOff, deployments, sqlite, jsonProxy };
+    const targets: Targets = { mock, proxy, gateway, variants, jsonProxy };
     const usage: UsageCount = { loadSent: 0, loadAnswered: 0, loadRecorded: 0, exactSent: 0 };
 
     const selected = scenarios(options.chunks, options.dimensions).filter(
@@ -204,13 +194,8 @@ async function main(argv: string[]): Promise<number> {
       );
     return rows.some((row) => row.verdict === 'FAIL') ? 1 : 0;
   } finally {
-    if (other) await other.finish().catch(() => undefined);
-    if (durability) await durability.finish().catch(() => undefined);
-    if (traces) await traces.finish().catch(() => undefined);
-    if (sqlite) await sqlite.finish().catch(() => undefined);
+    for (const variant of variants) await variant.gateway.finish().catch(() => undefined);
     if (second) await second.finish().catch(() => undefined);
-    if (requestLogOff) await requestLogOff.finish().catch(() => undefined);
-    if (deployments) await deployments.finish().catch(() => undefined);
     if (gateway) await gateway.finish().catch(() => undefined);
     await Promise.all([mock.stop(), proxy.stop(), jsonProxy?.stop()]);
     rmSync(work, { recursive: true, force: true });
@@ -242,24 +227,11 @@ async function runScenario(
       ? [{ name: 'json proxy', process: targets.jsonProxy, authorization: undefined }]
       : []),
     { name: 'gateway', process: targets.gateway.process, authorization: targets.gateway.authorization },
-    ...(targets.durability
-      ? [
-          {
-            name: durabilityTarget(options.durability),
-            process: targets.durability.process,
-            authorization: targets.durability.authorization,
-          },
-        ]
-      : []),
-    ...(targets.sqlite ? [{ name: SQLITE_TARGET, process: targets.sqlite.process, authorization: targets.sqlite.authorization }] : []),
-    ...(targets.traces ? [{ name: TRACES_TARGET, process: targets.traces.process, authorization: targets.traces.authorization }] : []),
-    ...(targets.requestLogOff
-      ? [{ name: REQUEST_LOG_OFF_TARGET, process: targets.requestLogOff.process, authorization: targets.requestLogOff.authorization }]
-      : []),
-    ...(targets.deployments
-      ? [{ name: DEPLOYMENTS_TARGET, process: targets.deployments.process, authorization: targets.deployments.authorization }]
-      : []),
-    ...(targets.other ? [{ name: OTHER_TARGET, process: targets.other.process, authorization: targets.other.authorization }] : []),
+    ...targets.variants.map((variant) => ({
+      name: variant.name,
+      process: variant.gateway.process,
+      authorization: variant.gateway.authorization,
+    })),
   ];
   const sequential = scenario.connections === 1;
   const load = async (target: (typeof list)[number], durationSeconds: number) => {
@@ -308,9 +280,9 @@ async function streamProbes(targets: Targets, options: Options, usage: UsageCoun
     ['mock', at(targets.mock, STREAM_BODY)],
     ['bare proxy', at(targets.proxy, STREAM_BODY)],
     ['gateway', at(targets.gateway.process, STREAM_BODY, targets.gateway.authorization)],
-    ...(targets.sqlite
-      ? [[SQLITE_TARGET, at(targets.sqlite.process, STREAM_BODY, targets.sqlite.authorization)] as [string, StreamTarget]]
-      : []),
+    ...targets.variants
+      .filter((variant) => variant.name === SQLITE_TARGET)
+      .map((variant) => [SQLITE_TARGET, at(variant.gateway.process, STREAM_BODY, variant.gateway.authorization)] as [string, StreamTarget]),
   ];
   const samples: Record<string, number[]> = {};
   const failures: Record<string, number> = {};
