@@ -26,8 +26,9 @@ export const EnvironmentSchema = z
   .object({
     PORT: variable.transform((text = '8080', context) => {
       const port = /^\d+$/.test(text) ? Number(text) : Number.NaN;
-      if (!(port >= 1 && port <= 65_535)) {
-        context.addIssue({ code: z.ZodIssueCode.custom, message: `must be a port number from 1 to 65535, got "${text}"` });
+      // 0: any free port, chosen by the system and logged with `gateway listening` (as `serve --port 0`).
+      if (!(port >= 0 && port <= 65_535)) {
+        context.addIssue({ code: z.ZodIssueCode.custom, message: `must be a port number from 0 to 65535, got "${text}"` });
       }
       return port;
     }),

@@ -201,6 +201,11 @@ models:
     expect(config.server.port).toBe(8080);
   });
 
+  it('takes PORT=0 as any free port and refuses one past 65535', () => {
+    expect(parseConfigText(MINIMAL, 'minimal.yaml', { PORT: '0' }).server.port).toBe(0);
+    expect(() => parseConfigText(MINIMAL, 'minimal.yaml', { PORT: '65536' })).toThrow(/from 0 to 65535, got "65536"/);
+  });
+
   it('refuses bad environment values, together with file problems', () => {
     const text = MINIMAL.replace('context_window: 1000', 'context_window: zero');
     let problems: ConfigError['problems'] = [];

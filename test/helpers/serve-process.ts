@@ -3,7 +3,6 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { unusedPort } from './tcp-proxy';
 
 /**
  * `model-gateway serve` (or any command) as a real child process, for tests of what only a
@@ -14,8 +13,9 @@ export const CLI = path.join(REPOSITORY, 'bin/model-gateway.js');
 
 export interface ServeProcess {
   child: ChildProcess;
-  baseUrl: string;
-  port: number;
+  /** The address it listens on; throws until its `gateway listening` line (waitForStatus waits for it). */
+  readonly baseUrl: string;
+  readonly port: number;
   output(): string;
   /** Resolves when the process has exited. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
@@ -40,12 +40,15 @@ export interface ChildOptions {
 /**
  * Each process gets its own usage journal (USAGE_JOURNAL_DIR) unless the test shares one (a
  * restart on the same disk) or gives `USAGE_JOURNAL_DIR: ''`: default settings, slots under `cwd`.
+ *
+ * Without a PORT it listens on port 0 and its port is read from its `gateway listening` line: a
+ * port picked free beforehand could be taken by another test's server before this one binds it,
+ * and that server would then answer this test's requests.
  */
 export async function spawnServe(env: Record<string, string>, args: string[] = [], options: ChildOptions = {}): Promise<ServeProcess> {
-  const port = env.PORT ? Number(env.PORT) : await unusedPort();
   const child = spawn(process.execPath, [CLI, 'serve', ...args], {
     cwd: options.cwd ?? REPOSITORY,
-    env: childEnv({ PORT: String(port), HOST: '127.0.0.1', USAGE_JOURNAL_DIR: mkdtempSync(path.join(tmpdir(), 'usage-journal-')), ...env }),
+    env: childEnv({ PORT: '0', HOST: '127.0.0.1', USAGE_JOURNAL_DIR: mkdtempSync(path.join(tmpdir(), 'usage-journal-')), ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -54,10 +57,19 @@ export async function spawnServe(env: Record<string, string>, args: string[] = [
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
+  const port = () => {
+    const listening = logLines(output).find((line) => line.msg === 'gateway listening' && typeof line.port === 'number');
+    if (!listening) throw new Error(`the server is not listening yet: ${output}`);
+    return listening.port as number;
+  };
   return {
     child,
-    port,
-    baseUrl: `http://127.0.0.1:${port}`,
+    get port() {
+      return port();
+    },
+    get baseUrl() {
+      return `http://127.0.0.1:${port()}`;
+    },
     output: () => output,
     exited,
     kill: () => {
@@ -74,7 +86,7 @@ export async function waitForStatus(server: ServeProcess, path: string, status =
     try {
       if ((await fetch(`${server.baseUrl}${path}`)).status === status) return;
     } catch {
-      // Not listening yet.
+      // Not listening yet (`baseUrl` throws until the process says where it listens).
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

@@ -1,14 +1,12 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createStore } from '../../server/db/create-store';
 import { migrate } from '../../server/db/migrate';
 import type { Store } from '../../server/db/types';
 import { rawQuery, type TestDatabase } from '../db/databases';
+import { runCli, type ServeProcess, spawnServe, waitForStatus } from '../helpers/serve-process';
 import { createTestDatabase, mockChatConfig, startTestGateway, type TestGateway } from '../helpers/test-gateway';
 import { exactReport, REPORT_TEST_CONFIG, TestClock } from './usage-http-helpers';
 
@@ -18,8 +16,6 @@ import { exactReport, REPORT_TEST_CONFIG, TestClock } from './usage-http-helpers
  * down for a while. Runs on SQLite, or on Postgres with GATEWAY_TEST_DB=postgres.
  */
 
-const REPOSITORY = fileURLToPath(new URL('../../', import.meta.url));
-const CLI = path.join(REPOSITORY, 'bin/model-gateway.js');
 const IN_FLIGHT_REQUESTS = 50;
 /** Long enough that every request is surely inside the server when SIGTERM arrives. */
 const MOCK_LATENCY_MS = 1_500;
@@ -29,55 +25,17 @@ const DRAIN_CONFIG = mockChatConfig({
   sections: ['limits: { default_rpm: 100000, default_tpm: 100000000 }'],
 });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function runCli(env: NodeJS.ProcessEnv, args: string[]): unknown {
-  const result = spawnSync(process.execPath, [CLI, ...args], { cwd: REPOSITORY, env, encoding: 'utf8', timeout: 60_000 });
-  if (result.status !== 0) throw new Error(`model-gateway ${args.join(' ')} exited ${result.status}: ${result.stderr}`);
-  return JSON.parse(result.stdout) as unknown;
-}
-
-function exitOf(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve({ code: child.exitCode, signal: child.signalCode });
-    else child.once('exit', (code, signal) => resolve({ code, signal }));
-  });
-}
-
-async function waitUntilReady(baseUrl: string, child: ChildProcess, output: () => string): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the server exited early (${child.exitCode}): ${output()}`);
-    try {
-      if ((await fetch(`${baseUrl}/healthz`)).ok) return;
-    } catch {
-      // Not listening yet.
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`the server did not become ready: ${output()}`);
-}
-
 describe('SIGTERM drains in-flight requests and their usage', () => {
   let directory: string;
   let database: TestDatabase;
-  let child: ChildProcess | null = null;
+  let server: ServeProcess | null = null;
 
   beforeAll(async () => {
     directory = mkdtempSync(path.join(tmpdir(), 'gw-drain-'));
     database = await createTestDatabase();
   });
   afterAll(async () => {
-    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    server?.kill();
     await database?.drop();
     rmSync(directory, { recursive: true, force: true });
   });
@@ -85,28 +43,13 @@ describe('SIGTERM drains in-flight requests and their usage', () => {
   it(`${IN_FLIGHT_REQUESTS} requests in flight at SIGTERM all answer 200 and all are recorded; exit code 0`, async () => {
     const configPath = path.join(directory, 'gateway.yaml');
     writeFileSync(configPath, DRAIN_CONFIG);
-    const port = await freePort();
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      GATEWAY_CONFIG: configPath,
-      DATABASE_URL: database.url,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
-    };
-    delete env.REDIS_URL;
-    delete env.GATEWAY_ADMIN_TOKEN;
-
+    const env = { GATEWAY_CONFIG: configPath, DATABASE_URL: database.url };
     const account = runCli(env, ['accounts', 'create', '--name', 'drain']) as { id: string };
     const created = runCli(env, ['keys', 'create', '--account', account.id, '--name', 'k']) as { key: string };
 
-    let output = '';
-    child = spawn(process.execPath, [CLI, 'serve'], { cwd: REPOSITORY, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout?.on('data', (data: Buffer) => (output += data.toString()));
-    child.stderr?.on('data', (data: Buffer) => (output += data.toString()));
-    const exited = exitOf(child);
-    const baseUrl = `http://127.0.0.1:${port}`;
-    await waitUntilReady(baseUrl, child, () => output);
+    server = await spawnServe(env);
+    await waitForStatus(server, '/healthz');
+    const { baseUrl, child } = server;
 
     const chatOnce = async (index: number) => {
       const response = await fetch(`${baseUrl}/v1/chat/completions`, {
@@ -128,10 +71,10 @@ describe('SIGTERM drains in-flight requests and their usage', () => {
     const signalledAt = Date.now();
     child.kill('SIGTERM');
     const results = await Promise.all(inFlight);
-    const { code, signal } = await exited;
+    const { code, signal } = await server.exited;
     const exitMs = Date.now() - signalledAt;
 
-    expect({ code, signal }, output).toEqual({ code: 0, signal: null });
+    expect({ code, signal }, server.output()).toEqual({ code: 0, signal: null });
     // Every request was still running when the signal came, and finished normally.
     expect(results.every((result) => result.answeredAt >= signalledAt)).toBe(true);
     expect(results.map((result) => result.status)).toEqual(Array.from({ length: IN_FLIGHT_REQUESTS }, () => 200));
