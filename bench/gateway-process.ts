@@ -54,6 +54,11 @@ export interface GatewaySetup {
   requestLogOff?: boolean;
   /** `bench-chat` served by three deployments (docs/routing.md), each a provider of its own on the same mock. */
   threeDeployments?: boolean;
+  /**
+   * The `bench-bedrock` model, configured only when its scenario runs: a `--compare` build
+   * older than the bedrock provider type refuses a configuration that names it.
+   */
+  bedrock: boolean;
 }
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -92,11 +97,7 @@ ${
     type: anthropic
     base_url: ${upstream}
     api_key_env: BENCH_UPSTREAM_KEY
-  bench-bedrock:
-    type: bedrock
-    base_url: ${upstream}
-    options: { region: us-east-1 }
-models:
+${setup.bedrock ? `  bench-bedrock:\n    type: bedrock\n    base_url: ${upstream}\n    options: { region: us-east-1 }\n` : ''}models:
   - id: bench-chat
 ${setup.threeDeployments ? '    deployments:\n' + ['bench', 'bench-b', 'bench-c'].map((name) => `      - { id: ${name}-deployment, provider: ${name} }\n`).join('') : '    provider: bench\n'}    capabilities: [chat, function_calling, json_mode]
     context_window: 128000
@@ -116,13 +117,12 @@ ${setup.threeDeployments ? '    deployments:\n' + ['bench', 'bench-b', 'bench-c'
     capabilities: [chat, function_calling]
     context_window: 200000
     pricing: ${pricing}
-  - id: bench-bedrock
-    provider: bench-bedrock
-    upstream_model: ${BEDROCK_BENCH_MODEL}
-    capabilities: [chat]
-    context_window: 300000
-    pricing: ${pricing}
-  - id: bench-embed
+${
+  setup.bedrock
+    ? `  - id: bench-bedrock\n    provider: bench-bedrock\n    upstream_model: ${BEDROCK_BENCH_MODEL}\n    capabilities: [chat]\n` +
+      `    context_window: 300000\n    pricing: ${pricing}\n`
+    : ''
+}  - id: bench-embed
     provider: bench
     capabilities: [embeddings]
     dimensions: [${setup.dimensions}]

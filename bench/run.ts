@@ -120,6 +120,7 @@ async function main(argv: string[]): Promise<number> {
       redisUrl: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
       logLevel: options.logLevel,
       nodeFlags: [...options.nodeFlags, ...(options.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProf}`] : [])],
+      bedrock: !options.only || options.only.includes('bedrock-stream'),
     };
     gateway = await startGateway({ ...setup, workDirectory: work });
     for (const spec of variantSpecs(options)) {
