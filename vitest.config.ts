@@ -1,5 +1,11 @@
 import { existsSync } from 'node:fs';
 import { configDefaults, defineConfig } from 'vitest/config';
+import { unsupportedNodeMessage } from './bin/node-version.js';
+
+// Under another Node line the SQLite driver crashes a test worker, and Vitest then reports only
+// a closed channel: say which Node is needed before any test runs.
+const unsupportedNode = unsupportedNodeMessage('The test suite');
+if (unsupportedNode) throw new Error(unsupportedNode);
 
 /**
  * Left out of the Postgres + Redis pass (`GATEWAY_TEST_DB=postgres`, README "Development"):

@@ -10,14 +10,11 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { unsupportedNodeMessage } from './node-version.js';
 
-// README "Requirements": the Node lines the gateway and its native modules support. On another
-// one the SQLite driver's binary would not load (or crash), so say so in one line instead.
-const [major, minor] = process.versions.node.split('.').map(Number);
-if (!(major === 22 ? minor >= 13 : major >= 24)) {
-  process.stderr.write(
-    `model-gateway needs Node.js 22.13 or newer on the 22 line, or 24 or newer; this is Node.js ${process.versions.node}.\n`,
-  );
+const unsupported = unsupportedNodeMessage('model-gateway');
+if (unsupported) {
+  process.stderr.write(`${unsupported}\n`);
   process.exit(1);
 }
 

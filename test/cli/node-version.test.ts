@@ -19,4 +19,17 @@ describe.skipIf(OLD_NODE === undefined)('the command on an unsupported Node.js',
       /^model-gateway needs Node\.js 22\.13 or newer on the 22 line, or 24 or newer; this is Node\.js \d+\.\d+\.\d+\.\n$/,
     );
   });
+
+  it('stops the test runner in one line before any test runs, instead of a crashed worker', () => {
+    const vitest = `${REPOSITORY}node_modules/vitest/vitest.mjs`;
+    const result = spawnSync(OLD_NODE as string, [vitest, 'run', 'test/cli/serving-flags.test.ts'], {
+      cwd: REPOSITORY,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(
+      /The test suite needs Node\.js 22\.13 or newer on the 22 line, or 24 or newer; this is Node\.js \d+\.\d+\.\d+\./,
+    );
+  });
 });

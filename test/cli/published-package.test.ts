@@ -26,6 +26,7 @@ it('the tarball holds the built server and dashboard, migrations and configurati
   const files = (packed?.files ?? []).map((file) => file.path);
   for (const expected of [
     'bin/model-gateway.js',
+    'bin/node-version.js',
     'bin/postinstall.mjs',
     'dist/model-gateway.js',
     'dist/api-reference/standalone.js',
