@@ -1,6 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
-import { startMockOpenAiUpstream, type MockOpenAiUpstream, type SseStep } from '../helpers/mock-openai-upstream';
+import { chatChunk, chatUsageChunk, startMockOpenAiUpstream, type MockOpenAiUpstream, type SseStep } from '../helpers/mock-openai-upstream';
 import { modelEntry, PIXEL_PNG_BASE64, rawPost, upstreamSection, usageFor, useUpstreamE2e } from './helpers';
 
 /**
@@ -35,18 +35,8 @@ function completion(message: Record<string, unknown>, finishReason = 'stop', usa
   };
 }
 
-const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
-  id: 'chatcmpl-2',
-  object: 'chat.completion.chunk',
-  created: 1_767_225_600,
-  model: UPSTREAM_MODEL,
-  choices: [{ index: 0, delta, finish_reason: finishReason }],
-});
-const usageChunk = (prompt: number, completionTokens: number) => ({
-  ...chunk({}),
-  choices: [],
-  usage: { prompt_tokens: prompt, completion_tokens: completionTokens, total_tokens: prompt + completionTokens },
-});
+const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => chatChunk(delta, finishReason, UPSTREAM_MODEL);
+const usageChunk = (prompt: number, completion: number) => chatUsageChunk({ prompt, completion }, UPSTREAM_MODEL);
 
 describe('e2e: /v1/messages translated for an openai-type upstream', () => {
   const fixture = useUpstreamE2e(startMockOpenAiUpstream, CONFIG, { env: { E2E_OPENAI_KEY: 'sk-upstream-openai-key-0123456789' } });

@@ -7,7 +7,7 @@ import {
   type MockAnthropicUpstream,
 } from '../helpers/mock-anthropic-upstream';
 import { startMockGeminiUpstream, type MockGeminiUpstream } from '../helpers/mock-gemini-upstream';
-import { startMockOpenAiUpstream, type MockOpenAiUpstream } from '../helpers/mock-openai-upstream';
+import { chatChunk, chatUsageChunk, startMockOpenAiUpstream, type MockOpenAiUpstream } from '../helpers/mock-openai-upstream';
 import { startE2e, upstreamSection, type E2e } from './helpers';
 
 /**
@@ -40,14 +40,8 @@ const openAiCompletion = (message: Record<string, unknown>) => ({
   choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: 'stop' }],
   usage: { prompt_tokens: 9, completion_tokens: 20, total_tokens: 29, completion_tokens_details: { reasoning_tokens: 12 } },
 });
-const openAiChunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
-  id: 'chatcmpl-2',
-  object: 'chat.completion.chunk',
-  created: 1_767_225_600,
-  model: 'm',
-  choices: [{ index: 0, delta, finish_reason: finishReason }],
-});
-const openAiUsageChunk = { ...openAiChunk({}), choices: [], usage: { prompt_tokens: 9, completion_tokens: 20, total_tokens: 29 } };
+const openAiChunk = (delta: Record<string, unknown>, finishReason: string | null = null) => chatChunk(delta, finishReason, 'm');
+const openAiUsageChunk = chatUsageChunk({ prompt: 9, completion: 20 }, 'm');
 
 const geminiReply = (parts: Record<string, unknown>[], finishReason: string | null = 'STOP') => ({
   candidates: [{ index: 0, content: { role: 'model', parts }, ...(finishReason ? { finishReason } : {}) }],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SseStep } from '../helpers/mock-openai-upstream';
+import { chatChunk, chatUsageChunk, type SseStep } from '../helpers/mock-openai-upstream';
 import { apiErrorOf, captureLogger, rawPost, usageFor, waitFor } from './helpers';
 import { RESPONSES_PATH_KEYS, responsesPathConfig, UPSTREAM_MODEL, useResponsesE2e, WEATHER } from './responses-setup';
 
@@ -9,16 +9,8 @@ import { RESPONSES_PATH_KEYS, responsesPathConfig, UPSTREAM_MODEL, useResponsesE
  * route refuses on either path, being stateless. Passed through to an upstream that serves the
  * Responses API: responses-pass-through.test.ts.
  */
-const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
-  id: 'chatcmpl-upstream',
-  object: 'chat.completion.chunk',
-  created: 1_767_225_600,
-  model: UPSTREAM_MODEL,
-  choices: [{ index: 0, delta, finish_reason: finishReason }],
-});
-const usageChunk = (prompt: number, completion: number): SseStep => ({
-  data: { ...chunk({}), choices: [], usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } },
-});
+const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => chatChunk(delta, finishReason, UPSTREAM_MODEL);
+const usageChunk = (prompt: number, completion: number): SseStep => ({ data: chatUsageChunk({ prompt, completion }, UPSTREAM_MODEL) });
 
 function completion(message: Record<string, unknown>, finishReason = 'stop') {
   return {
