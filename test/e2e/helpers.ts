@@ -108,6 +108,16 @@ ${modelEntry(modelId, 'claude', MOCK_MODEL, 'chat, vision, function_calling, jso
   return useUpstreamE2e(startMockAnthropicUpstream, configYaml, { env: { E2E_ANTHROPIC_KEY: providerKey } });
 }
 
+/** A Messages stream through the Anthropic SDK: the message the SDK assembles, and the gateway's x-request-id. */
+export async function streamedMessage(
+  e2e: E2e,
+  params: Parameters<E2e['anthropic']['messages']['stream']>[0],
+): Promise<{ message: Anthropic.Message; requestId: string | null }> {
+  const stream = e2e.anthropic.messages.stream(params);
+  const message = await stream.finalMessage();
+  return { message, requestId: (await stream.withResponse()).response.headers.get('x-request-id') };
+}
+
 export interface CollectedStream {
   chunks: ChatCompletionChunk[];
   text: string;

@@ -2,7 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
 import { errorBody, events, MOCK_MODEL, messageBody, textStream } from '../helpers/mock-anthropic-upstream';
 import { countTextTokens } from '../../server/usage/count-tokens';
-import { rawPost, usageFor, useAnthropicE2e } from './helpers';
+import { rawPost, streamedMessage, usageFor, useAnthropicE2e } from './helpers';
 
 /**
  * POST /v1/messages to an `anthropic`-type model, driven by the official @anthropic-ai/sdk:
@@ -49,15 +49,13 @@ describe('e2e: /v1/messages passed through to an anthropic-type upstream', () =>
   it('relays a stream as sent and meters it; the SDK assembles the message', async () => {
     const { upstream, e2e } = fixture;
     upstream.reply({ type: 'sse', events: textStream(['Hel', 'lo!'], 'end_turn', { input_tokens: 25, output_tokens: 15 }), slices: [7] });
-    const stream = fixture.e2e.anthropic.messages.stream({
+    const { message, requestId } = await streamedMessage(fixture.e2e, {
       model: 'claude-haiku',
       max_tokens: 64,
       messages: [{ role: 'user', content: 'Hi' }],
     });
-    const message = await stream.finalMessage();
     expect(message.content).toEqual([{ type: 'text', text: 'Hello!' }]);
     expect(message.stop_reason).toBe('end_turn');
-    const requestId = (await stream.withResponse()).response.headers.get('x-request-id');
     const usage = await usageFor(e2e, requestId);
     expect(usage).toMatchObject({ promptTokens: 25, completionTokens: 15, stream: true, status: 200 });
   });

@@ -23,6 +23,14 @@ function completion(message: Record<string, unknown>, finishReason = 'stop') {
   };
 }
 
+/** The chat upstream's JSON reply calling one function tool. */
+function toolCallReply(id: string, name: string, args: string) {
+  return {
+    type: 'json' as const,
+    body: completion({ content: null, tool_calls: [{ id, type: 'function', function: { name, arguments: args } }] }, 'tool_calls'),
+  };
+}
+
 describe('e2e: POST /v1/responses', () => {
   const logs = captureLogger();
   const responses = useResponsesE2e(responsesPathConfig, { env: RESPONSES_PATH_KEYS, logger: logs.logger });
@@ -132,16 +140,7 @@ describe('e2e: POST /v1/responses', () => {
 
     it('a function-call round trip: function_call out, function_call_output back as a tool message', async () => {
       const { chat, e2e } = responses;
-      chat.reply({
-        type: 'json',
-        body: completion(
-          {
-            content: null,
-            tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
-          },
-          'tool_calls',
-        ),
-      });
+      chat.reply(toolCallReply('call_1', 'get_weather', '{"city":"Paris"}'));
       const first = await e2e.client.responses.create({
         model: 'chat-model',
         input: 'Weather in Paris?',
@@ -223,16 +222,7 @@ describe('e2e: POST /v1/responses', () => {
 
     it('custom tools become one-string function tools; their calls come back as custom_tool_call items', async () => {
       const { chat, e2e } = responses;
-      chat.reply({
-        type: 'json',
-        body: completion(
-          {
-            content: null,
-            tool_calls: [{ id: 'call_p', type: 'function', function: { name: 'apply_patch', arguments: '{"input":"*** Begin Patch"}' } }],
-          },
-          'tool_calls',
-        ),
-      });
+      chat.reply(toolCallReply('call_p', 'apply_patch', '{"input":"*** Begin Patch"}'));
       const reply = await e2e.client.responses.create({
         model: 'chat-model',
         input: 'Patch it',
