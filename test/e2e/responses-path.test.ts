@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chatChunk, chatUsageChunk, type SseStep } from '../helpers/mock-openai-upstream';
+import { chatChunk, chatStreamReply, chatUsageChunk, type SseStep } from '../helpers/mock-openai-upstream';
 import { apiErrorOf, captureLogger, rawPost, usageFor, waitFor } from './helpers';
 import { RESPONSES_PATH_KEYS, responsesPathConfig, UPSTREAM_MODEL, useResponsesE2e, WEATHER } from './responses-setup';
 
@@ -89,16 +89,7 @@ describe('e2e: POST /v1/responses', () => {
 
     it('responses.stream: the documented events in order, with sequence numbers, and the final response', async () => {
       const { chat, e2e } = responses;
-      chat.reply({
-        type: 'sse',
-        events: [
-          { data: chunk({ role: 'assistant', content: '' }) },
-          { data: chunk({ content: 'Hel' }) },
-          { data: chunk({ content: 'lo!' }) },
-          { data: chunk({}, 'stop') },
-          usageChunk(13, 4),
-        ],
-      });
+      chat.reply(chatStreamReply(['Hel', 'lo!'], { prompt: 13, completion: 4 }, UPSTREAM_MODEL));
       const stream = e2e.client.responses.stream({ model: 'chat-model', input: 'Say hello' });
       const types: string[] = [];
       const sequence: number[] = [];
