@@ -1,4 +1,4 @@
-import type { SharedStoreBreaker } from '../redis/shared-store-breaker';
+import { storeCaller, type SharedStoreBreaker } from '../redis/shared-store-breaker';
 import type { BudgetStore } from './budget-store';
 
 /**
@@ -8,11 +8,7 @@ import type { BudgetStore } from './budget-store';
  * `closed` refuses the model call with 503 rate_limiter_unavailable.
  */
 export function withBudgetFallback(primary: BudgetStore, fallback: BudgetStore, breaker: SharedStoreBreaker): BudgetStore {
-  const run = <T>(call: (store: BudgetStore) => Promise<T>): Promise<T> =>
-    breaker.run(
-      () => call(primary),
-      () => call(fallback),
-    );
+  const run = storeCaller(breaker, primary, fallback);
   return {
     reserve: (counters) => run((store) => store.reserve(counters)),
     settle: (id, delta, settled) => run((store) => store.settle(id, delta, settled)),

@@ -133,9 +133,7 @@ export async function runChatCall(dependencies: ChatDependencies, call: ChatCall
       context.provider = attempt.deployment.provider;
       return { stream: false, completion, model: attempt.model };
     } catch (error) {
-      const gatewayError = toGatewayError(error, context.requestId, controller.signal.aborted);
-      meter.failed(model, gatewayError);
-      throw gatewayError;
+      throw meter.callFailed(model, error, context.requestId, controller.signal.aborted);
     } finally {
       upstream.release();
     }
@@ -154,9 +152,7 @@ export async function runChatCall(dependencies: ChatDependencies, call: ChatCall
     );
   } catch (error) {
     upstream.release();
-    const gatewayError = toGatewayError(error, context.requestId, controller.signal.aborted);
-    meter.failed(model, gatewayError);
-    throw gatewayError;
+    throw meter.callFailed(model, error, context.requestId, controller.signal.aborted);
   }
   upstream.release();
   context.model = started.attempt.model.id;

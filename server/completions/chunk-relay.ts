@@ -19,6 +19,24 @@ export interface ChunkRenderer {
   closing(chunks: ChatChunkStream): string;
 }
 
+/** A renderer that translates chunk by chunk: `start` gives the opening events, `push` each chunk's. */
+export abstract class ChunkTranslator implements ChunkRenderer {
+  abstract start(): string;
+  abstract push(chunk: ChatCompletionChunk): string;
+  abstract failure(error: GatewayError): string;
+  abstract closing(chunks: ChatChunkStream): string;
+
+  opening(): string {
+    return this.start();
+  }
+
+  batch(chunks: ChatCompletionChunk[]): string {
+    let events = '';
+    for (const chunk of chunks) events += this.push(chunk);
+    return events;
+  }
+}
+
 /**
  * Streams a metered chunk stream to the client in a route's events (docs/architecture.md,
  * "Request path"): the one relay of every translated stream. A client that goes away cancels

@@ -12,7 +12,6 @@ import { callWithFallbacks } from '../providers/call-with-fallbacks';
 import { withAttemptTrace } from '../providers/trace-headers';
 import { estimateEmbeddingTokens, quickEmbeddingTokens } from '../usage/count-tokens';
 import type { ChatDependencies } from './chat-call';
-import { toGatewayError } from './to-gateway-error';
 import { admit } from './admission';
 import { observedAttempt } from './observe-upstream';
 import type { Attempt } from './resolve-model';
@@ -86,9 +85,7 @@ export async function createEmbeddings(dependencies: ChatDependencies, call: Emb
       usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
     };
   } catch (error) {
-    const gatewayError = toGatewayError(error, context.requestId, controller.signal.aborted);
-    meter.failed(model, gatewayError);
-    throw gatewayError;
+    throw meter.callFailed(model, error, context.requestId, controller.signal.aborted);
   } finally {
     upstream.release();
   }

@@ -11,6 +11,7 @@ import type { TokenUsage } from '../providers/types';
 import type { createKeyLimiter, Reservation, ReservationFields } from '../rate-limit/key-limiter';
 import type { StreamLimiter } from '../rate-limit/stream-limiter';
 import { billedUsage, femtoToUsdText, requestCostFemtoUsd } from '../usage/cost';
+import { toGatewayError } from './to-gateway-error';
 import { INTERRUPTED_CODE, INTERRUPTED_STATUS, recordOnly, type InFlightUsage, type UsageDurability } from '../usage/durability';
 import type { UsageEvent, UsageSink } from '../usage/types';
 import type { RouteChoice } from '../routing/deployment-router';
@@ -225,6 +226,13 @@ export class Meter {
   failed(model: ModelConfig, error: GatewayError): void {
     // The reply is the error's: nothing waits for the event, and `finish` handles its own rejection.
     void this.finish({ model, promptTokens: 0, completionTokens: 0, estimated: false, status: error.status, errorCode: error.code });
+  }
+
+  /** A model call that threw `error`: recorded as `failed` records it; returns the GatewayError the client gets. */
+  callFailed(model: ModelConfig, error: unknown, requestId: string, aborted: boolean): GatewayError {
+    const gatewayError = toGatewayError(error, requestId, aborted);
+    this.failed(model, gatewayError);
+    return gatewayError;
   }
 }
 

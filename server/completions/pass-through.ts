@@ -94,9 +94,7 @@ export async function runNativePassThrough<A extends Attempt>(
       ),
     );
   } catch (error) {
-    const gatewayError = toGatewayError(error, context.requestId, controller.signal.aborted);
-    meter.failed(run.model, gatewayError);
-    throw gatewayError;
+    throw meter.callFailed(run.model, error, context.requestId, controller.signal.aborted);
   } finally {
     upstream.release();
   }

@@ -1,6 +1,6 @@
 import type { Dialect } from './migration-files';
 import type { RequestLogRow } from './types';
-import { postgresTimestamp, sqliteTimestamp, TOKEN_COLUMNS } from './usage-events-insert';
+import { postgresTimestamp, sqliteInsertOnce, sqliteTimestamp, TOKEN_COLUMNS } from './usage-events-insert';
 
 /**
  * request_log's columns as the usage writers bind them, in the order of `requestValues`
@@ -37,9 +37,7 @@ export const REQUEST_LOG_COLUMN_TYPES = {
 export const REQUEST_LOG_COLUMNS = Object.keys(REQUEST_LOG_COLUMN_TYPES) as (keyof typeof REQUEST_LOG_COLUMN_TYPES)[];
 
 /** SQLite's INSERT of one record; a record already stored (a retried batch) is skipped. */
-export const INSERT_REQUEST_SQLITE_SQL = `INSERT INTO "request_log" (${REQUEST_LOG_COLUMNS.map((column) => `"${column}"`).join(', ')})
-      VALUES (${REQUEST_LOG_COLUMNS.map(() => '?').join(', ')})
-      ON CONFLICT ("id") DO NOTHING`;
+export const INSERT_REQUEST_SQLITE_SQL = sqliteInsertOnce('request_log', REQUEST_LOG_COLUMNS, 'id');
 
 /** One record's parameters, in REQUEST_LOG_COLUMNS order, stored as Prisma stores them (see usage-events-insert.ts). */
 export function requestValues(record: RequestLogRow, dialect: Dialect): unknown[] {

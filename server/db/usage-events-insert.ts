@@ -43,9 +43,14 @@ export const EVENT_COLUMNS = [
  * and a whole batch's worth lands in the p99 of every request waiting behind it
  * (docs/performance.md, measurement history).
  */
-export const INSERT_EVENT_SQLITE_SQL = `INSERT INTO "usage_events" (${EVENT_COLUMNS.map((column) => `"${column}"`).join(', ')})
-      VALUES (${EVENT_COLUMNS.map(() => '?').join(', ')})
-      ON CONFLICT ("event_id") DO NOTHING`;
+export const INSERT_EVENT_SQLITE_SQL = sqliteInsertOnce('usage_events', EVENT_COLUMNS, 'event_id');
+
+/** SQLite's INSERT of one row of `columns` into `table`, skipping a row whose `key` is already stored. */
+export function sqliteInsertOnce(table: string, columns: readonly string[], key: string): string {
+  return `INSERT INTO "${table}" (${columns.map((column) => `"${column}"`).join(', ')})
+      VALUES (${columns.map(() => '?').join(', ')})
+      ON CONFLICT ("${key}") DO NOTHING`;
+}
 
 /*
  * Values are stored exactly as Prisma stores them, since the rest of the store reads these

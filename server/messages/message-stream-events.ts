@@ -1,6 +1,6 @@
 import type { ChatCompletionChunk, FinishReason, MessagesStreamEvent } from '../../contract';
 import type { ChatChunkStream } from '../completions/chat-call';
-import type { ChunkRenderer } from '../completions/chunk-relay';
+import { ChunkTranslator } from '../completions/chunk-relay';
 import { toMessagesErrorBody } from '../errors/anthropic-error-body';
 import type { GatewayError } from '../errors/gateway-error';
 import type { TokenUsage } from '../providers/types';
@@ -35,14 +35,16 @@ export interface MessageStreamContext {
 }
 
 /** The Messages events of a translated stream; relayed by the chunk relay (completions/chunk-relay.ts). */
-export class MessageStreamTranslator implements ChunkRenderer {
+export class MessageStreamTranslator extends ChunkTranslator {
   private nextIndex = 0;
   /** The open block: its index and, for a tool call, the chat tool index. */
   private open: { index: number; kind: 'text' | 'thinking' } | { index: number; kind: 'tool'; toolIndex: number } | null = null;
   private readonly toolBlocks = new Map<number, number>();
   private finishReason: FinishReason | null = null;
 
-  constructor(private readonly context: MessageStreamContext) {}
+  constructor(private readonly context: MessageStreamContext) {
+    super();
+  }
 
   /** message_start and a ping, as Anthropic's streams begin. */
   start(): string {
@@ -109,16 +111,6 @@ export class MessageStreamTranslator implements ChunkRenderer {
       usage: messageUsage,
     });
     return events + event({ type: 'message_stop' });
-  }
-
-  opening(): string {
-    return this.start();
-  }
-
-  batch(chunks: ChatCompletionChunk[]): string {
-    let events = '';
-    for (const chunk of chunks) events += this.push(chunk);
-    return events;
   }
 
   failure(error: GatewayError): string {

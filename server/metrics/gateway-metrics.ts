@@ -152,6 +152,16 @@ export function createGatewayMetrics(sources: MetricsSources = {}, options: Gate
   );
 
   const { usage, streamsInFlight, redisUp, journal, usageStream } = sources;
+  /** A gauge set to `read()` at each scrape. */
+  const sampledGauge = (name: string, help: string, read: () => number) =>
+    new Gauge({
+      name,
+      help,
+      registers,
+      collect() {
+        this.set(read());
+      },
+    });
   if (usageStream) {
     // One Redis round trip per scrape, shared by the gauges below.
     let sample: { at: number; stats: Promise<UsageStreamMetrics> } | null = null;
@@ -187,14 +197,7 @@ export function createGatewayMetrics(sources: MetricsSources = {}, options: Gate
   }
   if (journal) {
     const gauge = (name: string, help: string, read: (stats: UsageJournalMetrics) => number) =>
-      new Gauge({
-        name,
-        help,
-        registers,
-        collect() {
-          this.set(read(journal()));
-        },
-      });
+      sampledGauge(name, help, () => read(journal()));
     gauge('gateway_usage_journal_bytes', 'Bytes in the usage journal files of this instance.', (stats) => stats.bytes);
     gauge('gateway_usage_journal_pending_events', 'Journaled usage events not stored yet, plus calls in flight.', (stats) => stats.pending);
     gauge(
@@ -205,14 +208,7 @@ export function createGatewayMetrics(sources: MetricsSources = {}, options: Gate
     gauge('gateway_usage_journal_torn_entries', 'Torn or unreadable journal entries dropped at start.', (stats) => stats.torn);
   }
   if (usage) {
-    new Gauge({
-      name: 'gateway_usage_buffered_events',
-      help: 'Usage events waiting in memory to be written to the database.',
-      registers,
-      collect() {
-        this.set(usage().buffered);
-      },
-    });
+    sampledGauge('gateway_usage_buffered_events', 'Usage events waiting in memory to be written to the database.', () => usage().buffered);
     // Counters that mirror the recorder's own totals: advanced by the difference at scrape time.
     const mirrored = (name: string, help: string, read: (stats: UsageBufferStats) => number) => {
       let seen = 0;
@@ -252,14 +248,7 @@ export function createGatewayMetrics(sources: MetricsSources = {}, options: Gate
     mirrored('gateway_usage_lost_events_total', 'Usage events still unwritten when a shutdown drain gave up.', (stats) => stats.lost);
   }
   if (streamsInFlight) {
-    new Gauge({
-      name: 'gateway_streams_in_flight',
-      help: 'Streamed chat completions currently open.',
-      registers,
-      collect() {
-        this.set(streamsInFlight());
-      },
-    });
+    sampledGauge('gateway_streams_in_flight', 'Streamed chat completions currently open.', streamsInFlight);
   }
   if (redisUp) {
     new Gauge({

@@ -1,5 +1,6 @@
 import type { ChatCompletionChunk } from '../../contract';
-import type { ChatStream } from './types';
+import { toChatUsage } from './token-usage';
+import type { ChatStream, TokenUsage } from './types';
 
 export type ChunkHeader = Pick<ChatCompletionChunk, 'id' | 'object' | 'created' | 'model'>;
 
@@ -17,6 +18,18 @@ export function chunkWith(
   const chunk: ChatCompletionChunk = { id: header.id, object: header.object, created: header.created, model: header.model, choices };
   if (usage) chunk.usage = usage;
   return chunk;
+}
+
+/** A stream's closing usage chunk (`choices: []`), for a reply's id, creation time and model. */
+export function usageChunk(reply: Pick<ChunkHeader, 'id' | 'created' | 'model'>, tokens: TokenUsage): ChatCompletionChunk {
+  return {
+    id: reply.id,
+    object: 'chat.completion.chunk',
+    created: reply.created,
+    model: reply.model,
+    choices: [],
+    usage: toChatUsage(tokens),
+  };
 }
 
 /** A ChatStream made from chunks grouped by upstream read; `chunks` reads the same groups one by one. */

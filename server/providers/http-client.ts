@@ -89,8 +89,9 @@ const MAX_CACHED_TARGETS = 1_000;
  * (the socket paused past 64 KiB unread, as undici's Readable does). The timeouts, the abort
  * signal and the errors are undici's own, mapped by toUpstreamError, as with `request`.
  *
- * What both handlers share: the call's signal wired to undici's abort of the request (an
- * already aborted signal: `reason` is set and the request is never dispatched).
+ * What both handlers share: the call's promise (`resolve` with the reply, `reject` with the
+ * error) and the call's signal wired to undici's abort of the request (an already aborted
+ * signal: `reason` is set and the request is never dispatched).
  */
 abstract class AbortableHandler {
   reason: Error | null = null;
@@ -99,7 +100,11 @@ abstract class AbortableHandler {
   private readonly signal: CallSignal | undefined;
   private readonly onAbort: (() => void) | null = null;
 
-  constructor(signal: CallSignal | undefined) {
+  constructor(
+    protected readonly resolve: (response: HttpResponse) => void,
+    protected readonly reject: (error: unknown) => void,
+    signal: CallSignal | undefined,
+  ) {
     if (!signal) return;
     if (signal.aborted) {
       this.reason = abortReason(signal);
@@ -129,14 +134,6 @@ class BufferingHandler extends AbortableHandler implements Dispatcher.DispatchHa
   private status = 0;
   private headers: HttpResponse['headers'] = {};
   private readonly chunks: Buffer[] = [];
-
-  constructor(
-    private readonly resolve: (response: HttpResponse) => void,
-    private readonly reject: (error: unknown) => void,
-    signal: CallSignal | undefined,
-  ) {
-    super(signal);
-  }
 
   onResponseStart(_controller: Dispatcher.DispatchController, status: number, headers: HttpResponse['headers']): void {
     // 1xx informational replies come before the real one.
@@ -200,14 +197,6 @@ class StreamingHandler extends AbortableHandler implements Dispatcher.DispatchHa
     this.waiting = null;
     waiting.resolve(this.take());
   };
-
-  constructor(
-    private readonly resolve: (response: HttpResponse) => void,
-    private readonly reject: (error: unknown) => void,
-    signal: CallSignal | undefined,
-  ) {
-    super(signal);
-  }
 
   onResponseStart(_controller: Dispatcher.DispatchController, status: number, headers: HttpResponse['headers']): void {
     if (status < 200) return;

@@ -1,5 +1,6 @@
 import {
   createSharedStoreBreaker,
+  storeCaller,
   type SharedStoreBreaker,
   type SharedStoreBreakerOptions,
   type SharedStoreStatus,
@@ -39,11 +40,7 @@ export function createResilientRateLimitStore(options: ResilientRateLimitStoreOp
   const { primary } = options;
   const breaker = 'breaker' in options ? options.breaker : createSharedStoreBreaker(options);
   const fallback = options.fallback ?? createMemoryRateLimitStore({ now: options.now });
-  const run = <T>(call: (store: RateLimitStore) => Promise<T>): Promise<T> =>
-    breaker.run(
-      () => call(primary),
-      () => call(fallback),
-    );
+  const run = storeCaller(breaker, primary, fallback);
 
   return {
     take: (requests) => run((store) => store.take(requests)),

@@ -25,6 +25,19 @@ export interface SharedStoreBreaker {
   status(): SharedStoreStatus;
 }
 
+/** Calls on a store through the breaker: on `primary` while Redis is up, else on `fallback` (or the policy's 503). */
+export function storeCaller<Store>(
+  breaker: SharedStoreBreaker,
+  primary: Store,
+  fallback: Store,
+): <T>(call: (store: Store) => Promise<T>) => Promise<T> {
+  return (call) =>
+    breaker.run(
+      () => call(primary),
+      () => call(fallback),
+    );
+}
+
 class SharedStoreTimeoutError extends Error {
   constructor(timeoutMs: number) {
     super(`the shared store (Redis) did not answer within ${timeoutMs} ms`);

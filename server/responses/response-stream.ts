@@ -1,6 +1,6 @@
 import type { ChatCompletionChunk, FinishReason, OutputItem, ResponseObject, ResponsesUsage } from '../../contract';
 import type { ChatChunkStream } from '../completions/chat-call';
-import type { ChunkRenderer } from '../completions/chunk-relay';
+import { ChunkTranslator } from '../completions/chunk-relay';
 import type { GatewayError } from '../errors/gateway-error';
 import { customToolInput, reasoningItem, statusFor, toResponsesUsage } from './chat-to-response';
 import { ResponseEventEncoder } from './response-event-encoder';
@@ -55,7 +55,7 @@ interface OpenCall {
 }
 
 /** The Responses events of a translated stream; relayed by the chunk relay (completions/chunk-relay.ts). */
-export class ResponseStreamTranslator implements ChunkRenderer {
+export class ResponseStreamTranslator extends ChunkTranslator {
   private readonly events = new ResponseEventEncoder();
   private readonly items: (OpenText | OpenCall | OpenReasoning)[] = [];
   private text: OpenText | null = null;
@@ -74,7 +74,9 @@ export class ResponseStreamTranslator implements ChunkRenderer {
     private readonly generateId: () => string,
     /** Whether reasoning text becomes reasoning items (the request set `reasoning.summary`). */
     private readonly showReasoning = false,
-  ) {}
+  ) {
+    super();
+  }
 
   /** The two opening events, both with the response as it is now (no output yet), serialized once. */
   start(): string {
@@ -196,16 +198,6 @@ export class ResponseStreamTranslator implements ChunkRenderer {
     response.usage = usage;
     events += this.encode(status === 'completed' ? 'response.completed' : 'response.incomplete', { response });
     this.ended = true;
-    return events;
-  }
-
-  opening(): string {
-    return this.start();
-  }
-
-  batch(chunks: ChatCompletionChunk[]): string {
-    let events = '';
-    for (const chunk of chunks) events += this.push(chunk);
     return events;
   }
 

@@ -17,20 +17,7 @@ export function countTextTokens(text: string): number {
 }
 
 export function estimatePromptTokens(request: ChatCompletionRequest): number {
-  let total = 3;
-  for (const message of request.messages) {
-    total += PER_MESSAGE_OVERHEAD;
-    const content = message.content;
-    if (typeof content === 'string') total += countTextTokens(content);
-    else if (Array.isArray(content)) {
-      for (const part of content) total += part.type === 'text' ? countTextTokens(part.text) : PER_IMAGE_ESTIMATE;
-    }
-    if (message.role === 'assistant' && message.tool_calls) {
-      for (const call of message.tool_calls) total += countTextTokens(call.function.name) + countTextTokens(call.function.arguments);
-    }
-  }
-  if (request.tools) total += countTextTokens(JSON.stringify(request.tools));
-  return total;
+  return promptTokensBy(request, countTextTokens);
 }
 
 /** The o200k count of a prompt, made on first use (only when it is billed), then remembered. */
@@ -54,19 +41,24 @@ export function quickTextTokens(text: string): number {
 
 /** `estimatePromptTokens` with `quickTextTokens` in place of the tokenizer. */
 export function quickPromptTokens(request: ChatCompletionRequest): number {
+  return promptTokensBy(request, quickTextTokens);
+}
+
+/** A prompt's tokens: its texts counted by `countText`, plus the per-message and per-image allowances. */
+function promptTokensBy(request: ChatCompletionRequest, countText: (text: string) => number): number {
   let total = 3;
   for (const message of request.messages) {
     total += PER_MESSAGE_OVERHEAD;
     const content = message.content;
-    if (typeof content === 'string') total += quickTextTokens(content);
+    if (typeof content === 'string') total += countText(content);
     else if (Array.isArray(content)) {
-      for (const part of content) total += part.type === 'text' ? quickTextTokens(part.text) : PER_IMAGE_ESTIMATE;
+      for (const part of content) total += part.type === 'text' ? countText(part.text) : PER_IMAGE_ESTIMATE;
     }
     if (message.role === 'assistant' && message.tool_calls) {
-      for (const call of message.tool_calls) total += quickTextTokens(call.function.name) + quickTextTokens(call.function.arguments);
+      for (const call of message.tool_calls) total += countText(call.function.name) + countText(call.function.arguments);
     }
   }
-  if (request.tools) total += quickTextTokens(JSON.stringify(request.tools));
+  if (request.tools) total += countText(JSON.stringify(request.tools));
   return total;
 }
 

@@ -21,14 +21,9 @@ beforeAll(async () => {
 });
 afterAll(() => gw.close());
 
-async function createKey(accountId: string, body: Record<string, unknown>): Promise<{ id: string; key: string }> {
-  const response = await gw.http
-    .post(`/v1/admin/accounts/${accountId}/keys`)
-    .set(gw.admin())
-    .send({ name: 'budgeted', ...body });
-  expect(response.status, JSON.stringify(response.body)).toBe(201);
-  return response.body;
-}
+const createKey = (accountId: string, body: Record<string, unknown>) => gw.createKeyWith(accountId, { name: 'budgeted', ...body });
+const setAccountBudget = (accountId: string, budget: Record<string, unknown>) =>
+  gw.http.patch(`/v1/admin/accounts/${accountId}`).set(gw.admin()).send({ budget }).expect(200);
 
 const chat = (key: string, extra: Record<string, unknown> = {}) => gw.chat(key, extra);
 
@@ -155,11 +150,7 @@ describe('spend budgets', () => {
 
   it('the account’s budget holds all its keys; a total budget’s 429 has no retry-after', async () => {
     const accountId = await gw.createAccount('Shared');
-    await gw.http
-      .patch(`/v1/admin/accounts/${accountId}`)
-      .set(gw.admin())
-      .send({ budget: { amount_usd: 0.0001, period: 'total' } })
-      .expect(200);
+    await setAccountBudget(accountId, { amount_usd: 0.0001, period: 'total' });
     const first = await createKey(accountId, {});
     const second = await createKey(accountId, {});
     const { refused } = await spendUntilRefused(first.key);
@@ -189,11 +180,7 @@ describe('spend budgets', () => {
   it('when the key’s and the account’s budgets both refuse, retry-after is when the later one resets', async () => {
     clock.now = Date.UTC(2026, 10, 24, 4, 0, 0);
     const accountId = await gw.createAccount('Both');
-    await gw.http
-      .patch(`/v1/admin/accounts/${accountId}`)
-      .set(gw.admin())
-      .send({ budget: { amount_usd: 0.0001, period: 'month' } })
-      .expect(200);
+    await setAccountBudget(accountId, { amount_usd: 0.0001, period: 'month' });
     const { key } = await createKey(accountId, { budget: { amount_usd: 0.0001, period: 'day' } });
     const { refused } = await spendUntilRefused(key);
     expect(refused.status).toBe(429);
@@ -208,25 +195,19 @@ describe('spend budgets', () => {
     const { id, key } = await createKey(accountId, { budget: { amount_usd: 0.0001, period: 'day' } });
     const { refused } = await spendUntilRefused(key);
     expect(refused.status).toBe(429);
+    const setWeeklyBudget = (amountUsd: number) =>
+      gw.http
+        .patch(`/v1/admin/keys/${id}`)
+        .set(gw.admin())
+        .send({ budget: { amount_usd: amountUsd, period: 'week' } })
+        .expect(200);
     // Same day, another period: the ledger's spend of the week still fills it.
-    await gw.http
-      .patch(`/v1/admin/keys/${id}`)
-      .set(gw.admin())
-      .send({ budget: { amount_usd: 0.0001, period: 'week' } })
-      .expect(200);
+    await setWeeklyBudget(0.0001);
     expect((await chat(key)).status).toBe(429);
     // A larger amount leaves room again.
-    await gw.http
-      .patch(`/v1/admin/keys/${id}`)
-      .set(gw.admin())
-      .send({ budget: { amount_usd: 0.0002, period: 'week' } })
-      .expect(200);
+    await setWeeklyBudget(0.0002);
     expect((await chat(key)).status).toBe(200);
-    await gw.http
-      .patch(`/v1/admin/keys/${id}`)
-      .set(gw.admin())
-      .send({ budget: { amount_usd: 0.0001, period: 'week' } })
-      .expect(200);
+    await setWeeklyBudget(0.0001);
 
     // A second gateway on the same database (a restart) sees the spend.
     await gw.gateway.recorder?.flush();

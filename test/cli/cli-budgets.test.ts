@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { useCliGateway } from './cli-harness';
+import { keyCreateArgs, useCliGateway } from './cli-harness';
 
 /** docs/cli.md and docs/operator-controls.md: spend budgets from the CLI, enforced by a running gateway. */
 const harness = useCliGateway({ keyRefreshIntervalMs: 100 });
@@ -22,26 +22,17 @@ describe('model-gateway CLI, spend budgets', { timeout: 120_000 }, () => {
     );
     expect(limited).toMatchObject({ budget: { amount_usd: 1, period: 'month', alert_at: [0.8] } });
 
-    const over = await cli('keys', 'create', '--account', account.id, '--name', 'k', '--budget-usd', '2', '--budget-period', 'day');
+    const over = await cli(...keyCreateArgs(account.id, '--budget-usd', '2', '--budget-period', 'day'));
     expect(over.code).toBe(1);
     expect(over.stderr).toMatch(/budget 2 USD exceeds the account's budget of 1 USD/);
-    const noPeriod = await cli('keys', 'create', '--account', account.id, '--name', 'k', '--budget-usd', '0.5');
+    const noPeriod = await cli(...keyCreateArgs(account.id, '--budget-usd', '0.5'));
     expect(noPeriod.code).toBe(1);
     expect(noPeriod.stderr).toMatch(/--budget-period/);
-    const badPeriod = await cli('keys', 'create', '--account', account.id, '--name', 'k', '--budget-usd', '0.5', '--budget-period', 'year');
+    const badPeriod = await cli(...keyCreateArgs(account.id, '--budget-usd', '0.5', '--budget-period', 'year'));
     expect(badPeriod.stderr).toMatch(/Invalid value for --budget-period/);
 
     const key = await json<{ id: string; key: string; budget: unknown }>(
-      'keys',
-      'create',
-      '--account',
-      account.id,
-      '--name',
-      'k',
-      '--budget-usd',
-      '0.000001',
-      '--budget-period',
-      'total',
+      ...keyCreateArgs(account.id, '--budget-usd', '0.000001', '--budget-period', 'total'),
     );
     expect(key.budget).toEqual({ amount_usd: 0.000001, period: 'total', alert_at: [] });
     // The running gateway enforces it: a chat's worst case is more than a micro-dollar.

@@ -28,6 +28,11 @@ export async function runCli(databaseUrl: string, args: string[], env: Record<st
   }
 }
 
+/** The arguments of `keys create` for a key named `k` of the account, with `flags` after them. */
+export function keyCreateArgs(accountId: string, ...flags: string[]): string[] {
+  return ['keys', 'create', '--account', accountId, '--name', 'k', ...flags];
+}
+
 /**
  * A test gateway started before the file's tests and closed after them, and the command run against
  * its database (with `cliEnv` added to the environment). Read `gw` inside tests (it exists from beforeAll on).

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { signIn } from '../dashboard/session-helpers';
+import { signInAsOwner } from '../dashboard/session-helpers';
 import { useCliGateway } from './cli-harness';
 
 /*
@@ -32,8 +32,7 @@ describe('model-gateway CLI, what the operator set on a key', { timeout: 120_000
   it('binds the owner, and only the CLI loosens it', async () => {
     const { gw } = harness;
     const account = await json<{ id: string }>('accounts', 'create', '--name', 'Authority by CLI');
-    const link = await gw.http.post(`/v1/admin/accounts/${account.id}/login-link`).set(gw.admin());
-    const owner = await signIn(gw, String(link.body.url).split('#token=')[1] ?? '');
+    const owner = await signInAsOwner(gw, account.id);
     const asOwner = (keyId: string, body: object) =>
       gw.http.patch(`/v1/admin/keys/${keyId}`).set('cookie', owner.cookie).set('x-csrf-token', owner.csrf).send(body);
 

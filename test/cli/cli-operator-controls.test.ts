@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { useCliGateway } from './cli-harness';
+import { keyCreateArgs, useCliGateway } from './cli-harness';
 
 /** docs/cli.md and docs/operator-controls.md: ceilings, allow-lists, expiry, rotation and the audit log from the CLI. */
 const harness = useCliGateway({ keyRefreshIntervalMs: 100 });
@@ -12,23 +12,14 @@ describe('model-gateway CLI, operator controls', { timeout: 120_000 }, () => {
     const limited = await json<Record<string, unknown>>('accounts', 'limits', account.id, '--rpm', '60', '--models', 'mock-chat,mock-e*');
     expect(limited).toMatchObject({ rpm: 60, tpm: null, models: ['mock-chat', 'mock-e*'] });
 
-    const tooMany = await cli('keys', 'create', '--account', account.id, '--name', 'k', '--rpm', '61');
+    const tooMany = await cli(...keyCreateArgs(account.id, '--rpm', '61'));
     expect(tooMany.code).toBe(1);
     expect(tooMany.stderr).toMatch(/rpm 61 exceeds the account's ceiling of 60/);
-    expect((await cli('keys', 'create', '--account', account.id, '--name', 'k', '--models', '')).code).toBe(1);
-    expect((await cli('keys', 'create', '--account', account.id, '--name', 'k', '--expires-at', 'tomorrow')).code).toBe(1);
+    expect((await cli(...keyCreateArgs(account.id, '--models', ''))).code).toBe(1);
+    expect((await cli(...keyCreateArgs(account.id, '--expires-at', 'tomorrow'))).code).toBe(1);
 
     const key = await json<{ id: string; key: string; models: string[]; expires_at: string }>(
-      'keys',
-      'create',
-      '--account',
-      account.id,
-      '--name',
-      'k',
-      '--models',
-      'mock-chat',
-      '--expires-at',
-      '2099-01-01T00:00:00Z',
+      ...keyCreateArgs(account.id, '--models', 'mock-chat', '--expires-at', '2099-01-01T00:00:00Z'),
     );
     expect(key).toMatchObject({ models: ['mock-chat'], expires_at: '2099-01-01T00:00:00.000Z' });
     const chat = (text: string, model = 'mock-chat') =>

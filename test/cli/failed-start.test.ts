@@ -41,28 +41,41 @@ function openSegments(pid: number): string[] {
     .filter((target) => target.includes('segment-'));
 }
 
-const CASES: { name: string; env: Record<string, string>; skip: boolean }[] = [
-  { name: 'without Redis', env: {}, skip: false },
-  { name: 'with Redis', env: { REDIS_URL: redisUrl }, skip: !redis },
-];
-
-describe.each(CASES)('a start on a busy port, $name', ({ env: extra, skip }) => {
+/**
+ * The serve processes a test starts (killed after it), and `scratch`: a fresh directory and
+ * test database, both removed after the test.
+ */
+function useScratch() {
   const processes: ServeProcess[] = [];
   const cleanups: (() => unknown)[] = [];
   afterEach(async () => {
     for (const server of processes.splice(0)) server.kill();
     for (const cleanup of cleanups.splice(0)) await cleanup();
   });
+  const scratch = async (prefix: string): Promise<{ directory: string; database: TestDatabase }> => {
+    const directory = mkdtempSync(path.join(tmpdir(), prefix));
+    const database = await createTestDatabase();
+    cleanups.push(
+      () => rmSync(directory, { recursive: true, force: true }),
+      () => database.drop(),
+    );
+    return { directory, database };
+  };
+  return { processes, scratch };
+}
+
+const CASES: { name: string; env: Record<string, string>; skip: boolean }[] = [
+  { name: 'without Redis', env: {}, skip: false },
+  { name: 'with Redis', env: { REDIS_URL: redisUrl }, skip: !redis },
+];
+
+describe.each(CASES)('a start on a busy port, $name', ({ env: extra, skip }) => {
+  const { processes, scratch } = useScratch();
 
   it.skipIf(skip)(
     'exits non-zero within 10 s with one line naming the address; the live instance\u2019s journal is untouched and it keeps billing',
     async () => {
-      const cwd = mkdtempSync(path.join(tmpdir(), 'gw-checkout-'));
-      const database: TestDatabase = await createTestDatabase();
-      cleanups.push(
-        () => rmSync(cwd, { recursive: true, force: true }),
-        () => database.drop(),
-      );
+      const { directory: cwd, database } = await scratch('gw-checkout-');
       // Default settings: no USAGE_JOURNAL_DIR, so slots under `cwd`/data/usage-journal.
       const env = { DATABASE_URL: database.url, USAGE_JOURNAL_DIR: '', ...extra };
       const account = runCli(env, ['accounts', 'create', '--name', 'busy-port'], { cwd }) as { id: string };
@@ -107,22 +120,12 @@ describe.each(CASES)('a start on a busy port, $name', ({ env: extra, skip }) => 
 });
 
 describe('a directory the operator fixed', () => {
-  const processes: ServeProcess[] = [];
-  const cleanups: (() => unknown)[] = [];
-  afterEach(async () => {
-    for (const server of processes.splice(0)) server.kill();
-    for (const cleanup of cleanups.splice(0)) await cleanup();
-  });
+  const { processes, scratch } = useScratch();
 
   it.skipIf(!redis)(
     'USAGE_JOURNAL_DIR held by a live instance: `serve --workers 2` on it fails to start, names the holder and exits 1',
     async () => {
-      const journal = mkdtempSync(path.join(tmpdir(), 'gw-fixed-journal-'));
-      const database: TestDatabase = await createTestDatabase();
-      cleanups.push(
-        () => rmSync(journal, { recursive: true, force: true }),
-        () => database.drop(),
-      );
+      const { directory: journal, database } = await scratch('gw-fixed-journal-');
       const env = { DATABASE_URL: database.url, REDIS_URL: redisUrl, USAGE_JOURNAL_DIR: journal };
       const live = await spawnServe(env);
       processes.push(live);

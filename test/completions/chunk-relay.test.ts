@@ -4,16 +4,12 @@ import type { ChatChunkStream } from '../../server/completions/chat-call';
 import { renderedEvents, type ChunkRenderer } from '../../server/completions/chunk-relay';
 import type { ModelConfig } from '../../server/config/load-config';
 import { GatewayError, usageUnavailable } from '../../server/errors/gateway-error';
+import { chatChunk } from '../fixtures/chat-chunk';
+import { collectAll } from '../helpers/collect-all';
 
 /** The relay of translated streams (completions/chunk-relay.ts) on a fake chunk stream and a plain-text renderer. */
 function chunk(text: string): ChatCompletionChunk {
-  return {
-    id: 'c1',
-    object: 'chat.completion.chunk',
-    created: 1,
-    model: 'm',
-    choices: [{ index: 0, delta: { content: text }, finish_reason: null }],
-  };
+  return chatChunk({ content: text });
 }
 
 interface FakeChunks extends ChatChunkStream {
@@ -55,17 +51,11 @@ const renderer: ChunkRenderer = {
   closing: (chunks) => `<finish ${chunks.usage().completionTokens}>`,
 };
 
-async function collect(events: AsyncGenerator<string>): Promise<string[]> {
-  const out: string[] = [];
-  for await (const text of events) out.push(text);
-  return out;
-}
-
 describe('renderedEvents', () => {
   it('sends the opening events with the first read, one string per read, the closing events after the usage is recorded', async () => {
     let recorded = false;
     const chunks = fakeChunks([['a', 'b'], [], ['c']], { recorded: Promise.resolve().then(() => void (recorded = true)) });
-    const out = await collect(
+    const out = await collectAll(
       renderedEvents(chunks, { ...renderer, closing: (stream) => `<finish recorded=${recorded} ${stream.usage().completionTokens}>` }),
     );
     expect(out).toEqual(['<start>ab', 'c', '<finish recorded=true 4>']);
@@ -73,18 +63,21 @@ describe('renderedEvents', () => {
   });
 
   it('an empty stream still opens and closes', async () => {
-    expect(await collect(renderedEvents(fakeChunks([]), renderer))).toEqual(['<start><finish 4>']);
+    expect(await collectAll(renderedEvents(fakeChunks([]), renderer))).toEqual(['<start><finish 4>']);
   });
 
   it('a failure after the start becomes the fail event, and nothing follows it', async () => {
     const error = new GatewayError(502, 'upstream_error', 'bad_response', 'Cut.');
-    expect(await collect(renderedEvents(fakeChunks([['a']], { failAfter: error }), renderer))).toEqual(['<start>a', '<fail bad_response>']);
-    expect(await collect(renderedEvents(fakeChunks([], { failAfter: error }), renderer))).toEqual(['<start><fail bad_response>']);
+    expect(await collectAll(renderedEvents(fakeChunks([['a']], { failAfter: error }), renderer))).toEqual([
+      '<start>a',
+      '<fail bad_response>',
+    ]);
+    expect(await collectAll(renderedEvents(fakeChunks([], { failAfter: error }), renderer))).toEqual(['<start><fail bad_response>']);
   });
 
   it('usage that cannot be made durable replaces the closing events with the fail event', async () => {
     const chunks = fakeChunks([['a']], { recorded: Promise.reject(usageUnavailable()) });
-    expect(await collect(renderedEvents(chunks, renderer))).toEqual(['<start>a', '<fail usage_unavailable>']);
+    expect(await collectAll(renderedEvents(chunks, renderer))).toEqual(['<start>a', '<fail usage_unavailable>']);
   });
 
   it('a client that leaves at the first events closes the chunks too (their finally records the usage)', async () => {
@@ -97,6 +90,6 @@ describe('renderedEvents', () => {
 
   it('a bug (not a GatewayError) is not turned into an event', async () => {
     const chunks = fakeChunks([['a']], { failAfter: new TypeError('bug') as unknown as GatewayError });
-    await expect(collect(renderedEvents(chunks, renderer))).rejects.toThrow('bug');
+    await expect(collectAll(renderedEvents(chunks, renderer))).rejects.toThrow('bug');
   });
 });

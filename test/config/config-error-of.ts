@@ -1,4 +1,4 @@
-import { ConfigError, parseConfigText } from '../../server/config/load-config';
+import { ConfigError, parseConfigText, type ConfigProblem } from '../../server/config/load-config';
 
 /** The ConfigError that reading `text` as gateway.yaml (with no environment) throws; fails when the text is valid. */
 export function configErrorOf(text: string): ConfigError {
@@ -9,4 +9,9 @@ export function configErrorOf(text: string): ConfigError {
     throw error;
   }
   throw new Error('Expected a configuration error.');
+}
+
+/** The problems `configErrorOf(text)` lists, each with its path and line. */
+export function problemsOf(text: string): ConfigProblem[] {
+  return configErrorOf(text).problems;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseConfigText, type ConfigProblem } from '../../server/config/load-config';
-import { configErrorOf } from './config-error-of';
+import { parseConfigText } from '../../server/config/load-config';
+import { problemsOf } from './config-error-of';
 
 const FILE = 'gateway.yaml';
 
@@ -36,8 +36,6 @@ function lineOf(text: string, marker: string, from = 1): number {
   }
   throw new Error(`marker not found: ${marker}`);
 }
-
-const problemsOf = (text: string): ConfigProblem[] => configErrorOf(text).problems;
 
 function expectSingleProblem(text: string, path: string, line: number, message: RegExp): void {
   const problems = problemsOf(text);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseConfigText, type ConfigProblem } from '../../server/config/load-config';
-import { configErrorOf } from './config-error-of';
+import { parseConfigText } from '../../server/config/load-config';
+import { problemsOf } from './config-error-of';
 
 /** The operations settings: server timeouts, `limits.max_streams_per_key`, GATEWAY_METRICS_TOKEN. */
 const FILE = 'gateway.yaml';
@@ -13,8 +13,6 @@ models:
     context_window: 8000
     pricing: { input_per_million: 1, output_per_million: 2 }
 `;
-
-const problemsOf = (text: string): ConfigProblem[] => configErrorOf(text).problems;
 
 describe('operations settings', () => {
   it('defaults: 100 streams per key, 30 s headers, 60 s request, 65 s keep-alive, /metrics open', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseConfigText, type ConfigProblem } from '../../server/config/load-config';
-import { configErrorOf } from './config-error-of';
+import { parseConfigText } from '../../server/config/load-config';
+import { problemsOf } from './config-error-of';
 import { createProviderRegistry } from '../../server/providers/registry';
 import { vertexHost, vertexModelUrl } from '../../server/providers/vertex/vertex-options';
 
@@ -19,8 +19,6 @@ models:
     context_window: 200000
     pricing: { input_per_million: 3, output_per_million: 15 }
 `;
-
-const problemsOf = (text: string): ConfigProblem[] => configErrorOf(text).problems;
 
 describe('vertex provider configuration', () => {
   it('needs no base_url or key, and builds an adapter for each publisher', () => {

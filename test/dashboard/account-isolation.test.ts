@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contract, type AdminScope } from '../../contract';
 import { listRoutes } from '../../contract/list-routes';
 import { startTestGateway, TEST_ADMIN_TOKEN, type TestGateway } from '../helpers/test-gateway';
-import { signIn, type TestSession } from './session-helpers';
+import { signIn, signInAsOwner, type TestSession } from './session-helpers';
 
 /*
  * docs/keys-and-accounts.md, "nobody ever sees or changes another account's keys or usage", for the
@@ -35,8 +35,7 @@ beforeAll(async () => {
   const bKey = await gw.createKey(b.accountId, { name: 'b key' });
   b.keyId = bKey.id;
   b.key = bKey.key;
-  const link = await gw.http.post(`/v1/admin/accounts/${a.accountId}/login-link`).set(gw.admin());
-  owner = await signIn(gw, String(link.body.url).split('#token=')[1] ?? '');
+  owner = await signInAsOwner(gw, a.accountId);
 });
 afterAll(() => gw.close());
 

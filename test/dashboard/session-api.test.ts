@@ -80,6 +80,10 @@ describe('signing in with the admin token', () => {
 });
 
 describe('a session cookie', () => {
+  /** POST /v1/admin/accounts with a session's cookie and a CSRF token. */
+  const createAccountAs = (cookie: string, csrf: string, name: string) =>
+    gw.http.post('/v1/admin/accounts').set('cookie', cookie).set('x-csrf-token', csrf).send({ name });
+
   it('authenticates reads, and GET /v1/admin/session answers the same CSRF token', async () => {
     const session = await signIn(gw, TEST_ADMIN_TOKEN);
     const me = await gw.http.get('/v1/admin/session').set('cookie', session.cookie);
@@ -113,22 +117,14 @@ describe('a session cookie', () => {
     }
     const key = await gw.http.get(`/v1/admin/keys/${keyId}`).set(gw.admin());
     expect(key.body).toMatchObject({ status: 'ACTIVE', name: 'test key' });
-    const created = await gw.http
-      .post('/v1/admin/accounts')
-      .set('cookie', session.cookie)
-      .set('x-csrf-token', session.csrf)
-      .send({ name: 'with csrf' });
+    const created = await createAccountAs(session.cookie, session.csrf, 'with csrf');
     expect(created.status).toBe(201);
   });
 
   it('of another session does not fit: the CSRF token is bound to its session', async () => {
     const first = await signIn(gw, TEST_ADMIN_TOKEN);
     const second = await signIn(gw, TEST_ADMIN_TOKEN);
-    const response = await gw.http
-      .post('/v1/admin/accounts')
-      .set('cookie', first.cookie)
-      .set('x-csrf-token', second.csrf)
-      .send({ name: 'x' });
+    const response = await createAccountAs(first.cookie, second.csrf, 'x');
     expect(response.status).toBe(403);
   });
 

@@ -140,28 +140,21 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
       const t2 = new Date('2030-01-01T00:00:00.001Z');
       const t3 = new Date('2030-01-01T00:00:09.999Z');
       const t4 = new Date('2030-01-01T00:00:10.000Z');
-      fixture.clock.set(t1);
-      await fixture.store.createApiKey({
-        id: 'key_c1',
-        accountId: 'acc_chg',
-        name: 'c1',
-        keyHash: 'hash_c1',
-        hint: 'sk-...1',
-        rpm: null,
-        tpm: null,
-        createdAt: t1,
-      });
-      fixture.clock.set(t2);
-      await fixture.store.createApiKey({
-        id: 'key_c2',
-        accountId: 'acc_chg',
-        name: 'c2',
-        keyHash: 'hash_c2',
-        hint: 'sk-...2',
-        rpm: null,
-        tpm: null,
-        createdAt: t2,
-      });
+      const createKeyAt = async (n: number, at: Date) => {
+        fixture.clock.set(at);
+        await fixture.store.createApiKey({
+          id: `key_c${n}`,
+          accountId: 'acc_chg',
+          name: `c${n}`,
+          keyHash: `hash_c${n}`,
+          hint: `sk-...${n}`,
+          rpm: null,
+          tpm: null,
+          createdAt: at,
+        });
+      };
+      await createKeyAt(1, t1);
+      await createKeyAt(2, t2);
       fixture.clock.set(t4);
       await fixture.store.updateApiKey('key_c1', { blocked: true });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MOCK_MODEL, messageBody, startMockAnthropicUpstream, type MockAnthropicUpstream } from '../helpers/mock-anthropic-upstream';
-import { apiErrorOf, imageQuestion, modelEntry, PIXEL_PNG_BASE64, upstreamSection, useUpstreamE2e } from './helpers';
+import { messageBody } from '../helpers/mock-anthropic-upstream';
+import { apiErrorOf, imageQuestion, PIXEL_PNG_BASE64, useAnthropicE2e } from './helpers';
 
 /**
  * The `anthropic` provider type end to end, beyond what every type shares (provider-paths.test.ts):
@@ -9,15 +9,8 @@ import { apiErrorOf, imageQuestion, modelEntry, PIXEL_PNG_BASE64, upstreamSectio
  */
 const PROVIDER_KEY = 'sk-ant-api03-E2eAnthropicKey-0123456789abcdefghijklmnop';
 
-const CONFIG = (upstream: MockAnthropicUpstream) => `${upstreamSection()}
-providers:
-  claude: { type: anthropic, base_url: ${upstream.baseUrl}, api_key_env: E2E_ANTHROPIC_KEY }
-models:
-${modelEntry('haiku', 'claude', MOCK_MODEL, 'chat, vision, function_calling, json_mode', 200_000, 'input_per_million: 0.8, output_per_million: 4', 'max_output_tokens: 8192')}
-`;
-
 describe('e2e: the anthropic provider path', () => {
-  const fixture = useUpstreamE2e(startMockAnthropicUpstream, CONFIG, { env: { E2E_ANTHROPIC_KEY: PROVIDER_KEY } });
+  const fixture = useAnthropicE2e('haiku', PROVIDER_KEY);
 
   it('JSON mode: system instruction and "{" prefill out, the whole object back', async () => {
     const { upstream, e2e } = fixture;

@@ -7,7 +7,7 @@ import {
   startMockAzureUpstream,
   type MockAzureUpstream,
 } from '../helpers/mock-azure-upstream';
-import { modelEntry, upstreamSection, usageFor, useUpstreamE2e } from './helpers';
+import { modelEntry, streamedMessage, upstreamSection, usageFor, useUpstreamE2e } from './helpers';
 
 /**
  * The routes an Azure deployment serves by translation (docs/azure.md): /v1/messages with the
@@ -44,12 +44,11 @@ describe('e2e: /v1/messages and /v1/responses onto an azure deployment', () => {
 
   it('streams a message from Azure chunks (prompt filter chunk first); a filtered stop is a refusal', async () => {
     fixture.upstream.reply(azureStreamReply(['Once ', 'upon'], { prompt: 12, completion: 2 }, { filtered: ['violence'] }));
-    const stream = fixture.e2e.anthropic.messages.stream({
+    const { message } = await streamedMessage(fixture.e2e, {
       model: 'gpt-4o',
       max_tokens: 100,
       messages: [{ role: 'user', content: 'A story' }],
     });
-    const message = await stream.finalMessage();
     expect(message.content).toEqual([{ type: 'text', text: 'Once upon' }]);
     expect(message.stop_reason).toBe('refusal');
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { anthropicChunks, converseReply } from '../helpers/mock-bedrock-upstream';
-import { claudeMessage, useBedrockE2e } from './bedrock-setup';
-import { usageFor } from './helpers';
+import { CACHED_CLAUDE_EVENT, claudeMessage, useBedrockE2e } from './bedrock-setup';
+import { streamedMessage, usageFor } from './helpers';
 
 /**
  * POST /v1/messages onto a bedrock-type provider, driven by the official @anthropic-ai/sdk:
@@ -54,14 +54,7 @@ describe('e2e: /v1/messages onto the bedrock provider', () => {
       anthropic_beta: ['context-1m-2025-08-07', 'interleaved-thinking-2025-05-14'],
     });
     const event = await usageFor(e2e, response.headers.get('x-request-id'));
-    expect(event).toMatchObject({
-      model: 'claude-bedrock',
-      promptTokens: 800,
-      completionTokens: 50,
-      cachedTokens: 400,
-      cacheWriteTokens: 300,
-    });
-    expect(event.costFemtoUsd).toBe(2_295_000_000_000n);
+    expect(event).toMatchObject(CACHED_CLAUDE_EVENT);
   });
 
   it('streams InvokeModelWithResponseStream chunks back as Anthropic events', async () => {
@@ -82,17 +75,15 @@ describe('e2e: /v1/messages onto the bedrock provider', () => {
         },
       ]),
     });
-    const stream = fixture.e2e.anthropic.messages.stream({
+    const { message: final, requestId } = await streamedMessage(fixture.e2e, {
       model: 'claude-bedrock',
       max_tokens: 64,
       messages: [{ role: 'user', content: 'Hello' }],
     });
-    const final = await stream.finalMessage();
     expect(final.content).toEqual([{ type: 'text', text: 'Hi from Bedrock.' }]);
     expect(final.usage).toMatchObject({ input_tokens: 12, output_tokens: 6 });
     expect(upstream.requests[0]?.path).toBe('/model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/invoke-with-response-stream');
     expect(upstream.requests[0]?.body).not.toHaveProperty('stream');
-    const requestId = (await stream.withResponse()).response.headers.get('x-request-id');
     expect(await usageFor(e2e, requestId)).toMatchObject({ promptTokens: 12, completionTokens: 6, stream: true, status: 200 });
   });
 

@@ -20,6 +20,19 @@ import { upstreamSection, useUpstreamE2e } from './helpers';
 export const CLAUDE = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
 export const WRONG_SECRET = 'WrongSecretWrongSecretWrongSecret0123456';
 
+/**
+ * The usage event of a claude-bedrock reply of 100 input, 50 output, 400 cache-read and 300
+ * cache-write tokens: 100 x 3 + 50 x 15 + 400 x 0.3 + 300 x 3.75 = 2,295 USD per million tokens.
+ */
+export const CACHED_CLAUDE_EVENT = {
+  model: 'claude-bedrock',
+  promptTokens: 800,
+  completionTokens: 50,
+  cachedTokens: 400,
+  cacheWriteTokens: 300,
+  costFemtoUsd: 2_295_000_000_000n,
+};
+
 export const CONFIG = (upstream: MockBedrockUpstream) => `${upstreamSection()}
 providers:
   aws: { type: bedrock, base_url: ${upstream.baseUrl}, options: { region: us-east-1 } }

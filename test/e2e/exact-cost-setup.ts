@@ -7,7 +7,7 @@ import {
   type MockAnthropicUpstream,
 } from '../helpers/mock-anthropic-upstream';
 import { startMockGeminiUpstream, type MockGeminiUpstream } from '../helpers/mock-gemini-upstream';
-import { startMockOpenAiUpstream, type MockOpenAiUpstream, type ScriptedReply } from '../helpers/mock-openai-upstream';
+import { chatChunk, startMockOpenAiUpstream, type MockOpenAiUpstream, type ScriptedReply } from '../helpers/mock-openai-upstream';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway';
 import { upstreamSection } from './helpers';
 
@@ -136,14 +136,6 @@ export function anthropicStream(usage: MockUsage) {
     anthropicEvents.messageStop(),
   ];
 }
-
-const chatChunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
-  id: 'chatcmpl-cost',
-  object: 'chat.completion.chunk',
-  created: 1,
-  model: 'upstream',
-  choices: [{ index: 0, delta, finish_reason: finishReason }],
-});
 
 /** A chat completion saying "Hi" with `usage`. */
 export function openAiChatBody(usage: unknown) {

@@ -3,6 +3,7 @@ import OpenAI, { APIError } from 'openai';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { MemoryUsageSink, type UsageEvent } from '../../server/usage/types';
+import { MOCK_MODEL, startMockAnthropicUpstream, type MockAnthropicUpstream } from '../helpers/mock-anthropic-upstream';
 import { startTestGateway, type TestGateway, type TestGatewayOptions } from '../helpers/test-gateway';
 
 export { captureLogger } from '../helpers/capture-logger';
@@ -90,6 +91,31 @@ upstream:
   max_retries: 1
   retry_base_delay_ms: 1
 `;
+}
+
+/**
+ * An e2e gateway on a mock Messages API (test/helpers/mock-anthropic-upstream.ts): one
+ * `anthropic`-type provider, `claude`, with its key in E2E_ANTHROPIC_KEY, and one Claude Haiku
+ * model on it, named `modelId`.
+ */
+export function useAnthropicE2e(modelId: string, providerKey: string) {
+  const configYaml = (upstream: MockAnthropicUpstream) => `${upstreamSection()}
+providers:
+  claude: { type: anthropic, base_url: ${upstream.baseUrl}, api_key_env: E2E_ANTHROPIC_KEY }
+models:
+${modelEntry(modelId, 'claude', MOCK_MODEL, 'chat, vision, function_calling, json_mode', 200_000, 'input_per_million: 0.8, output_per_million: 4', 'max_output_tokens: 8192')}
+`;
+  return useUpstreamE2e(startMockAnthropicUpstream, configYaml, { env: { E2E_ANTHROPIC_KEY: providerKey } });
+}
+
+/** A Messages stream through the Anthropic SDK: the message the SDK assembles, and the gateway's x-request-id. */
+export async function streamedMessage(
+  e2e: E2e,
+  params: Parameters<E2e['anthropic']['messages']['stream']>[0],
+): Promise<{ message: Anthropic.Message; requestId: string | null }> {
+  const stream = e2e.anthropic.messages.stream(params);
+  const message = await stream.finalMessage();
+  return { message, requestId: (await stream.withResponse()).response.headers.get('x-request-id') };
 }
 
 export interface CollectedStream {

@@ -1,16 +1,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
-import {
-  errorBody,
-  events,
-  MOCK_MODEL,
-  messageBody,
-  startMockAnthropicUpstream,
-  textStream,
-  type MockAnthropicUpstream,
-} from '../helpers/mock-anthropic-upstream';
+import { errorBody, events, MOCK_MODEL, messageBody, textStream } from '../helpers/mock-anthropic-upstream';
 import { countTextTokens } from '../../server/usage/count-tokens';
-import { modelEntry, rawPost, upstreamSection, usageFor, useUpstreamE2e } from './helpers';
+import { rawPost, streamedMessage, usageFor, useAnthropicE2e } from './helpers';
 
 /**
  * POST /v1/messages to an `anthropic`-type model, driven by the official @anthropic-ai/sdk:
@@ -20,15 +12,8 @@ import { modelEntry, rawPost, upstreamSection, usageFor, useUpstreamE2e } from '
  */
 const PROVIDER_KEY = 'sk-ant-api03-E2eMessagesKey-0123456789abcdefghijklmnop';
 
-const CONFIG = (upstream: MockAnthropicUpstream) => `${upstreamSection()}
-providers:
-  claude: { type: anthropic, base_url: ${upstream.baseUrl}, api_key_env: E2E_ANTHROPIC_KEY }
-models:
-${modelEntry('claude-haiku', 'claude', MOCK_MODEL, 'chat, vision, function_calling, json_mode', 200_000, 'input_per_million: 0.8, output_per_million: 4', 'max_output_tokens: 8192')}
-`;
-
 describe('e2e: /v1/messages passed through to an anthropic-type upstream', () => {
-  const fixture = useUpstreamE2e(startMockAnthropicUpstream, CONFIG, { env: { E2E_ANTHROPIC_KEY: PROVIDER_KEY } });
+  const fixture = useAnthropicE2e('claude-haiku', PROVIDER_KEY);
 
   it('forwards the body with only the model replaced, unknown fields and the beta header included', async () => {
     const { upstream, e2e } = fixture;
@@ -64,15 +49,13 @@ describe('e2e: /v1/messages passed through to an anthropic-type upstream', () =>
   it('relays a stream as sent and meters it; the SDK assembles the message', async () => {
     const { upstream, e2e } = fixture;
     upstream.reply({ type: 'sse', events: textStream(['Hel', 'lo!'], 'end_turn', { input_tokens: 25, output_tokens: 15 }), slices: [7] });
-    const stream = fixture.e2e.anthropic.messages.stream({
+    const { message, requestId } = await streamedMessage(fixture.e2e, {
       model: 'claude-haiku',
       max_tokens: 64,
       messages: [{ role: 'user', content: 'Hi' }],
     });
-    const message = await stream.finalMessage();
     expect(message.content).toEqual([{ type: 'text', text: 'Hello!' }]);
     expect(message.stop_reason).toBe('end_turn');
-    const requestId = (await stream.withResponse()).response.headers.get('x-request-id');
     const usage = await usageFor(e2e, requestId);
     expect(usage).toMatchObject({ promptTokens: 25, completionTokens: 15, stream: true, status: 200 });
   });

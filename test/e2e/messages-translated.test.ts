@@ -1,7 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
-import { startMockOpenAiUpstream, type MockOpenAiUpstream, type SseStep } from '../helpers/mock-openai-upstream';
-import { modelEntry, PIXEL_PNG_BASE64, rawPost, upstreamSection, usageFor, useUpstreamE2e } from './helpers';
+import { chatChunk, chatUsageChunk, startMockOpenAiUpstream, type MockOpenAiUpstream, type SseStep } from '../helpers/mock-openai-upstream';
+import { modelEntry, PIXEL_PNG_BASE64, rawPost, streamedMessage, upstreamSection, usageFor, useUpstreamE2e } from './helpers';
 
 /**
  * POST /v1/messages to an `openai`-type model, driven by the official @anthropic-ai/sdk: the
@@ -35,18 +35,8 @@ function completion(message: Record<string, unknown>, finishReason = 'stop', usa
   };
 }
 
-const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
-  id: 'chatcmpl-2',
-  object: 'chat.completion.chunk',
-  created: 1_767_225_600,
-  model: UPSTREAM_MODEL,
-  choices: [{ index: 0, delta, finish_reason: finishReason }],
-});
-const usageChunk = (prompt: number, completionTokens: number) => ({
-  ...chunk({}),
-  choices: [],
-  usage: { prompt_tokens: prompt, completion_tokens: completionTokens, total_tokens: prompt + completionTokens },
-});
+const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => chatChunk(delta, finishReason, UPSTREAM_MODEL);
+const usageChunk = (prompt: number, completion: number) => chatUsageChunk({ prompt, completion }, UPSTREAM_MODEL);
 
 describe('e2e: /v1/messages translated for an openai-type upstream', () => {
   const fixture = useUpstreamE2e(startMockOpenAiUpstream, CONFIG, { env: { E2E_OPENAI_KEY: 'sk-upstream-openai-key-0123456789' } });
@@ -167,13 +157,12 @@ describe('e2e: /v1/messages translated for an openai-type upstream', () => {
       { data: usageChunk(21, 9) },
     ];
     upstream.reply({ type: 'sse', events: steps });
-    const stream = fixture.e2e.anthropic.messages.stream({
+    const { message, requestId } = await streamedMessage(fixture.e2e, {
       model: 'gpt-mini',
       max_tokens: 100,
       tools: [WEATHER],
       messages: [{ role: 'user', content: 'Oslo?' }],
     });
-    const message = await stream.finalMessage();
     expect(message.content).toEqual([
       { type: 'text', text: 'Let me check.' },
       { type: 'tool_use', id: 'call_9', name: 'get_weather', input: { city: 'Oslo' } },
@@ -181,7 +170,7 @@ describe('e2e: /v1/messages translated for an openai-type upstream', () => {
     expect(message.stop_reason).toBe('tool_use');
     expect(message.usage).toMatchObject({ input_tokens: 21, output_tokens: 9 });
     expect(upstream.requests[0]?.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
-    const usage = await usageFor(e2e, (await stream.withResponse()).response.headers.get('x-request-id'));
+    const usage = await usageFor(e2e, requestId);
     expect(usage).toMatchObject({ promptTokens: 21, completionTokens: 9, stream: true, status: 200 });
   });
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { messageBody, MOCK_MODEL, startMockAnthropicUpstream, type MockAnthropicUpstream } from '../helpers/mock-anthropic-upstream';
 import { startMockOpenAiUpstream, type MockOpenAiUpstream } from '../helpers/mock-openai-upstream';
 import { textResponse } from '../helpers/mock-openai-responses';
-import { startE2e, upstreamSection, type E2e } from './helpers';
+import { modelEntry, startE2e, upstreamSection, type E2e } from './helpers';
 
 /**
  * docs/operator-controls.md on the Messages and Responses routes, both paths of each: a model
@@ -19,27 +19,9 @@ providers:
   native: { type: openai, base_url: ${native.baseUrl}, api_key_env: E2E_NATIVE_KEY, responses_api: true }
   claude: { type: anthropic, base_url: ${claude.baseUrl}, api_key_env: E2E_ANTHROPIC_KEY }
 models:
-  - id: chat-model
-    provider: chat
-    upstream_model: ${UPSTREAM_MODEL}
-    capabilities: [chat]
-    context_window: 128000
-    max_output_tokens: 16384
-    pricing: { input_per_million: 1, output_per_million: 2 }
-  - id: native-model
-    provider: native
-    upstream_model: ${UPSTREAM_MODEL}
-    capabilities: [chat]
-    context_window: 128000
-    max_output_tokens: 16384
-    pricing: { input_per_million: 1, output_per_million: 2 }
-  - id: claude-haiku
-    provider: claude
-    upstream_model: ${MOCK_MODEL}
-    capabilities: [chat]
-    context_window: 200000
-    max_output_tokens: 8192
-    pricing: { input_per_million: 0.8, output_per_million: 4 }
+${modelEntry('chat-model', 'chat', UPSTREAM_MODEL, 'chat', 128_000, 'input_per_million: 1, output_per_million: 2', 'max_output_tokens: 16384')}
+${modelEntry('native-model', 'native', UPSTREAM_MODEL, 'chat', 128_000, 'input_per_million: 1, output_per_million: 2', 'max_output_tokens: 16384')}
+${modelEntry('claude-haiku', 'claude', MOCK_MODEL, 'chat', 200_000, 'input_per_million: 0.8, output_per_million: 4', 'max_output_tokens: 8192')}
 `;
 }
 
@@ -80,12 +62,7 @@ describe('e2e: operator controls on /v1/messages and /v1/responses', () => {
   });
 
   async function createKey(body: Record<string, unknown>): Promise<string> {
-    const response = await e2e.gateway.http
-      .post(`/v1/admin/accounts/${accountId}/keys`)
-      .set(e2e.gateway.admin())
-      .send({ name: 'controlled', ...body });
-    expect(response.status, JSON.stringify(response.body)).toBe(201);
-    return response.body.key;
+    return (await e2e.gateway.createKeyWith(accountId, { name: 'controlled', ...body })).key;
   }
   async function post(key: string, path: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
     const response = await fetch(`${e2e.gateway.baseUrl}${path}`, {

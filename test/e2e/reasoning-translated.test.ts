@@ -7,7 +7,7 @@ import {
   type MockAnthropicUpstream,
 } from '../helpers/mock-anthropic-upstream';
 import { startMockGeminiUpstream, type MockGeminiUpstream } from '../helpers/mock-gemini-upstream';
-import { startMockOpenAiUpstream, type MockOpenAiUpstream } from '../helpers/mock-openai-upstream';
+import { chatChunk, chatUsageChunk, startMockOpenAiUpstream, type MockOpenAiUpstream } from '../helpers/mock-openai-upstream';
 import { startE2e, upstreamSection, type E2e } from './helpers';
 
 /**
@@ -40,14 +40,24 @@ const openAiCompletion = (message: Record<string, unknown>) => ({
   choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: 'stop' }],
   usage: { prompt_tokens: 9, completion_tokens: 20, total_tokens: 29, completion_tokens_details: { reasoning_tokens: 12 } },
 });
-const openAiChunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
-  id: 'chatcmpl-2',
-  object: 'chat.completion.chunk',
-  created: 1_767_225_600,
-  model: 'm',
-  choices: [{ index: 0, delta, finish_reason: finishReason }],
+/** The anthropic upstream's JSON reply: a signed thinking block, then the text. */
+const anthropicThinkingReply = (thinking: string, signature: string, text: string) => ({
+  type: 'json' as const,
+  body: messageBody(
+    [
+      { type: 'thinking', thinking, signature },
+      { type: 'text', text },
+    ],
+    'end_turn',
+  ),
 });
-const openAiUsageChunk = { ...openAiChunk({}), choices: [], usage: { prompt_tokens: 9, completion_tokens: 20, total_tokens: 29 } };
+/** A Messages reply's content as the translation makes it: the reasoning as a thinking block (no signature), then the text. */
+const thinkingThenText = (thinking: string, text: string) => [
+  { type: 'thinking', thinking, signature: '' },
+  { type: 'text', text },
+];
+const openAiChunk = (delta: Record<string, unknown>, finishReason: string | null = null) => chatChunk(delta, finishReason, 'm');
+const openAiUsageChunk = chatUsageChunk({ prompt: 9, completion: 20 }, 'm');
 
 const geminiReply = (parts: Record<string, unknown>[], finishReason: string | null = 'STOP') => ({
   candidates: [{ index: 0, content: { role: 'model', parts }, ...(finishReason ? { finishReason } : {}) }],
@@ -88,10 +98,7 @@ describe('e2e: thinking <-> reasoning on translated paths', () => {
         messages: [{ role: 'user', content: 'Hello' }],
       });
       expect((openai.requests[0]?.body as Record<string, unknown>).reasoning_effort).toBe('medium');
-      expect(message.content).toEqual([
-        { type: 'thinking', thinking: 'Let me think.', signature: '' },
-        { type: 'text', text: 'Hi' },
-      ]);
+      expect(message.content).toEqual(thinkingThenText('Let me think.', 'Hi'));
       expect(message.usage.output_tokens).toBe(20);
     });
 
@@ -138,10 +145,7 @@ describe('e2e: thinking <-> reasoning on translated paths', () => {
       });
       const body = gemini.requests[0]?.body as { generationConfig: Record<string, unknown> };
       expect(body.generationConfig.thinkingConfig).toEqual({ thinkingBudget: 3000, includeThoughts: true });
-      expect(message.content).toEqual([
-        { type: 'thinking', thinking: 'Pondering.', signature: '' },
-        { type: 'text', text: 'Answer' },
-      ]);
+      expect(message.content).toEqual(thinkingThenText('Pondering.', 'Answer'));
       expect(message.usage.output_tokens).toBe(13);
     });
 
@@ -162,10 +166,7 @@ describe('e2e: thinking <-> reasoning on translated paths', () => {
       const message = await stream.finalMessage();
       const body = gemini.requests[0]?.body as { generationConfig: Record<string, unknown> };
       expect(body.generationConfig.thinkingConfig).toEqual({ thinkingBudget: -1, includeThoughts: true });
-      expect(message.content).toEqual([
-        { type: 'thinking', thinking: 'Hmm.', signature: '' },
-        { type: 'text', text: 'Yes' },
-      ]);
+      expect(message.content).toEqual(thinkingThenText('Hmm.', 'Yes'));
     });
 
     it('a model without the reasoning capability gets no reasoning settings', async () => {
@@ -197,16 +198,7 @@ describe('e2e: thinking <-> reasoning on translated paths', () => {
 
   describe('/v1/responses', () => {
     it('anthropic upstream: effort becomes a thinking budget; thinking blocks a reasoning item when a summary is asked for', async () => {
-      anthropic.reply({
-        type: 'json',
-        body: messageBody(
-          [
-            { type: 'thinking', thinking: 'Considering.', signature: 'sig-1' },
-            { type: 'text', text: 'Done' },
-          ],
-          'end_turn',
-        ),
-      });
+      anthropic.reply(anthropicThinkingReply('Considering.', 'sig-1', 'Done'));
       const response = await e2e.client.responses.create({
         model: 'claude-chat',
         input: 'Hello',
@@ -284,16 +276,7 @@ describe('e2e: thinking <-> reasoning on translated paths', () => {
 
   describe('/v1/chat/completions', () => {
     it('shows the reasoning as reasoning_content, streamed and not (anthropic and gemini upstreams)', async () => {
-      anthropic.reply({
-        type: 'json',
-        body: messageBody(
-          [
-            { type: 'thinking', thinking: 'Why not.', signature: 's' },
-            { type: 'text', text: 'OK' },
-          ],
-          'end_turn',
-        ),
-      });
+      anthropic.reply(anthropicThinkingReply('Why not.', 's', 'OK'));
       const completion = await e2e.client.chat.completions.create({
         model: 'claude-chat',
         max_tokens: 5000,

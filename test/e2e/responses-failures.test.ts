@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { MockOpenAiUpstream, SseStep } from '../helpers/mock-openai-upstream';
+import { chatChunk, type MockOpenAiUpstream, type SseStep } from '../helpers/mock-openai-upstream';
 import { textResponseStream } from '../helpers/mock-openai-responses';
 import { apiErrorOf, rawPost, settlesWithin, upstreamSection, usageFor } from './helpers';
 import { useResponsesE2e } from './responses-setup';
@@ -33,13 +33,7 @@ models:
 `;
 }
 
-const chunk = (delta: Record<string, unknown>) => ({
-  id: 'c',
-  object: 'chat.completion.chunk',
-  created: 1,
-  model: 'u',
-  choices: [{ index: 0, delta, finish_reason: null }],
-});
+const chunk = (delta: Record<string, unknown>) => chatChunk(delta, null, 'u');
 
 /** The `type` of every event of a raw SSE body. */
 function eventTypes(body: string): { type: string; [key: string]: unknown }[] {

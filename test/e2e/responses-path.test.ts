@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SseStep } from '../helpers/mock-openai-upstream';
+import { chatChunk, chatStreamReply, chatUsageChunk, type SseStep } from '../helpers/mock-openai-upstream';
 import { apiErrorOf, captureLogger, rawPost, usageFor, waitFor } from './helpers';
 import { RESPONSES_PATH_KEYS, responsesPathConfig, UPSTREAM_MODEL, useResponsesE2e, WEATHER } from './responses-setup';
 
@@ -9,16 +9,8 @@ import { RESPONSES_PATH_KEYS, responsesPathConfig, UPSTREAM_MODEL, useResponsesE
  * route refuses on either path, being stateless. Passed through to an upstream that serves the
  * Responses API: responses-pass-through.test.ts.
  */
-const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
-  id: 'chatcmpl-upstream',
-  object: 'chat.completion.chunk',
-  created: 1_767_225_600,
-  model: UPSTREAM_MODEL,
-  choices: [{ index: 0, delta, finish_reason: finishReason }],
-});
-const usageChunk = (prompt: number, completion: number): SseStep => ({
-  data: { ...chunk({}), choices: [], usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } },
-});
+const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => chatChunk(delta, finishReason, UPSTREAM_MODEL);
+const usageChunk = (prompt: number, completion: number): SseStep => ({ data: chatUsageChunk({ prompt, completion }, UPSTREAM_MODEL) });
 
 function completion(message: Record<string, unknown>, finishReason = 'stop') {
   return {
@@ -28,6 +20,14 @@ function completion(message: Record<string, unknown>, finishReason = 'stop') {
     model: UPSTREAM_MODEL,
     choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finishReason }],
     usage: { prompt_tokens: 21, completion_tokens: 5, total_tokens: 26 },
+  };
+}
+
+/** The chat upstream's JSON reply calling one function tool. */
+function toolCallReply(id: string, name: string, args: string) {
+  return {
+    type: 'json' as const,
+    body: completion({ content: null, tool_calls: [{ id, type: 'function', function: { name, arguments: args } }] }, 'tool_calls'),
   };
 }
 
@@ -89,16 +89,7 @@ describe('e2e: POST /v1/responses', () => {
 
     it('responses.stream: the documented events in order, with sequence numbers, and the final response', async () => {
       const { chat, e2e } = responses;
-      chat.reply({
-        type: 'sse',
-        events: [
-          { data: chunk({ role: 'assistant', content: '' }) },
-          { data: chunk({ content: 'Hel' }) },
-          { data: chunk({ content: 'lo!' }) },
-          { data: chunk({}, 'stop') },
-          usageChunk(13, 4),
-        ],
-      });
+      chat.reply(chatStreamReply(['Hel', 'lo!'], { prompt: 13, completion: 4 }, UPSTREAM_MODEL));
       const stream = e2e.client.responses.stream({ model: 'chat-model', input: 'Say hello' });
       const types: string[] = [];
       const sequence: number[] = [];
@@ -140,16 +131,7 @@ describe('e2e: POST /v1/responses', () => {
 
     it('a function-call round trip: function_call out, function_call_output back as a tool message', async () => {
       const { chat, e2e } = responses;
-      chat.reply({
-        type: 'json',
-        body: completion(
-          {
-            content: null,
-            tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
-          },
-          'tool_calls',
-        ),
-      });
+      chat.reply(toolCallReply('call_1', 'get_weather', '{"city":"Paris"}'));
       const first = await e2e.client.responses.create({
         model: 'chat-model',
         input: 'Weather in Paris?',
@@ -231,16 +213,7 @@ describe('e2e: POST /v1/responses', () => {
 
     it('custom tools become one-string function tools; their calls come back as custom_tool_call items', async () => {
       const { chat, e2e } = responses;
-      chat.reply({
-        type: 'json',
-        body: completion(
-          {
-            content: null,
-            tool_calls: [{ id: 'call_p', type: 'function', function: { name: 'apply_patch', arguments: '{"input":"*** Begin Patch"}' } }],
-          },
-          'tool_calls',
-        ),
-      });
+      chat.reply(toolCallReply('call_p', 'apply_patch', '{"input":"*** Begin Patch"}'));
       const reply = await e2e.client.responses.create({
         model: 'chat-model',
         input: 'Patch it',

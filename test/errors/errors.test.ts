@@ -11,6 +11,9 @@ const chat = (body: unknown) =>
     .post('/v1/chat/completions')
     .set('authorization', `Bearer ${key}`)
     .send(body as object);
+/** A chat request whose body is `text` as it is, sent as `contentType`. */
+const rawChat = (contentType: string, text: string) =>
+  gw.http.post('/v1/chat/completions').set('authorization', `Bearer ${key}`).set('content-type', contentType).send(text);
 const hello = { model: 'mock-chat', messages: [{ role: 'user', content: 'hi' }] };
 
 function expectEnvelope(body: unknown, expected: { type: string; code: string; param?: string | null }): void {
@@ -33,11 +36,7 @@ afterAll(() => gw.close());
 
 describe('400 invalid_request_error', () => {
   it('invalid_json for a malformed body', async () => {
-    const response = await gw.http
-      .post('/v1/chat/completions')
-      .set('authorization', `Bearer ${key}`)
-      .set('content-type', 'application/json')
-      .send('{"model": "mock-chat", "messages": [');
+    const response = await rawChat('application/json', '{"model": "mock-chat", "messages": [');
     expect(response.status).toBe(400);
     expectEnvelope(response.body, { type: 'invalid_request_error', code: 'invalid_json' });
   });
@@ -213,11 +212,7 @@ describe('403, 404, 405, 413, 415', () => {
   });
 
   it('a body that is not JSON -> 415 unsupported_media_type', async () => {
-    const response = await gw.http
-      .post('/v1/chat/completions')
-      .set('authorization', `Bearer ${key}`)
-      .set('content-type', 'text/plain')
-      .send('hello');
+    const response = await rawChat('text/plain', 'hello');
     expect(response.status).toBe(415);
     expectEnvelope(response.body, { type: 'invalid_request_error', code: 'unsupported_media_type' });
   });

@@ -103,6 +103,8 @@ export interface TestGateway {
   admin(): { authorization: string };
   createAccount(name?: string): Promise<string>;
   createKey(accountId: string, options?: { name?: string; rpm?: number; tpm?: number }): Promise<{ id: string; key: string }>;
+  /** POST a key with `body`'s fields (`name` among them), expecting 201 (the reply's body in the failure). */
+  createKeyWith(accountId: string, body: Record<string, unknown>): Promise<{ id: string; key: string }>;
   createUsageKey(accountId: string): Promise<string>;
   /** The requests in the usage report `usageKey` reads (every key of its account, the default range). */
   reportedRequests(usageKey: string): Promise<number>;
@@ -169,6 +171,11 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
         .expect(201);
       const body = response.body as { id: string; key: string };
       return { id: body.id, key: body.key };
+    },
+    async createKeyWith(accountId, body) {
+      const response = await http.post(`/v1/admin/accounts/${accountId}/keys`).set(admin()).send(body);
+      if (response.status !== 201) throw new Error(`POST a key: ${response.status} ${JSON.stringify(response.body)}`);
+      return response.body as { id: string; key: string };
     },
     async createUsageKey(accountId) {
       const response = await http.post(`/v1/admin/accounts/${accountId}/usage-key`).set(admin()).expect(201);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signIn, type TestSession } from '../dashboard/session-helpers';
+import { signInAsOwner, type TestSession } from '../dashboard/session-helpers';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway';
 
 /*
@@ -15,8 +15,7 @@ let accountId = '';
 beforeAll(async () => {
   gw = await startTestGateway();
   accountId = await gw.createAccount('Without ceilings');
-  const link = await gw.http.post(`/v1/admin/accounts/${accountId}/login-link`).set(gw.admin());
-  owner = await signIn(gw, String(link.body.url).split('#token=')[1] ?? '');
+  owner = await signInAsOwner(gw, accountId);
 });
 afterAll(() => gw.close());
 

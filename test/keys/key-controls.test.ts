@@ -17,14 +17,7 @@ afterAll(() => gw.close());
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function createKey(body: Record<string, unknown>, account = accountId): Promise<{ id: string; key: string }> {
-  const response = await gw.http
-    .post(`/v1/admin/accounts/${account}/keys`)
-    .set(gw.admin())
-    .send({ name: 'controlled', ...body });
-  expect(response.status, JSON.stringify(response.body)).toBe(201);
-  return response.body;
-}
+const createKey = (body: Record<string, unknown>, account = accountId) => gw.createKeyWith(account, { name: 'controlled', ...body });
 const chat = (key: string, model = 'mock-chat', extra: Record<string, unknown> = {}) => gw.chat(key, { model, ...extra });
 const embed = (key: string, model = 'mock-embed') =>
   gw.http.post('/v1/embeddings').set('authorization', `Bearer ${key}`).send({ model, input: 'hello' });

@@ -1,18 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatCompletionChunk } from '../../contract';
+import { chatChunk } from '../fixtures/chat-chunk';
 import { MessageStreamTranslator } from '../../server/messages/message-stream-events';
 import { SseDecoder } from '../../server/streaming/parse-sse';
-
-const chunk = (
-  delta: ChatCompletionChunk['choices'][number]['delta'],
-  finish: ChatCompletionChunk['choices'][number]['finish_reason'] = null,
-): ChatCompletionChunk => ({
-  id: 'c',
-  object: 'chat.completion.chunk',
-  created: 1,
-  model: 'm',
-  choices: [{ index: 0, delta, finish_reason: finish }],
-});
 
 function decode(text: string): { event: string | null; data: Record<string, unknown> }[] {
   return new SseDecoder()
@@ -24,12 +13,12 @@ describe('MessageStreamTranslator', () => {
   it('opens a new block when text follows a tool call, numbers blocks in order, closes each once', () => {
     const translator = new MessageStreamTranslator({ id: 'msg_1', model: 'cat-id', inputTokens: 7 });
     let text = translator.start();
-    text += translator.push(chunk({ role: 'assistant', content: '' }));
-    text += translator.push(chunk({ tool_calls: [{ index: 0, id: 'a', type: 'function', function: { name: 'f', arguments: '' } }] }));
+    text += translator.push(chatChunk({ role: 'assistant', content: '' }));
+    text += translator.push(chatChunk({ tool_calls: [{ index: 0, id: 'a', type: 'function', function: { name: 'f', arguments: '' } }] }));
     text += translator.push(
-      chunk({ tool_calls: [{ index: 1, id: 'b', type: 'function', function: { name: 'g', arguments: '{"x":1}' } }] }),
+      chatChunk({ tool_calls: [{ index: 1, id: 'b', type: 'function', function: { name: 'g', arguments: '{"x":1}' } }] }),
     );
-    text += translator.push(chunk({ content: 'done' }, 'tool_calls'));
+    text += translator.push(chatChunk({ content: 'done' }, 'tool_calls'));
     text += translator.finish({ promptTokens: 9, completionTokens: 4 });
     const events = decode(text);
     expect(events.map((event) => [event.event, event.data.index ?? null])).toEqual([
@@ -59,8 +48,8 @@ describe('MessageStreamTranslator', () => {
   it('sends nothing for the usage chunk and maps finish reasons', () => {
     const translator = new MessageStreamTranslator({ id: 'msg_2', model: 'm', inputTokens: 1 });
     translator.start();
-    translator.push(chunk({ content: 'x' }, 'length'));
-    expect(translator.push({ ...chunk({}), choices: [], usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } })).toBe('');
+    translator.push(chatChunk({ content: 'x' }, 'length'));
+    expect(translator.push({ ...chatChunk({}), choices: [], usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } })).toBe('');
     const end = decode(translator.finish({ promptTokens: 3, completionTokens: 1 }));
     expect(end.find((event) => event.event === 'message_delta')?.data.delta).toEqual({ stop_reason: 'max_tokens', stop_sequence: null });
   });
@@ -68,7 +57,7 @@ describe('MessageStreamTranslator', () => {
   it('ends an empty reply with no block at all', () => {
     const translator = new MessageStreamTranslator({ id: 'msg_3', model: 'm', inputTokens: 1 });
     const events = decode(
-      translator.start() + translator.push(chunk({}, 'content_filter')) + translator.finish({ promptTokens: 1, completionTokens: 0 }),
+      translator.start() + translator.push(chatChunk({}, 'content_filter')) + translator.finish({ promptTokens: 1, completionTokens: 0 }),
     );
     expect(events.map((event) => event.event)).toEqual(['message_start', 'ping', 'message_delta', 'message_stop']);
     expect(events[2]?.data.delta).toMatchObject({ stop_reason: 'refusal' });

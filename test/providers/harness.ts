@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import type { ChatCompletionChunk } from '../../contract';
 import { createHttpClient } from '../../server/providers/http-client';
 import type { CallOptions, ProviderAdapter, ProviderFactoryOptions } from '../../server/providers/types';
+export { collectAll as collect } from '../helpers/collect-all';
 
 /**
  * The one set-up of the provider adapter tests: a mock upstream of the provider's wire format
@@ -94,12 +94,6 @@ export function useSharedHarness<Harness extends { upstream: { requests: unknown
 
 export function callOptions(signal: AbortSignal = new AbortController().signal, requestId = 'req-test'): CallOptions {
   return { signal, requestId };
-}
-
-export async function collect(chunks: AsyncIterable<ChatCompletionChunk>): Promise<ChatCompletionChunk[]> {
-  const result: ChatCompletionChunk[] = [];
-  for await (const chunk of chunks) result.push(chunk);
-  return result;
 }
 
 /** Runs `promise` and returns what it rejected with (fails the test when it resolves). */

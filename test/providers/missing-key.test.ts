@@ -1,28 +1,19 @@
 import { expect, it } from 'vitest';
 import { startTestGateway } from '../helpers/test-gateway';
 
+/** A chat model of `provider` with a 1,000-token window, priced $1 per million tokens in and out. */
+const chatModel = (id: string, provider: string, fallbacks: string[] = []) =>
+  `  - { id: ${id}, provider: ${provider}, capabilities: [chat], context_window: 1000, pricing: { input_per_million: 1, output_per_million: 1 }${fallbacks.length > 0 ? `, fallbacks: [${fallbacks.join(', ')}]` : ''} }`;
+
 const config = `
 upstream: { connect_timeout_ms: 500, first_byte_timeout_ms: 500, idle_timeout_ms: 500, max_retries: 0, retry_base_delay_ms: 1 }
 providers:
   keyless: { type: openai, base_url: "http://127.0.0.1:9/v1", api_key_env: GW_TEST_UNSET_KEY }
   mock: { type: mock }
 models:
-  - id: needs-key
-    provider: keyless
-    capabilities: [chat]
-    context_window: 1000
-    pricing: { input_per_million: 1, output_per_million: 1 }
-  - id: needs-key-with-fallback
-    provider: keyless
-    capabilities: [chat]
-    context_window: 1000
-    pricing: { input_per_million: 1, output_per_million: 1 }
-    fallbacks: [mock-chat]
-  - id: mock-chat
-    provider: mock
-    capabilities: [chat]
-    context_window: 1000
-    pricing: { input_per_million: 1, output_per_million: 1 }
+${chatModel('needs-key', 'keyless')}
+${chatModel('needs-key-with-fallback', 'keyless', ['mock-chat'])}
+${chatModel('mock-chat', 'mock')}
 `;
 
 it('a provider whose key variable is unset answers 502 naming the variable, and falls back', async () => {
@@ -54,22 +45,9 @@ providers:
   second: { type: anthropic, base_url: "http://127.0.0.1:9/v1", api_key_env: GW_TEST_UNSET_SECOND }
   third: { type: openai, base_url: "http://127.0.0.1:9/v1", api_key_env: GW_TEST_UNSET_FIRST }
 models:
-  - id: keyless-chain
-    provider: first
-    capabilities: [chat]
-    context_window: 1000
-    pricing: { input_per_million: 1, output_per_million: 1 }
-    fallbacks: [keyless-second, keyless-third]
-  - id: keyless-second
-    provider: second
-    capabilities: [chat]
-    context_window: 1000
-    pricing: { input_per_million: 1, output_per_million: 1 }
-  - id: keyless-third
-    provider: third
-    capabilities: [chat]
-    context_window: 1000
-    pricing: { input_per_million: 1, output_per_million: 1 }
+${chatModel('keyless-chain', 'first', ['keyless-second', 'keyless-third'])}
+${chatModel('keyless-second', 'second')}
+${chatModel('keyless-third', 'third')}
 `;
 
 it('when a model and all its fallbacks lack their keys, the 502 names every missing variable in order, each once', async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RequestRecord } from '../../contract';
 import { BASE_TEST_CONFIG, startTestGateway, type TestGateway } from '../helpers/test-gateway';
-import { signIn, type TestSession } from '../dashboard/session-helpers';
+import { signInAsOwner, type TestSession } from '../dashboard/session-helpers';
 import { detailOf, recordsOf } from './request-log-helpers';
 
 /*
@@ -29,8 +29,7 @@ beforeAll(async () => {
     databaseUrl: gw.databaseUrl,
     configYaml: `${BASE_TEST_CONFIG}\nrequest_log:\n  bodies:\n    max_bytes: 400\n    keys: [${a.keyId}]\n    accounts: [${keptAccountId}]\n`,
   });
-  const link = await gw.http.post(`/v1/admin/accounts/${a.accountId}/login-link`).set(gw.admin());
-  owner = await signIn(gw, String(link.body.url).split('#token=')[1] ?? '');
+  owner = await signInAsOwner(gw, a.accountId);
   for (let index = 0; index < 3; index += 1) expect((await gw.chat(a.key)).status).toBe(200);
   expect((await gw.chat(b.key, { model: 'mock-text' })).status).toBe(200);
   await recordsOf(gw, { account_id: a.accountId }, 3);

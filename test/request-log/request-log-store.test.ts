@@ -4,42 +4,12 @@ import { startRetention } from '../../server/usage/retention';
 import { dialectsUnderTest } from '../db/databases';
 import { T0, usageEvent, useMigratedStore } from '../db/store-fixtures';
 import { FakeStore } from '../helpers/fake-store';
+import { fakeRequestRecord } from '../helpers/fake-request-record';
 
 const DAY_MS = 86_400_000;
 
 function record(id: string, receivedAt: Date, overrides: Partial<RequestLogRow> = {}): RequestLogRow {
-  return {
-    id,
-    requestId: `req-${id}`,
-    receivedAt,
-    accountId: 'acc_r1',
-    keyId: 'key_r1',
-    route: '/v1/chat/completions',
-    requestedModel: 'mock-chat',
-    model: 'mock-chat',
-    provider: 'mock',
-    deployment: null,
-    stream: false,
-    status: 200,
-    errorCode: null,
-    promptTokens: 10,
-    completionTokens: 5,
-    cachedTokens: 2,
-    cacheWriteTokens: 1,
-    cacheWrite1hTokens: 0,
-    reasoningTokens: 3,
-    costFemtoUsd: 123_456_789_012_345_678n,
-    latencyMs: 40,
-    firstByteMs: 30,
-    upstreamMs: 20,
-    upstreamAttempts: 1,
-    clientIp: '127.0.0.1',
-    userAgent: 'test',
-    sessionId: null,
-    requestBody: '{"model":"mock-chat"}',
-    responseBody: '{"object":"chat.completion"}',
-    ...overrides,
-  };
+  return fakeRequestRecord(id, { receivedAt, ...overrides });
 }
 
 /* docs/request-log.md: written in the usage batches' transaction, read back whole, pruned by age. */

@@ -2,41 +2,12 @@ import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import type { RequestLogRow } from '../../server/db/types';
 import { UsageRecorder } from '../../server/usage/recorder';
 import { FakeStore } from '../helpers/fake-store';
+import { fakeRequestRecord } from '../helpers/fake-request-record';
 import { fakeUsageEvent } from '../helpers/fake-usage-event';
 
 /* docs/request-log.md, "Where": records ride in the usage batches' writes, or go alone when no usage waits, and survive a failed write. */
 function requestRecord(id: string): RequestLogRow {
-  return {
-    id,
-    requestId: `req-${id}`,
-    receivedAt: new Date('2026-03-01T08:00:00.000Z'),
-    accountId: null,
-    keyId: null,
-    route: '/v1/chat/completions',
-    requestedModel: 'mock-chat',
-    model: 'mock-chat',
-    provider: 'mock',
-    deployment: null,
-    stream: false,
-    status: 401,
-    errorCode: 'missing_api_key',
-    promptTokens: 0,
-    completionTokens: 0,
-    cachedTokens: 0,
-    cacheWriteTokens: 0,
-    cacheWrite1hTokens: 0,
-    reasoningTokens: 0,
-    costFemtoUsd: 0n,
-    latencyMs: 1,
-    firstByteMs: 1,
-    upstreamMs: 0,
-    upstreamAttempts: 0,
-    clientIp: null,
-    userAgent: null,
-    sessionId: null,
-    requestBody: null,
-    responseBody: null,
-  };
+  return fakeRequestRecord(id, { accountId: null, keyId: null, status: 401, errorCode: 'missing_api_key' });
 }
 
 const silent = { warn: () => undefined, error: () => undefined, info: () => undefined };

@@ -2,23 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { ChatCompletionChunk } from '../../contract';
 import { responseSkeleton, toResponsesUsage } from '../../server/responses/chat-to-response';
 import { ResponseStreamTranslator } from '../../server/responses/response-stream';
+import { chatChunk } from '../fixtures/chat-chunk';
 
 function translator(customTools: string[] = []) {
   let id = 0;
   const skeleton = responseSkeleton({ model: 'm', input: 'x' }, 'resp_1', 'm', 1_767_225_600);
   return new ResponseStreamTranslator(skeleton, new Set(customTools), () => String(++id));
 }
-
-const chunk = (
-  delta: ChatCompletionChunk['choices'][number]['delta'],
-  finishReason: ChatCompletionChunk['choices'][number]['finish_reason'] = null,
-): ChatCompletionChunk => ({
-  id: 'c',
-  object: 'chat.completion.chunk',
-  created: 1,
-  model: 'm',
-  choices: [{ index: 0, delta, finish_reason: finishReason }],
-});
 
 const usage = toResponsesUsage({ promptTokens: 5, completionTokens: 3, cachedTokens: 2 });
 
@@ -48,10 +38,10 @@ function run(stream: ResponseStreamTranslator, chunks: ChatCompletionChunk[]): S
 describe('ResponseStreamTranslator', () => {
   it('text then a tool call: two items, each closed in output order, sequence numbers without gaps', () => {
     const events = run(translator(), [
-      chunk({ role: 'assistant', content: 'Let me check.' }),
-      chunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'f', arguments: '{"a"' } }] }),
-      chunk({ tool_calls: [{ index: 0, function: { arguments: ':1}' } }] }),
-      chunk({}, 'tool_calls'),
+      chatChunk({ role: 'assistant', content: 'Let me check.' }),
+      chatChunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'f', arguments: '{"a"' } }] }),
+      chatChunk({ tool_calls: [{ index: 0, function: { arguments: ':1}' } }] }),
+      chatChunk({}, 'tool_calls'),
     ]);
     expect(events.map((event) => event.type)).toEqual([
       'response.created',
@@ -88,11 +78,11 @@ describe('ResponseStreamTranslator', () => {
 
   it("a custom tool's call comes back as custom_tool_call with the string inside the arguments", () => {
     const events = run(translator(['apply_patch']), [
-      chunk({
+      chatChunk({
         tool_calls: [{ index: 0, id: 'call_p', type: 'function', function: { name: 'apply_patch', arguments: '{"input":"*** Begin' } }],
       }),
-      chunk({ tool_calls: [{ index: 0, function: { arguments: ' Patch"}' } }] }),
-      chunk({}, 'tool_calls'),
+      chatChunk({ tool_calls: [{ index: 0, function: { arguments: ' Patch"}' } }] }),
+      chatChunk({}, 'tool_calls'),
     ]);
     expect(events.map((event) => event.type)).toContain('response.custom_tool_call_input.done');
     expect(events.some((event) => event.type === 'response.function_call_arguments.delta')).toBe(false);
@@ -106,9 +96,9 @@ describe('ResponseStreamTranslator', () => {
     const stream = new ResponseStreamTranslator(skeleton, new Set(), () => String(++id), true);
     const pieces = ['Say "hi"', '\n\tthen \\ ', 'é 😀 \u2028', '</script>'];
     const events = run(stream, [
-      chunk({ reasoning_content: 'Think "first".' }),
-      ...pieces.map((content) => chunk({ content })),
-      chunk({}, 'stop'),
+      chatChunk({ reasoning_content: 'Think "first".' }),
+      ...pieces.map((content) => chatChunk({ content })),
+      chatChunk({}, 'stop'),
     ]);
     const deltas = events.filter((event) => event.type === 'response.output_text.delta');
     expect(deltas.map((event) => event.delta)).toEqual(pieces);
@@ -138,7 +128,7 @@ describe('ResponseStreamTranslator', () => {
   });
 
   it('finish_reason length ends with response.incomplete (max_output_tokens)', () => {
-    const events = run(translator(), [chunk({ content: 'cut' }), chunk({}, 'length')]);
+    const events = run(translator(), [chatChunk({ content: 'cut' }), chatChunk({}, 'length')]);
     expect(events.at(-1)).toMatchObject({
       type: 'response.incomplete',
       response: { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } },
@@ -148,7 +138,7 @@ describe('ResponseStreamTranslator', () => {
   it('a failure after the start is one response.failed event, and nothing after it', () => {
     const stream = translator();
     stream.start();
-    stream.push(chunk({ content: 'part' }));
+    stream.push(chatChunk({ content: 'part' }));
     const failed = parse(stream.fail('upstream_unavailable', 'The provider dropped the connection.'));
     expect(failed).toEqual([
       expect.objectContaining({

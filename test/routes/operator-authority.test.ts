@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signIn, type TestSession } from '../dashboard/session-helpers';
+import { signInAsOwner, type TestSession } from '../dashboard/session-helpers';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway';
 
 /*
@@ -14,8 +14,7 @@ let accountId = '';
 beforeAll(async () => {
   gw = await startTestGateway();
   accountId = await gw.createAccount('Ceilinged');
-  const link = await gw.http.post(`/v1/admin/accounts/${accountId}/login-link`).set(gw.admin());
-  owner = await signIn(gw, String(link.body.url).split('#token=')[1] ?? '');
+  owner = await signInAsOwner(gw, accountId);
 });
 afterAll(() => gw.close());
 
@@ -174,8 +173,7 @@ describe('the audit log', () => {
 describe('spend budgets', () => {
   it('the account’s is the operator’s; an owner sets its keys’ within it, and the key’s is enforced', async () => {
     const account = await gw.createAccount('Budgeted account');
-    const link = await gw.http.post(`/v1/admin/accounts/${account}/login-link`).set(gw.admin());
-    const budgetOwner = await signIn(gw, String(link.body.url).split('#token=')[1] ?? '');
+    const budgetOwner = await signInAsOwner(gw, account);
     const asBudgetOwner = (method: Method, path: string, body?: object) => {
       const request = gw.http[method](path).set('cookie', budgetOwner.cookie).set('x-csrf-token', budgetOwner.csrf);
       return body === undefined ? request : request.send(body);

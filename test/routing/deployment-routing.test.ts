@@ -97,41 +97,23 @@ describe('weighted routing over three deployments', () => {
   });
 
   it('names the deployment on the embeddings, Messages and Responses routes too, JSON and streams', async () => {
+    /** The deployment a 200 reply of `path` names (Messages authenticates with x-api-key, the others with a bearer). */
+    const deploymentOf = async (path: string, body: object) => {
+      const [header, value] = path === '/v1/messages' ? ['x-api-key', fleet.key] : ['authorization', `Bearer ${fleet.key}`];
+      const reply = await fleet.gateway.http.post(path).set(header, value).send(body).expect(200);
+      return reply.headers['x-gateway-deployment'];
+    };
     for (const letter of ['a', 'b'] as Letter[]) fleet.upstreams[letter].setDefault(embeddingsReply([[0.1, 0.2]], 3));
-    const embedded = await fleet.gateway.http
-      .post('/v1/embeddings')
-      .set('authorization', `Bearer ${fleet.key}`)
-      .send({ model: 'fleet-embed', input: 'hello' })
-      .expect(200);
-    expect(embedded.headers['x-gateway-deployment']).toMatch(/^embed-[ab]$/);
+    expect(await deploymentOf('/v1/embeddings', { model: 'fleet-embed', input: 'hello' })).toMatch(/^embed-[ab]$/);
 
     for (const letter of LETTERS) fleet.upstreams[letter].setDefault(OK(letter));
-    const message = await fleet.gateway.http
-      .post('/v1/messages')
-      .set('x-api-key', fleet.key)
-      .send({ model: 'fleet', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] })
-      .expect(200);
-    expect(message.headers['x-gateway-deployment']).toMatch(/^dep-[abc]$/);
-    const response = await fleet.gateway.http
-      .post('/v1/responses')
-      .set('authorization', `Bearer ${fleet.key}`)
-      .send({ model: 'fleet', input: 'hi' })
-      .expect(200);
-    expect(response.headers['x-gateway-deployment']).toMatch(/^dep-[abc]$/);
+    const message = { model: 'fleet', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] };
+    expect(await deploymentOf('/v1/messages', message)).toMatch(/^dep-[abc]$/);
+    expect(await deploymentOf('/v1/responses', { model: 'fleet', input: 'hi' })).toMatch(/^dep-[abc]$/);
 
     for (const letter of LETTERS) fleet.upstreams[letter].setDefault(chatStreamReply(['hi'], { prompt: 5, completion: 1 }));
-    const messageStream = await fleet.gateway.http
-      .post('/v1/messages')
-      .set('x-api-key', fleet.key)
-      .send({ model: 'fleet', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'hi' }] })
-      .expect(200);
-    expect(messageStream.headers['x-gateway-deployment']).toMatch(/^dep-[abc]$/);
-    const responseStream = await fleet.gateway.http
-      .post('/v1/responses')
-      .set('authorization', `Bearer ${fleet.key}`)
-      .send({ model: 'fleet', input: 'hi', stream: true })
-      .expect(200);
-    expect(responseStream.headers['x-gateway-deployment']).toMatch(/^dep-[abc]$/);
+    expect(await deploymentOf('/v1/messages', { ...message, stream: true })).toMatch(/^dep-[abc]$/);
+    expect(await deploymentOf('/v1/responses', { model: 'fleet', input: 'hi', stream: true })).toMatch(/^dep-[abc]$/);
   });
 });
 

@@ -10,6 +10,7 @@ import { textResponse, textResponseStream } from '../helpers/mock-openai-respons
 import { startMockOpenAiUpstream, type MockOpenAiUpstream } from '../helpers/mock-openai-upstream';
 import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway';
+import { modelEntry } from '../e2e/helpers';
 import { clientTrace, spansOf } from './trace-helpers';
 
 /**
@@ -22,13 +23,7 @@ ${tracing}
 providers:
   claude: { type: anthropic, base_url: ${upstream.baseUrl}, api_key_env: TRACE_ANTHROPIC_KEY }
 models:
-  - id: haiku
-    provider: claude
-    upstream_model: ${MOCK_MODEL}
-    capabilities: [chat]
-    context_window: 200000
-    max_output_tokens: 8192
-    pricing: { input_per_million: 0.8, output_per_million: 4 }
+${modelEntry('haiku', 'claude', MOCK_MODEL, 'chat', 200_000, 'input_per_million: 0.8, output_per_million: 4', 'max_output_tokens: 8192')}
 `;
 
 const env = { TRACE_ANTHROPIC_KEY: 'sk-ant-api03-trace-0123456789abcdef' };

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { chatCompletionReply, chatStreamReply, startMockOpenAiUpstream, type MockOpenAiUpstream } from '../helpers/mock-openai-upstream';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway';
+import { upstreamSection } from '../e2e/helpers';
 import { clientTrace, spansOf } from './trace-helpers';
 
 /**
@@ -12,14 +13,7 @@ import { clientTrace, spansOf } from './trace-helpers';
 const UPSTREAM_MODEL = 'gpt-4o-mini-2024-07-18';
 
 function configYaml(upstream: MockOpenAiUpstream, receiver: OtlpReceiver, tracing: string): string {
-  return `
-upstream:
-  connect_timeout_ms: 1000
-  first_byte_timeout_ms: 2000
-  idle_timeout_ms: 2000
-  max_retries: 1
-  retry_base_delay_ms: 1
-tracing:
+  return `${upstreamSection()}tracing:
   endpoint: ${receiver.endpoint}
   headers: { x-collector-token: collector-secret }
 ${tracing}

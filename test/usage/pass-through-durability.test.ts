@@ -110,20 +110,40 @@ describe('pass-through streams wait for their usage to be durable', () => {
   /** A few event-loop turns and a moment: time for anything already written to arrive. */
   const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
 
-  it('/v1/messages: message_stop only after the usage event is durable', async () => {
-    fixture.upstreams.anthropic.reply({
-      type: 'sse',
-      events: textStream(['Hel', 'lo'], 'end_turn', { input_tokens: 9, output_tokens: 2 }),
-    });
+  it.each([
+    {
+      route: '/v1/messages: message_stop only after the usage event is durable',
+      reply: () =>
+        fixture.upstreams.anthropic.reply({
+          type: 'sse',
+          events: textStream(['Hel', 'lo'], 'end_turn', { input_tokens: 9, output_tokens: 2 }),
+        }),
+      open: openMessagesStream,
+      usage: { model: 'claude-haiku', promptTokens: 9, completionTokens: 2 },
+      delta: 'message_delta',
+      last: 'message_stop',
+      lastEvent: 'event: message_stop',
+    },
+    {
+      route: '/v1/responses (responses_api): response.completed only after the usage event is durable',
+      reply: () => fixture.upstreams.native.reply(textResponseStream('gpt-upstream', ['Str', 'eamed'], { input: 12, output: 3 })),
+      open: () => openStream('/v1/responses', { model: 'native-model', input: 'hi', stream: true }),
+      usage: { model: 'native-model', promptTokens: 12, completionTokens: 3 },
+      delta: 'response.output_text.delta',
+      last: 'response.completed',
+      lastEvent: 'response.completed',
+    },
+  ])('$route', async ({ reply, open, usage, delta, last, lastEvent }) => {
+    reply();
     const finished = durability.nextFinish();
-    const stream = await openMessagesStream();
+    const stream = await open();
     await finished;
     await settle();
-    expect(durability.finished.at(-1)).toMatchObject({ model: 'claude-haiku', promptTokens: 9, completionTokens: 2, status: 200 });
-    expect(stream.text()).toContain('message_delta');
-    expect(stream.text()).not.toContain('message_stop');
+    expect(durability.finished.at(-1)).toMatchObject({ ...usage, status: 200 });
+    expect(stream.text()).toContain(delta);
+    expect(stream.text()).not.toContain(last);
     durability.release();
-    expect(await stream.done).toContain('event: message_stop');
+    expect(await stream.done).toContain(lastEvent);
   });
 
   it('/v1/messages: usage that cannot be made durable ends the stream with an error event, not message_stop', async () => {
@@ -135,18 +155,5 @@ describe('pass-through streams wait for their usage to be durable', () => {
     const text = await stream.done;
     expect(text).not.toContain('message_stop');
     expect(text).toContain('"type":"overloaded_error","message":"Usage cannot be recorded right now');
-  });
-
-  it('/v1/responses (responses_api): response.completed only after the usage event is durable', async () => {
-    fixture.upstreams.native.reply(textResponseStream('gpt-upstream', ['Str', 'eamed'], { input: 12, output: 3 }));
-    const finished = durability.nextFinish();
-    const stream = await openStream('/v1/responses', { model: 'native-model', input: 'hi', stream: true });
-    await finished;
-    await settle();
-    expect(durability.finished.at(-1)).toMatchObject({ model: 'native-model', promptTokens: 12, completionTokens: 3, status: 200 });
-    expect(stream.text()).toContain('response.output_text.delta');
-    expect(stream.text()).not.toContain('response.completed');
-    durability.release();
-    expect(await stream.done).toContain('response.completed');
   });
 });

@@ -13,7 +13,7 @@ import {
   type AnthropicUsage,
 } from './anthropic-schemas';
 import { mapAnthropicUsage, type ReplyContext } from './map-anthropic-response';
-import { toChatUsage } from '../token-usage';
+import { usageChunk } from '../chat-stream';
 import type { TokenUsage } from '../types';
 import { mapAnthropicStopReason } from './map-anthropic-stop-reason';
 
@@ -159,14 +159,7 @@ export async function* translateAnthropicStream(
         const tokens = mapAnthropicUsage(usage);
         if (tokens) {
           context.onUsage?.(tokens);
-          yield {
-            id: context.id,
-            object: 'chat.completion.chunk',
-            created: context.created,
-            model: context.model,
-            choices: [],
-            usage: toChatUsage(tokens),
-          };
+          yield usageChunk(context, tokens);
         }
         break;
       }

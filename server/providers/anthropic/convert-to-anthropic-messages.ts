@@ -1,6 +1,7 @@
 import type { ContentPart, Message, ToolCall } from '../../../contract';
 import { invalidRequest } from '../../errors/gateway-error';
 import { parseJson } from '../upstream-errors';
+import { appendTurn } from '../alternating-turns';
 import type {
   AnthropicContentBlockParam,
   AnthropicImageBlockParam,
@@ -35,13 +36,6 @@ export function convertToAnthropicMessages(messages: Message[]): ConvertedMessag
   const systemParts: string[] = [];
   const result: AnthropicMessageParam[] = [];
 
-  const append = (role: 'user' | 'assistant', blocks: AnthropicContentBlockParam[]): void => {
-    if (blocks.length === 0) return;
-    const last = result[result.length - 1];
-    if (last && last.role === role) last.content.push(...blocks);
-    else result.push({ role, content: blocks });
-  };
-
   messages.forEach((message, messageIndex) => {
     switch (message.role) {
       case 'system':
@@ -51,16 +45,16 @@ export function convertToAnthropicMessages(messages: Message[]): ConvertedMessag
         break;
       }
       case 'user':
-        append('user', userBlocks(message.content, messageIndex));
+        appendTurn(result, 'user', userBlocks(message.content, messageIndex));
         break;
       case 'assistant':
-        append('assistant', [
+        appendTurn(result, 'assistant', [
           ...textBlocks(message.content ?? null),
           ...(message.tool_calls ?? []).map((call, callIndex) => toolUseBlock(call, messageIndex, callIndex)),
         ]);
         break;
       case 'tool':
-        append('user', [toolResultBlock(message.tool_call_id, message.content)]);
+        appendTurn(result, 'user', [toolResultBlock(message.tool_call_id, message.content)]);
         break;
     }
   });

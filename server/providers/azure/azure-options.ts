@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseProviderOptions } from '../provider-options';
 
 /**
  * `providers.<name>.options` of an `azure` provider (docs/azure.md); strict, so a misspelt
@@ -25,8 +26,5 @@ export const AzureOptionsSchema = z
 export type AzureOptions = z.infer<typeof AzureOptionsSchema>;
 
 export function parseAzureOptions(provider: string, options: Record<string, unknown> | undefined): AzureOptions {
-  const parsed = AzureOptionsSchema.safeParse(options ?? {});
-  if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'options'}: ${issue.message}`).join('; ');
-  throw new Error(`Invalid options for the azure provider "${provider}": ${problems}`);
+  return parseProviderOptions(AzureOptionsSchema, 'azure', provider, options);
 }

@@ -43,7 +43,7 @@ export async function createBedrockEmbeddings(
   }
   const texts = typeof request.input === 'string' ? [request.input] : request.input;
   const embed = family === 'titan' ? embedWithTitan : embedWithCohere;
-  const { vectors, promptTokens } = await embed(transport, provider, texts, request.dimensions, target, options);
+  const { vectors, promptTokens } = await embed({ transport, provider, dimensions: request.dimensions, target, options }, texts);
   return {
     response: {
       object: 'list',
@@ -55,20 +55,23 @@ export async function createBedrockEmbeddings(
   };
 }
 
+/** What one embeddings request's upstream calls share. */
+interface EmbedCall {
+  transport: BedrockTransport;
+  provider: string;
+  dimensions: number | undefined;
+  target: ModelTarget;
+  options: CallOptions;
+}
+
 interface Embedded {
   vectors: number[][];
   /** null when the upstream did not report the count. */
   promptTokens: number | null;
 }
 
-async function embedWithTitan(
-  transport: BedrockTransport,
-  _provider: string,
-  texts: string[],
-  dimensions: number | undefined,
-  target: ModelTarget,
-  options: CallOptions,
-): Promise<Embedded> {
+async function embedWithTitan(call: EmbedCall, texts: string[]): Promise<Embedded> {
+  const { transport, dimensions, target, options } = call;
   const vectors: number[][] = [];
   let promptTokens: number | null = 0;
   for (let start = 0; start < texts.length; start += TITAN_CONCURRENCY) {
@@ -86,14 +89,8 @@ async function embedWithTitan(
   return { vectors, promptTokens };
 }
 
-async function embedWithCohere(
-  transport: BedrockTransport,
-  provider: string,
-  texts: string[],
-  dimensions: number | undefined,
-  target: ModelTarget,
-  options: CallOptions,
-): Promise<Embedded> {
+async function embedWithCohere(call: EmbedCall, texts: string[]): Promise<Embedded> {
+  const { transport, provider, dimensions, target, options } = call;
   const vectors: number[][] = [];
   let promptTokens: number | null = 0;
   for (let start = 0; start < texts.length; start += COHERE_BATCH_SIZE) {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseProviderOptions } from '../provider-options';
 
 /**
  * `providers.<name>.options` of a `bedrock` provider (docs/bedrock.md); strict so that a
@@ -17,10 +18,7 @@ export const BedrockOptionsSchema = z
 export type BedrockOptions = z.infer<typeof BedrockOptionsSchema>;
 
 export function parseBedrockOptions(provider: string, options: Record<string, unknown> | undefined): BedrockOptions {
-  const parsed = BedrockOptionsSchema.safeParse(options ?? {});
-  if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'options'}: ${issue.message}`).join('; ');
-  throw new Error(`Invalid options for the bedrock provider "${provider}": ${problems}`);
+  return parseProviderOptions(BedrockOptionsSchema, 'bedrock', provider, options);
 }
 
 /** The Bedrock Runtime endpoint of a region. */

@@ -1,6 +1,7 @@
 import type { ContentPart, Message, ToolCall } from '../../../contract';
 import { invalidRequest } from '../../errors/gateway-error';
 import { parseJson } from '../upstream-errors';
+import { appendTurn } from '../alternating-turns';
 import type { ConverseContentBlock, ConverseImageFormat, ConverseMessage } from './bedrock-schemas';
 
 /**
@@ -34,13 +35,6 @@ export function convertToConverseMessages(messages: Message[]): ConvertedMessage
   const result: ConverseMessage[] = [];
   let hasToolBlocks = false;
 
-  const append = (role: 'user' | 'assistant', blocks: ConverseContentBlock[]): void => {
-    if (blocks.length === 0) return;
-    const last = result[result.length - 1];
-    if (last && last.role === role) last.content.push(...blocks);
-    else result.push({ role, content: blocks });
-  };
-
   messages.forEach((message, messageIndex) => {
     switch (message.role) {
       case 'system':
@@ -48,17 +42,17 @@ export function convertToConverseMessages(messages: Message[]): ConvertedMessage
         system.push(...textBlocks(message.content));
         break;
       case 'user':
-        append('user', userBlocks(message.content, messageIndex));
+        appendTurn(result, 'user', userBlocks(message.content, messageIndex));
         break;
       case 'assistant': {
         const calls = (message.tool_calls ?? []).map((call, callIndex) => toolUseBlock(call, messageIndex, callIndex));
         if (calls.length > 0) hasToolBlocks = true;
-        append('assistant', [...textBlocks(message.content ?? null), ...calls]);
+        appendTurn(result, 'assistant', [...textBlocks(message.content ?? null), ...calls]);
         break;
       }
       case 'tool':
         hasToolBlocks = true;
-        append('user', [
+        appendTurn(result, 'user', [
           { toolResult: { toolUseId: message.tool_call_id, content: textBlocks(message.content).filter((block) => block.text !== '') } },
         ]);
         break;

@@ -5,7 +5,7 @@ import { geminiStreamError } from './gemini-error';
 import { GeminiGenerateContentResponseSchema, type GeminiCandidate, type GeminiUsageMetadata } from './gemini-schemas';
 import { mapGeminiFinishReason } from './map-gemini-finish-reason';
 import { answerText, mapGeminiUsage, toToolCall, type ReplyContext } from './map-gemini-response';
-import { toChatUsage } from '../token-usage';
+import { usageChunk } from '../chat-stream';
 
 type Delta = ChatCompletionChunk['choices'][number]['delta'];
 
@@ -77,14 +77,7 @@ export async function* translateGeminiStream(
   }
   const tokenUsage = mapGeminiUsage(usage);
   if (tokenUsage) {
-    yield {
-      id: context.id,
-      object: 'chat.completion.chunk',
-      created: context.created,
-      model: context.model,
-      choices: [],
-      usage: toChatUsage(tokenUsage),
-    };
+    yield usageChunk(context, tokenUsage);
   }
 }
 

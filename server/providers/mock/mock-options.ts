@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseProviderOptions } from '../provider-options';
 
 /** `providers.<name>.options` of a `mock` provider; strict so a misspelt option fails at start. */
 export const MockOptionsSchema = z
@@ -14,8 +15,5 @@ export const MockOptionsSchema = z
 export type MockOptions = z.infer<typeof MockOptionsSchema>;
 
 export function parseMockOptions(provider: string, options: Record<string, unknown> | undefined): MockOptions {
-  const parsed = MockOptionsSchema.safeParse(options ?? {});
-  if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'options'}: ${issue.message}`).join('; ');
-  throw new Error(`Invalid options for the mock provider "${provider}": ${problems}`);
+  return parseProviderOptions(MockOptionsSchema, 'mock', provider, options);
 }

@@ -32,6 +32,9 @@ export type OpenAiContent = z.infer<typeof ContentSchema>;
  */
 const reasoningFields = { reasoning_content: z.unknown().optional(), reasoning: z.unknown().optional() };
 
+/** What a reply and each chunk of a stream begin with; compatible servers may leave any of them out. */
+const headerFields = { id: optionalString, object: optionalString, created: z.number().nullish() };
+
 // Ollama's native API gives arguments as an object; its compatible mode should not, but might.
 const ArgumentsSchema = z.union([z.string(), z.record(z.unknown())]);
 
@@ -42,9 +45,7 @@ export const OpenAiToolCallSchema = z.object({
 });
 
 export const OpenAiChatCompletionSchema = z.object({
-  id: optionalString,
-  object: optionalString,
-  created: z.number().nullish(),
+  ...headerFields,
   choices: z
     .array(
       z.object({
@@ -75,9 +76,7 @@ export const OpenAiToolCallDeltaSchema = z.object({
 export type OpenAiToolCallDelta = z.infer<typeof OpenAiToolCallDeltaSchema>;
 
 export const OpenAiChunkSchema = z.object({
-  id: optionalString,
-  object: optionalString,
-  created: z.number().nullish(),
+  ...headerFields,
   // vLLM sends the usage-only chunk with `choices: null` or without the key.
   choices: z
     .array(

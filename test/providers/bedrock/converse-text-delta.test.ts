@@ -25,39 +25,40 @@ describe('ConverseStream text deltas read without JSON.parse', () => {
     }
   });
 
-  it('leaves to JSON.parse whatever is not exactly a plain text delta', () => {
-    const payloads = [
-      '{"contentBlockIndex":0,"delta":{"text":"a \\"quote\\""}}',
-      '{"contentBlockIndex":0,"delta":{"text":"line\\nbreak"}}',
-      '{"contentBlockIndex":0,"delta":{"text":"\\u00e9"}}',
-      '{"contentBlockIndex":0,"delta":{"text":"back\\\\slash"}}',
-      '{"contentBlockIndex":0,"delta":{"text":"ok"},"p":"a\\"b"}',
-      '{"contentBlockIndex":0,"delta":{"text":"ok","extra":1}}',
-      '{"contentBlockIndex":0,"delta":{"text":"ok"},"other":"x"}',
-      '{"contentBlockIndex":0,"delta":{"text":"ok"},"p":"abc","q":"d"}',
-      '{"delta":{"text":"ok"},"contentBlockIndex":0}',
-      '{"contentBlockIndex":0,"delta":{"reasoningContent":{"text":"Hmm"}}}',
-      '{"contentBlockIndex":1,"delta":{"toolUse":{"input":"{\\"a\\":1}"}}}',
-      '{"contentBlockIndex": 0,"delta":{"text":"ok"}}',
-      '{"contentBlockIndex":0,"delta":{"text":"ok"}} ',
-      '{"contentBlockIndex":0,"delta":{"text":"ok"}}}',
-    ];
-    for (const payload of payloads) {
-      expect(plainTextDelta(payload)).toBeNull();
-    }
-  });
-
-  it('reads nothing of a payload that is not JSON, so the parser refuses it', () => {
-    const payloads = [
-      '{"contentBlockIndex":,"delta":{"text":"ok"}}',
-      '{"contentBlockIndex":01,"delta":{"text":"ok"}}',
-      '{"contentBlockIndex":-1,"delta":{"text":"ok"}}',
-      '{"contentBlockIndex":0,"delta":{"text":"ok}}',
-      '{"contentBlockIndex":0,"delta":{"text":"ok"}',
-      '{"contentBlockIndex":0,"delta":{"text":"tab\there"}}',
-      '{"contentBlockIndex":0,"delta":{"text":"ok"},"p":"abc}',
-      '{"contentBlockIndex":0',
-    ];
+  it.each([
+    {
+      expected: 'leaves to JSON.parse whatever is not exactly a plain text delta',
+      payloads: [
+        '{"contentBlockIndex":0,"delta":{"text":"a \\"quote\\""}}',
+        '{"contentBlockIndex":0,"delta":{"text":"line\\nbreak"}}',
+        '{"contentBlockIndex":0,"delta":{"text":"\\u00e9"}}',
+        '{"contentBlockIndex":0,"delta":{"text":"back\\\\slash"}}',
+        '{"contentBlockIndex":0,"delta":{"text":"ok"},"p":"a\\"b"}',
+        '{"contentBlockIndex":0,"delta":{"text":"ok","extra":1}}',
+        '{"contentBlockIndex":0,"delta":{"text":"ok"},"other":"x"}',
+        '{"contentBlockIndex":0,"delta":{"text":"ok"},"p":"abc","q":"d"}',
+        '{"delta":{"text":"ok"},"contentBlockIndex":0}',
+        '{"contentBlockIndex":0,"delta":{"reasoningContent":{"text":"Hmm"}}}',
+        '{"contentBlockIndex":1,"delta":{"toolUse":{"input":"{\\"a\\":1}"}}}',
+        '{"contentBlockIndex": 0,"delta":{"text":"ok"}}',
+        '{"contentBlockIndex":0,"delta":{"text":"ok"}} ',
+        '{"contentBlockIndex":0,"delta":{"text":"ok"}}}',
+      ],
+    },
+    {
+      expected: 'reads nothing of a payload that is not JSON, so the parser refuses it',
+      payloads: [
+        '{"contentBlockIndex":,"delta":{"text":"ok"}}',
+        '{"contentBlockIndex":01,"delta":{"text":"ok"}}',
+        '{"contentBlockIndex":-1,"delta":{"text":"ok"}}',
+        '{"contentBlockIndex":0,"delta":{"text":"ok}}',
+        '{"contentBlockIndex":0,"delta":{"text":"ok"}',
+        '{"contentBlockIndex":0,"delta":{"text":"tab\there"}}',
+        '{"contentBlockIndex":0,"delta":{"text":"ok"},"p":"abc}',
+        '{"contentBlockIndex":0',
+      ],
+    },
+  ])('$expected', ({ payloads }) => {
     for (const payload of payloads) {
       expect(plainTextDelta(payload)).toBeNull();
     }

@@ -5,6 +5,7 @@ import type { ChatCompletionChunk, ChatCompletionRequest } from '../../../contra
 import { UpstreamError } from '../../../server/errors/gateway-error';
 import { createMockProvider } from '../../../server/providers/mock';
 import type { HttpClient, ModelTarget, ProviderAdapter } from '../../../server/providers/types';
+import { collectAll } from '../../helpers/collect-all';
 
 const NOW = Date.UTC(2026, 0, 2, 3, 4, 5);
 const target: ModelTarget = { id: 'mock-chat', upstreamModel: 'mock', defaultMaxTokens: 1024 };
@@ -34,12 +35,6 @@ const ask = (content: string, extra: Partial<ChatCompletionRequest> = {}): ChatC
   ],
   ...extra,
 });
-
-async function collect(chunks: AsyncIterable<ChatCompletionChunk>): Promise<ChatCompletionChunk[]> {
-  const result: ChatCompletionChunk[] = [];
-  for await (const chunk of chunks) result.push(chunk);
-  return result;
-}
 
 describe('mock provider: chat', () => {
   it('answers deterministically from the last user message, with token usage', async () => {
@@ -248,7 +243,7 @@ describe('mock provider: streaming', () => {
   it('streams the same reply: role first, finish_reason on the last content chunk, then usage', async () => {
     const adapter = provider();
     const reply = await adapter.chat(ask('one two three'), target, call());
-    const chunks = await collect((await provider().chatStream(ask('one two three'), target, call())).chunks);
+    const chunks = await collectAll((await provider().chatStream(ask('one two three'), target, call())).chunks);
     const content = chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('');
     expect(content).toBe(reply.completion.choices[0]?.message.content);
     expect(chunks).toHaveLength(6 + 1);
@@ -265,11 +260,11 @@ describe('mock provider: streaming', () => {
   });
 
   it('uses the configured chunk count and caps the default at 20', async () => {
-    const three = await collect((await provider({ chunks: 3 }).chatStream(ask('a b c d e f g'), target, call())).chunks);
+    const three = await collectAll((await provider({ chunks: 3 }).chatStream(ask('a b c d e f g'), target, call())).chunks);
     expect(three).toHaveLength(3 + 1);
-    const many = await collect((await provider().chatStream(ask('w '.repeat(100)), target, call())).chunks);
+    const many = await collectAll((await provider().chatStream(ask('w '.repeat(100)), target, call())).chunks);
     expect(many).toHaveLength(20 + 1);
-    const tiny = await collect((await provider({ chunks: 50 }).chatStream(ask('x'), target, call())).chunks);
+    const tiny = await collectAll((await provider({ chunks: 50 }).chatStream(ask('x'), target, call())).chunks);
     expect(tiny.slice(0, -1).map((chunk) => chunk.choices[0]?.delta.content)).toEqual(Array.from('Mock reply to: x'));
   });
 
@@ -277,7 +272,7 @@ describe('mock provider: streaming', () => {
     const tools = [
       { type: 'function' as const, function: { name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } } } } },
     ];
-    const chunks = await collect((await provider().chatStream(ask('find', { tools }), target, call())).chunks);
+    const chunks = await collectAll((await provider().chatStream(ask('find', { tools }), target, call())).chunks);
     expect(chunks.map((chunk) => chunk.choices[0] ?? null)).toEqual([
       {
         index: 0,
