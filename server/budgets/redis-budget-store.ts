@@ -103,10 +103,12 @@ export function createRedisBudgetStore(options: RedisBudgetStoreOptions): Budget
   options.redis.defineCommand(SETTLE_COMMAND, { lua: SETTLE_SCRIPT });
   // defineCommand adds methods the ioredis types cannot know about.
   const redis = options.redis as Redis & BudgetCommands<Promise<unknown>>;
+  // A settlement may wait for the next turn that writes (server/redis/turn-transaction.ts).
   const run = (command: typeof RESERVE_COMMAND | typeof SETTLE_COMMAND, keysAndArgs: string[], keyCount: number): Promise<unknown> =>
     transaction
       ? transaction.call(
           (multi) => void (multi as ChainableCommander & BudgetCommands<ChainableCommander>)[command](keyCount, ...keysAndArgs),
+          command === SETTLE_COMMAND,
         )
       : redis[command](keyCount, ...keysAndArgs);
   return {

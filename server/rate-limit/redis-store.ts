@@ -215,8 +215,10 @@ export function createRedisRateLimitStore(options: RedisRateLimitStoreOptions): 
         await redis[ADJUST_COMMAND](key, bucket.capacity, bucket.windowMs, delta);
         return;
       }
+      // A settlement may wait for the next turn that writes (server/redis/turn-transaction.ts).
       await transaction.call(
         (multi) => void (multi as ChainableCommander & PipelineCommands)[ADJUST_COMMAND](key, bucket.capacity, bucket.windowMs, delta),
+        true,
       );
     },
     async close() {},
