@@ -136,13 +136,14 @@ describe.skipIf(!available).each([
     const transaction = new RedisTurnTransaction(redis);
     const own = createRedisRateLimitStore({ redis, prefix, transaction });
     await own.take([bucket('ride', 100, 80)]);
-    const pipeline = vi.spyOn(redis, 'pipeline');
+    const sent = vi.spyOn(redis, 'sendCommand');
     const settled = own.adjust({ id: 'ride', capacity: 100, windowMs: MINUTE }, 30);
     await new Promise((resolve) => setImmediate(resolve));
     const next = await own.take([bucket('ride', 100, 1)]);
     await settled;
-    expect(pipeline).toHaveBeenCalledTimes(1);
-    pipeline.mockRestore();
+    // The settlement and the reservation as one command: the turn's batch script.
+    expect(sent).toHaveBeenCalledTimes(1);
+    sent.mockRestore();
     expect(next.buckets[0]?.remaining).toBe(49);
   });
 
@@ -154,6 +155,17 @@ describe.skipIf(!available).each([
     await own.adjust({ id: 'alone', capacity: 100, windowMs: MINUTE }, 30);
     expect(performance.now() - started).toBeGreaterThanOrEqual(SETTLEMENT_WAIT_MS - 1);
     expect((await store.take([bucket('alone', 100, 1)])).buckets[0]?.remaining).toBe(49);
+  });
+
+  it.runIf(piped)("a call that fails in the turn's batch fails alone; the others of the turn apply", async () => {
+    await (clients[0] as Redis).set(`${prefix}not-a-bucket`, 'text');
+    const [failed, passed] = await Promise.allSettled([store.take([bucket('not-a-bucket', 5)]), store.take([bucket('beside-it', 5)])]);
+    expect(failed.status).toBe('rejected');
+    expect(String((failed as PromiseRejectedResult).reason)).toContain('WRONGTYPE');
+    expect(passed).toEqual({
+      status: 'fulfilled',
+      value: { allowed: true, buckets: [{ limit: 5, remaining: 4, resetMs: 12_000, retryAfterMs: 0 }] },
+    });
   });
 
   it('survives a script flush (EVALSHA falls back to EVAL)', async () => {
