@@ -388,6 +388,8 @@ async function buildGateway(config: Config, options: GatewayOptions, onFailure: 
       opened?.close();
       await usageStream?.close(closeOptions.drainTimeoutMs ?? 10_000);
       await Promise.allSettled([http.close(), rateStore.close(), options.store ? Promise.resolve() : store.close(), tracing?.shutdown()]);
+      // The settlements still waiting for a turn's write (server/redis/turn-transaction.ts).
+      await transaction?.flush();
       redis?.disconnect();
       logger.flush();
       return drained;

@@ -1,4 +1,4 @@
-import type { ChainableCommander, Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { RedisTurnTransaction } from '../redis/turn-transaction';
 import type { BudgetStore } from './budget-store';
 
@@ -84,16 +84,16 @@ const join = (nano: unknown, rest: unknown): bigint => BigInt(String(nano)) * FE
 const RESERVE_COMMAND = 'modelGatewayBudgetReserve';
 const SETTLE_COMMAND = 'modelGatewayBudgetSettle';
 
-/** The commands `defineCommand` adds (sent as EVALSHA), on the client and on its transactions. */
-interface BudgetCommands<Result> {
-  [RESERVE_COMMAND](numberOfKeys: number, ...keysAndArgs: string[]): Result;
-  [SETTLE_COMMAND](numberOfKeys: number, ...keysAndArgs: string[]): Result;
+/** The commands `defineCommand` adds (sent as EVALSHA). */
+interface BudgetCommands {
+  [RESERVE_COMMAND](numberOfKeys: number, ...keysAndArgs: string[]): Promise<unknown>;
+  [SETTLE_COMMAND](numberOfKeys: number, ...keysAndArgs: string[]): Promise<unknown>;
 }
 
 export interface RedisBudgetStoreOptions {
   redis: Redis;
   prefix: string;
-  /** When given, reservations and settlements go in the turn's transaction (server/redis/turn-transaction.ts). */
+  /** When given, reservations and settlements go in the turn's batch script (server/redis/turn-transaction.ts). */
   transaction?: RedisTurnTransaction;
 }
 
@@ -102,12 +102,13 @@ export function createRedisBudgetStore(options: RedisBudgetStoreOptions): Budget
   options.redis.defineCommand(RESERVE_COMMAND, { lua: RESERVE_SCRIPT });
   options.redis.defineCommand(SETTLE_COMMAND, { lua: SETTLE_SCRIPT });
   // defineCommand adds methods the ioredis types cannot know about.
-  const redis = options.redis as Redis & BudgetCommands<Promise<unknown>>;
+  const redis = options.redis as Redis & BudgetCommands;
+  transaction?.defineScript(RESERVE_COMMAND, RESERVE_SCRIPT);
+  transaction?.defineScript(SETTLE_COMMAND, SETTLE_SCRIPT);
+  // In the turn's batch script; a settlement may wait for the next turn that writes (server/redis/turn-transaction.ts).
   const run = (command: typeof RESERVE_COMMAND | typeof SETTLE_COMMAND, keysAndArgs: string[], keyCount: number): Promise<unknown> =>
     transaction
-      ? transaction.call(
-          (multi) => void (multi as ChainableCommander & BudgetCommands<ChainableCommander>)[command](keyCount, ...keysAndArgs),
-        )
+      ? transaction.script(command, keysAndArgs.slice(0, keyCount), keysAndArgs.slice(keyCount), command === SETTLE_COMMAND)
       : redis[command](keyCount, ...keysAndArgs);
   return {
     async reserve(requests) {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ChainableCommander, Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { RedisTurnTransaction } from '../redis/turn-transaction';
 import { validateDelta, validateRequests } from './bucket-math';
 import { validateWindows } from './memory-windows';
@@ -10,7 +10,7 @@ export interface RedisRateLimitStoreOptions {
   /** Prepended to every bucket id, e.g. `mg:rl:`. */
   prefix: string;
   /**
-   * When given, reservations (`take`) and settlements (`adjust`) go in the turn's transaction,
+   * When given, reservations (`take`) and settlements (`adjust`) go in the turn's batch script,
    * with the usage stream's XADD of the same calls (docs/usage-durability.md): one round trip
    * per event-loop turn for all of them (docs/performance.md).
    */
@@ -136,12 +136,6 @@ interface RateLimitCommands {
   [ADJUST_COMMAND](key: string, capacity: number, windowMs: number, delta: number): Promise<unknown>;
 }
 
-/** The same commands queued on a transaction (defineCommand adds them to its pipelines too). */
-interface PipelineCommands {
-  [TAKE_COMMAND](numberOfKeys: number, ...keysAndArgs: Array<string | number>): ChainableCommander;
-  [ADJUST_COMMAND](key: string, capacity: number, windowMs: number, delta: number): ChainableCommander;
-}
-
 function parseTakeReply(reply: unknown, requests: BucketRequest[]): TakeResult {
   if (!Array.isArray(reply) || reply.length !== 1 + 3 * requests.length || !reply.every((value) => typeof value === 'number')) {
     throw new Error('rate limit: unexpected reply from the Redis take script');
@@ -185,19 +179,20 @@ export function createRedisRateLimitStore(options: RedisRateLimitStoreOptions): 
   options.redis.defineCommand(ADJUST_COMMAND, { lua: ADJUST_SCRIPT, numberOfKeys: 1 });
   // defineCommand adds methods the ioredis types cannot know about.
   const redis = options.redis as Redis & RateLimitCommands;
+  const { transaction } = options;
+  transaction?.defineScript(TAKE_COMMAND, TAKE_SCRIPT);
+  transaction?.defineScript(ADJUST_COMMAND, ADJUST_SCRIPT);
 
   return {
     async take(requests) {
       validateRequests(requests);
       if (requests.length === 0) return { allowed: true, buckets: [] };
-      const keysAndArgs: Array<string | number> = requests.map((request) => prefix + request.id);
-      for (const request of requests) keysAndArgs.push(request.capacity, request.windowMs, request.cost);
-      const { transaction } = options;
+      const keys = requests.map((request) => prefix + request.id);
+      const args: number[] = [];
+      for (const request of requests) args.push(request.capacity, request.windowMs, request.cost);
       const reply = transaction
-        ? await transaction.call(
-            (multi) => void (multi as ChainableCommander & PipelineCommands)[TAKE_COMMAND](requests.length, ...keysAndArgs),
-          )
-        : await redis[TAKE_COMMAND](requests.length, ...keysAndArgs);
+        ? await transaction.script(TAKE_COMMAND, keys, args)
+        : await redis[TAKE_COMMAND](requests.length, ...keys, ...args);
       return parseTakeReply(reply, requests);
     },
     async hit(windows) {
@@ -210,14 +205,12 @@ export function createRedisRateLimitStore(options: RedisRateLimitStoreOptions): 
     async adjust(bucket, delta) {
       validateDelta(bucket, delta);
       const key = prefix + bucket.id;
-      const { transaction } = options;
       if (!transaction) {
         await redis[ADJUST_COMMAND](key, bucket.capacity, bucket.windowMs, delta);
         return;
       }
-      await transaction.call(
-        (multi) => void (multi as ChainableCommander & PipelineCommands)[ADJUST_COMMAND](key, bucket.capacity, bucket.windowMs, delta),
-      );
+      // A settlement may wait for the next turn that writes (server/redis/turn-transaction.ts).
+      await transaction.script(ADJUST_COMMAND, [key], [bucket.capacity, bucket.windowMs, delta], true);
     },
     async close() {},
   };

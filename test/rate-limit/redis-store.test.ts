@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createRedisRateLimitStore } from '../../server/rate-limit/redis-store';
-import { RedisTurnTransaction } from '../../server/redis/turn-transaction';
+import { RedisTurnTransaction, SETTLEMENT_WAIT_MS } from '../../server/redis/turn-transaction';
 import type { BucketRequest, RateLimitStore } from '../../server/rate-limit/types';
 import { createTestRedis, deleteKeys, isRedisReachable, uniquePrefix } from './redis-test-client';
 
@@ -129,6 +129,43 @@ describe.skipIf(!available).each([
     expect(results.filter((result) => result.allowed)).toHaveLength(50);
     const remaining = results.filter((result) => result.allowed).map((result) => result.buckets[0]?.remaining);
     expect(new Set(remaining).size).toBe(50);
+  });
+
+  it.runIf(piped)("a settlement waits for the next reservation's write and goes ahead of it", async () => {
+    const redis = clients[0] as Redis;
+    const transaction = new RedisTurnTransaction(redis);
+    const own = createRedisRateLimitStore({ redis, prefix, transaction });
+    await own.take([bucket('ride', 100, 80)]);
+    const sent = vi.spyOn(redis, 'sendCommand');
+    const settled = own.adjust({ id: 'ride', capacity: 100, windowMs: MINUTE }, 30);
+    await new Promise((resolve) => setImmediate(resolve));
+    const next = await own.take([bucket('ride', 100, 1)]);
+    await settled;
+    // The settlement and the reservation as one command: the turn's batch script.
+    expect(sent).toHaveBeenCalledTimes(1);
+    sent.mockRestore();
+    expect(next.buckets[0]?.remaining).toBe(49);
+  });
+
+  it.runIf(piped)('a settlement with no reservation after it is written within SETTLEMENT_WAIT_MS', async () => {
+    const redis = clients[0] as Redis;
+    const own = createRedisRateLimitStore({ redis, prefix, transaction: new RedisTurnTransaction(redis) });
+    await own.take([bucket('alone', 100, 80)]);
+    const started = performance.now();
+    await own.adjust({ id: 'alone', capacity: 100, windowMs: MINUTE }, 30);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(SETTLEMENT_WAIT_MS - 1);
+    expect((await store.take([bucket('alone', 100, 1)])).buckets[0]?.remaining).toBe(49);
+  });
+
+  it.runIf(piped)("a call that fails in the turn's batch fails alone; the others of the turn apply", async () => {
+    await (clients[0] as Redis).set(`${prefix}not-a-bucket`, 'text');
+    const [failed, passed] = await Promise.allSettled([store.take([bucket('not-a-bucket', 5)]), store.take([bucket('beside-it', 5)])]);
+    expect(failed.status).toBe('rejected');
+    expect(String((failed as PromiseRejectedResult).reason)).toContain('WRONGTYPE');
+    expect(passed).toEqual({
+      status: 'fulfilled',
+      value: { allowed: true, buckets: [{ limit: 5, remaining: 4, resetMs: 12_000, retryAfterMs: 0 }] },
+    });
   });
 
   it('survives a script flush (EVALSHA falls back to EVAL)', async () => {
