@@ -12,7 +12,7 @@ export type KeyDayUsageQuery = (accountId: string, startDay: string, endDay: str
  * row on the way. Both databases read them from the index by account and day alone (migration
  * 0010), which carries every column read here.
  *
- * Postgres writes them as one text: "<length of the key id>:<key id>,<day>,<requests>,<prompt
+ * Postgres writes them as one text: "<length of the key id>,<key id>,<day>,<requests>,<prompt
  * tokens>,<completion tokens>,<nano-dollars>,<femto remainder>" per row, ";" between rows, in
  * no particular order (the length makes any key id safe to read). A result row per rollup row
  * cost the driver (pg) an object and a dozen strings each; the text is read here in one pass.
@@ -21,9 +21,9 @@ export type KeyDayUsageQuery = (accountId: string, startDay: string, endDay: str
  */
 const POSTGRES_STATEMENT = {
   // Named: each pooled connection parses and plans it once. concat_ws is Postgres's cheapest
-  // way to the text (a chain of || costs it twice as much).
+  // way to the text (a chain of || costs it twice as much), each value one of its arguments.
   name: 'gateway_key_day_usage',
-  text: `SELECT string_agg(concat_ws(',', char_length("key_id") || ':' || "key_id", "day", "requests", "prompt_tokens", "completion_tokens", "cost_nano_usd", "cost_femto_remainder"), ';')
+  text: `SELECT string_agg(concat_ws(',', char_length("key_id"), "key_id", "day", "requests", "prompt_tokens", "completion_tokens", "cost_nano_usd", "cost_femto_remainder"), ';')
     FROM "usage_daily" WHERE "account_id" = $1 AND "day" >= $2 AND "day" <= $3`,
   rowMode: 'array' as const,
   // Read as Postgres sent it, whatever pg.types says.
@@ -96,23 +96,30 @@ const ZERO = 0x30;
 const MINUS = 0x2d;
 /** Up to 15 digits, digit by digit arithmetic is exact (below 2^53) and equals Number(text). */
 const EXACT_DIGITS = 15;
+const SURROGATE = /[\ud800-\udbff]/;
 
 /** Postgres's text (see above) to the visitor, row by row, each value as dailyUsage reads it. */
 export function visitAccountDays(text: string | null, startDay: string, visit: KeyDayVisitor): void {
   if (text === null || text === '') return;
   const firstDay = dayNumber(startDay, 0);
   const end = text.length;
+  // Postgres counts a key id's length in code points; without a surrogate pair in the text each
+  // is one UTF-16 unit, and the key id's end needs no walk through its characters.
+  const oneUnitPerCodePoint = !SURROGATE.test(text);
   let at = 0;
   while (at < end) {
-    // The key id's length in characters (code points, as the database counts them).
-    const colon = text.indexOf(':', at);
-    if (colon < 0) throw new Error('unexpected usage row text from the database');
-    let keyEnd = colon + 1;
-    for (let characters = numberAt(text, at, colon); characters > 0; characters -= 1) {
-      const code = text.charCodeAt(keyEnd);
-      keyEnd += code >= 0xd800 && code <= 0xdbff ? 2 : 1;
+    const lengthEnd = text.indexOf(',', at);
+    if (lengthEnd < 0) throw new Error('unexpected usage row text from the database');
+    const characters = numberAt(text, at, lengthEnd);
+    let keyEnd = lengthEnd + 1;
+    if (oneUnitPerCodePoint) keyEnd += characters;
+    else {
+      for (let left = characters; left > 0; left -= 1) {
+        const code = text.charCodeAt(keyEnd);
+        keyEnd += code >= 0xd800 && code <= 0xdbff ? 2 : 1;
+      }
     }
-    const keyId = text.slice(colon + 1, keyEnd);
+    const keyId = text.slice(lengthEnd + 1, keyEnd);
     if (text.charCodeAt(keyEnd) !== COMMA || text.charCodeAt(keyEnd + 11) !== COMMA)
       throw new Error(`unexpected usage row text for key ${keyId}`);
     const dayOffset = dayNumber(text, keyEnd + 1) - firstDay;

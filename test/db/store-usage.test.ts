@@ -271,6 +271,18 @@ await describeStoreUsage((fixture) => {
       })),
     );
     expect(asRows.some((row) => typeof row.costNanoUsd === 'bigint')).toBe(true);
+    // The last day alone: a read with no key id of more than one UTF-16 unit per character.
+    const lastDay: Array<[string, number, number]> = [];
+    await fixture.store.keyDayUsage('acc_u1', '2026-07-12', '2026-07-12', (keyId, offset, requests, promptTokens) =>
+      lastDay.push([keyId, offset, requests + promptTokens]),
+    );
+    expect(lastDay.sort()).toEqual(
+      asRows
+        .filter((row) => row.day === '2026-07-12')
+        .map((row): [string, number, number] => [row.keyId, 0, row.requests + row.promptTokens])
+        .sort(),
+    );
+    expect(lastDay.map(([keyId]) => keyId).sort()).toEqual(['k,odd;id:1', 'k_plain']);
     const outside: string[] = [];
     await fixture.store.keyDayUsage('acc_u1', '2026-07-13', '2026-07-14', (keyId) => outside.push(keyId));
     expect(outside).toEqual([]);
