@@ -23,8 +23,16 @@ const SHUTDOWN_WAIT_MS = 2_000;
  * to the old generation under load, where collecting them costs several times their recording
  * (docs/performance.md).
  */
-const EXPORT_BATCH_SIZE = 64;
+export const EXPORT_BATCH_SIZE = 64;
 const EXPORT_DELAY_MS = 1_000;
+/** The spans waiting for their export at most (the SDK's default); more are dropped. */
+export const EXPORT_QUEUE_SIZE = 2_048;
+/**
+ * docs/tracing.md: the exports under way at once at most. A stopping gateway hands the exporter
+ * every batch of its queue at once, while one may still be under way: the exporter's default
+ * (30) would refuse some of them and lose their spans.
+ */
+const EXPORTS_AT_ONCE = Math.ceil(EXPORT_QUEUE_SIZE / EXPORT_BATCH_SIZE) + 1;
 
 /** What every request's trace shares: the SDK's tracer, the W3C propagator, the attempts' span shapes. */
 interface TraceTools {
@@ -55,8 +63,9 @@ export async function createOtelTracing(settings: TracingSettings, version: stri
     sampler: new sdk.ParentBasedSampler({ root: rootSampler(sdk, settings.sampleRatio) }),
     spanProcessors: [
       new sdk.BatchSpanProcessor({
-        exporter: new otlp.OTLPTraceExporter({ url: settings.url, headers: settings.headers }),
+        exporter: new otlp.OTLPTraceExporter({ url: settings.url, headers: settings.headers, concurrencyLimit: EXPORTS_AT_ONCE }),
         maxExportBatchSize: EXPORT_BATCH_SIZE,
+        maxQueueSize: EXPORT_QUEUE_SIZE,
         scheduledDelayMillis: EXPORT_DELAY_MS,
       }),
     ],

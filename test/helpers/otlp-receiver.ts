@@ -65,9 +65,15 @@ interface OtlpExport {
   }[];
 }
 
-export async function startOtlpReceiver(): Promise<OtlpReceiver> {
+export interface OtlpReceiverOptions {
+  /** How long each export waits for its answer (a slow collector); its spans are kept at once. */
+  answerDelayMs?: number;
+}
+
+export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
   const exports: IncomingHttpHeaders[] = [];
+  const answerDelayMs = options.answerDelayMs ?? 0;
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -78,7 +84,9 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       }
       exports.push(request.headers);
       spans.push(...spansOf(JSON.parse(Buffer.concat(chunks).toString('utf8')) as OtlpExport));
-      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      const answer = () => response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      if (answerDelayMs > 0) setTimeout(answer, answerDelayMs);
+      else answer();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
