@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { formatDay } from '../usage/shanghai-day';
-import { KeyIdTable } from './key-id-table';
+import { KeyIdTable, KeyNumbers } from './key-id-table';
 import { exactInteger } from './rows';
 import type { KeyDayVisitor } from './types';
 
@@ -87,9 +87,20 @@ export type SqliteKeyDayRow = [string, string, number, number, number, number | 
 /** SQLite's rows (SQLITE_KEY_DAY_USAGE_SQL, raw) to the visitor. */
 export function visitSqliteRows(rows: Iterable<SqliteKeyDayRow>, startDay: string, endDay: string, visit: KeyDayVisitor): void {
   const days = new RangeDays(startDay, endDay);
+  const keys = new KeyNumbers();
   for (const row of rows) {
     const nano = row[5];
-    visit(row[0], days.offsetAt(row[1], 0), row[2], row[3], row[4], typeof nano === 'number' ? nano : exactInteger(nano), row[6]);
+    const keyId = row[0];
+    visit(
+      keyId,
+      days.offsetAt(row[1], 0),
+      row[2],
+      row[3],
+      row[4],
+      typeof nano === 'number' ? nano : exactInteger(nano),
+      row[6],
+      keys.numberOf(keyId),
+    );
   }
 }
 
@@ -103,8 +114,8 @@ const SURROGATE = /[\ud800-\udbff]/;
 
 /**
  * Postgres's text (see above) to the visitor, row by row, each value as dailyUsage reads it, in
- * one pass over the text (each integer read where it is found); `keyIds` gives each key id as
- * one string, for every statement of the read.
+ * one pass over the text (each integer read where it is found); `keyIds` numbers the key ids, for
+ * every statement of the read.
  */
 export function visitAccountDays(text: string | null, days: RangeDays, visit: KeyDayVisitor, keyIds: KeyIdTable): void {
   if (text === null || text === '') return;
@@ -127,14 +138,15 @@ export function visitAccountDays(text: string | null, days: RangeDays, visit: Ke
     if (keyEnd > end || text.charCodeAt(keyEnd) !== COMMA || text.charCodeAt(keyEnd + 11) !== COMMA) {
       throw new Error(`unexpected usage row text for key ${text.slice(keyStart, keyEnd)}`);
     }
-    const keyId = keyIds.find(text, keyStart, keyEnd);
+    const keyNumber = keyIds.find(text, keyStart, keyEnd);
     const dayOffset = days.offsetAt(text, keyEnd + 1);
     row.at = keyEnd + 12;
     const requests = row.integer(COMMA);
     const promptTokens = row.integer(COMMA);
     const completionTokens = row.integer(COMMA);
     const costNanoUsd = row.exactInteger(COMMA);
-    visit(keyId, dayOffset, requests, promptTokens, completionTokens, costNanoUsd, row.integer(SEMICOLON));
+    const costFemtoRemainder = row.integer(SEMICOLON);
+    visit(keyIds.ids[keyNumber] as string, dayOffset, requests, promptTokens, completionTokens, costNanoUsd, costFemtoRemainder, keyNumber);
   }
 }
 

@@ -1,4 +1,5 @@
 import type { DetailedUsageKeyEntry, DetailedUsageReport, UsageQuery, UsageReport, UsageKeyEntry, UsageModelEntry } from '../../contract';
+import { KeyNumbers } from '../db/key-id-table';
 import { splitFemtoUsd } from '../db/rows';
 import type { KeyDayVisitor, ModelUsageRow, ReportKeyRow, Store, UsageDailyRow } from '../db/types';
 import { invalidRequest } from '../errors/gateway-error';
@@ -54,6 +55,7 @@ export function createUsageReporter(dependencies: { store: Store; now: () => num
       const modelsByKey = groupModels(modelRows);
       // The store returns the rows in no particular order.
       const rowsByKey = new Map<string, UsageDailyRow[]>();
+      const keyNumbers = new KeyNumbers();
       for (const row of rows) {
         days.visit(
           row.keyId,
@@ -63,6 +65,7 @@ export function createUsageReporter(dependencies: { store: Store; now: () => num
           row.completionTokens,
           row.costNanoUsd,
           row.costFemtoRemainder,
+          keyNumbers.numberOf(row.keyId),
         );
         const list = rowsByKey.get(row.keyId);
         if (list) list.push(row);
@@ -122,6 +125,8 @@ interface KeyDays {
  */
 class ReportDays {
   readonly keys = new Map<string, KeyDays>();
+  /** The same by the read's key number (KeyDayVisitor). */
+  private readonly byNumber: KeyDays[] = [];
   readonly dates: string[];
   /** Per key and day of the range: 1 when the key has a row on that day. */
   present: Uint8Array;
@@ -142,11 +147,20 @@ class ReportDays {
   }
 
   /** A rollup row (a KeyDayVisitor): its day's values, and its key's totals. */
-  readonly visit: KeyDayVisitor = (keyId, dayOffset, requests, promptTokens, completionTokens, costNanoUsd, costFemtoRemainder) => {
+  readonly visit: KeyDayVisitor = (
+    keyId,
+    dayOffset,
+    requests,
+    promptTokens,
+    completionTokens,
+    costNanoUsd,
+    costFemtoRemainder,
+    keyNumber,
+  ) => {
     if (!(dayOffset >= 0 && dayOffset < this.dates.length)) {
       throw new Error(`usage row of key ${keyId} outside the report's range (day offset ${dayOffset})`);
     }
-    const key = this.keys.get(keyId) ?? this.addKey(keyId);
+    const key = this.byNumber[keyNumber] ?? this.addKey(keyId, keyNumber);
     const nano = roundedNanoUsd(costNanoUsd, costFemtoRemainder);
     key.spendNano.add(nano);
     key.requests += requests;
@@ -162,7 +176,7 @@ class ReportDays {
     values[at + COMPLETION] = completionTokens;
   };
 
-  private addKey(keyId: string): KeyDays {
+  private addKey(keyId: string, keyNumber: number): KeyDays {
     const count = this.dates.length;
     const first = this.keys.size * count;
     if (first + count > this.present.length) {
@@ -175,6 +189,7 @@ class ReportDays {
     }
     const key: KeyDays = { first, spendNano: new NanoSum(), requests: 0, promptTokens: 0, completionTokens: 0 };
     this.keys.set(keyId, key);
+    this.byNumber[keyNumber] = key;
     return key;
   }
 }
