@@ -2,8 +2,8 @@
  * The key ids of one usage report's read as they are found in the database's row text
  * (docs/performance.md, "Speed tricks in the code"): each key id is made a string once and given
  * its number in the read (KeyDayVisitor), and every later row of the same key finds that number
- * by a hash of its characters in place and a compare in place. A slice per row cost a new string
- * each, which the report's Map then hashed again.
+ * by a hash of its characters in place and a compare in place: no string per row, and no Map
+ * hashing one.
  */
 export class KeyIdTable {
   /** Each key id by its number. */
@@ -13,6 +13,7 @@ export class KeyIdTable {
   private hashes: Int32Array;
   private mask: number;
 
+  /** `capacity`: slots at first, a power of two (the table doubles when half full). */
   constructor(capacity = 2048) {
     this.numbers = new Int32Array(capacity).fill(-1);
     this.hashes = new Int32Array(capacity);
