@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { formatDay } from '../usage/shanghai-day';
+import { KeyIdTable, KeyNumbers } from './key-id-table';
 import { exactInteger } from './rows';
 import type { KeyDayVisitor } from './types';
 
@@ -51,10 +52,12 @@ export function keyDayUsageThroughPg(pool: pg.Pool): KeyDayUsageQuery {
         (error: unknown) => ({ error }),
       ),
     );
+    const keyIds = new KeyIdTable();
+    const days = new RangeDays(startDay, endDay);
     for (const outcome of settled) {
       const done = await outcome;
       if ('error' in done) throw done.error;
-      visitAccountDays(done.result.rows[0]?.[0] ?? null, startDay, visit);
+      visitAccountDays(done.result.rows[0]?.[0] ?? null, days, visit, keyIds);
     }
   };
 }
@@ -82,11 +85,22 @@ export const SQLITE_KEY_DAY_USAGE_SQL = `SELECT "key_id", "day", "requests", "pr
 export type SqliteKeyDayRow = [string, string, number, number, number, number | string, number];
 
 /** SQLite's rows (SQLITE_KEY_DAY_USAGE_SQL, raw) to the visitor. */
-export function visitSqliteRows(rows: Iterable<SqliteKeyDayRow>, startDay: string, visit: KeyDayVisitor): void {
-  const firstDay = dayNumber(startDay, 0);
+export function visitSqliteRows(rows: Iterable<SqliteKeyDayRow>, startDay: string, endDay: string, visit: KeyDayVisitor): void {
+  const days = new RangeDays(startDay, endDay);
+  const keys = new KeyNumbers();
   for (const row of rows) {
     const nano = row[5];
-    visit(row[0], dayNumber(row[1], 0) - firstDay, row[2], row[3], row[4], typeof nano === 'number' ? nano : exactInteger(nano), row[6]);
+    const keyId = row[0];
+    visit(
+      keyId,
+      days.offsetAt(row[1], 0),
+      row[2],
+      row[3],
+      row[4],
+      typeof nano === 'number' ? nano : exactInteger(nano),
+      row[6],
+      keys.numberOf(keyId),
+    );
   }
 }
 
@@ -98,59 +112,137 @@ const MINUS = 0x2d;
 const EXACT_DIGITS = 15;
 const SURROGATE = /[\ud800-\udbff]/;
 
-/** Postgres's text (see above) to the visitor, row by row, each value as dailyUsage reads it. */
-export function visitAccountDays(text: string | null, startDay: string, visit: KeyDayVisitor): void {
+/**
+ * Postgres's text (see above) to the visitor, row by row, each value as dailyUsage reads it, in
+ * one pass over the text (each integer read where it is found); `keyIds` numbers the key ids, for
+ * every statement of the read.
+ */
+export function visitAccountDays(text: string | null, days: RangeDays, visit: KeyDayVisitor, keyIds: KeyIdTable): void {
   if (text === null || text === '') return;
-  const firstDay = dayNumber(startDay, 0);
   const end = text.length;
   // Postgres counts a key id's length in code points; without a surrogate pair in the text each
   // is one UTF-16 unit, and the key id's end needs no walk through its characters.
   const oneUnitPerCodePoint = !SURROGATE.test(text);
-  let at = 0;
-  while (at < end) {
-    const lengthEnd = text.indexOf(',', at);
-    if (lengthEnd < 0) throw new Error('unexpected usage row text from the database');
-    const characters = numberAt(text, at, lengthEnd);
-    let keyEnd = lengthEnd + 1;
-    if (oneUnitPerCodePoint) keyEnd += characters;
-    else {
+  const row = new RowReader(text);
+  while (row.at < end) {
+    const characters = row.integer(COMMA);
+    const keyStart = row.at;
+    let keyEnd = keyStart + characters;
+    if (!oneUnitPerCodePoint) {
+      keyEnd = keyStart;
       for (let left = characters; left > 0; left -= 1) {
         const code = text.charCodeAt(keyEnd);
         keyEnd += code >= 0xd800 && code <= 0xdbff ? 2 : 1;
       }
     }
-    const keyId = text.slice(lengthEnd + 1, keyEnd);
-    if (text.charCodeAt(keyEnd) !== COMMA || text.charCodeAt(keyEnd + 11) !== COMMA)
-      throw new Error(`unexpected usage row text for key ${keyId}`);
-    const dayOffset = dayNumber(text, keyEnd + 1) - firstDay;
-    const requestsAt = keyEnd + 12;
-    const promptAt = fieldEnd(text, requestsAt) + 1;
-    const completionAt = fieldEnd(text, promptAt) + 1;
-    const nanoAt = fieldEnd(text, completionAt) + 1;
-    const remainderAt = fieldEnd(text, nanoAt) + 1;
-    const rowEnd = fieldEnd(text, remainderAt);
-    if (rowEnd < end && text.charCodeAt(rowEnd) !== SEMICOLON) throw new Error(`unexpected usage row text for key ${keyId}`);
-    visit(
-      keyId,
-      dayOffset,
-      numberAt(text, requestsAt, promptAt - 1),
-      numberAt(text, promptAt, completionAt - 1),
-      numberAt(text, completionAt, nanoAt - 1),
-      remainderAt - 1 - nanoAt > EXACT_DIGITS ? exactInteger(text.slice(nanoAt, remainderAt - 1)) : numberAt(text, nanoAt, remainderAt - 1),
-      numberAt(text, remainderAt, rowEnd),
-    );
-    at = rowEnd + 1;
+    if (keyEnd > end || text.charCodeAt(keyEnd) !== COMMA || text.charCodeAt(keyEnd + 11) !== COMMA) {
+      throw new Error(`unexpected usage row text for key ${text.slice(keyStart, keyEnd)}`);
+    }
+    const keyNumber = keyIds.find(text, keyStart, keyEnd);
+    const dayOffset = days.offsetAt(text, keyEnd + 1);
+    row.at = keyEnd + 12;
+    const requests = row.integer(COMMA);
+    const promptTokens = row.integer(COMMA);
+    const completionTokens = row.integer(COMMA);
+    const costNanoUsd = row.exactInteger(COMMA);
+    const costFemtoRemainder = row.integer(SEMICOLON);
+    visit(keyIds.ids[keyNumber] as string, dayOffset, requests, promptTokens, completionTokens, costNanoUsd, costFemtoRemainder, keyNumber);
   }
 }
 
-/** Where the field starting at `start` ends: its comma, the row's semicolon, or the text's end. */
-function fieldEnd(text: string, start: number): number {
-  let at = start;
-  for (; at < text.length; at += 1) {
-    const code = text.charCodeAt(at);
-    if (code === COMMA || code === SEMICOLON) return at;
+/** Reads the integers of the row text one after the other, each up to its delimiter. */
+class RowReader {
+  /** Where the next value starts. */
+  at = 0;
+
+  constructor(private readonly text: string) {}
+
+  /**
+   * The integer from `at` to `delimiter` (the row's last value: to a semicolon or the text's
+   * end) as Number() reads it; `at` moves past the delimiter.
+   */
+  integer(delimiter: number): number {
+    const text = this.text;
+    const start = this.at;
+    const negative = text.charCodeAt(start) === MINUS;
+    let at = negative ? start + 1 : start;
+    let value = 0;
+    for (; at < text.length; at += 1) {
+      const digit = text.charCodeAt(at) - ZERO;
+      if (digit < 0 || digit > 9) break;
+      value = value * 10 + digit;
+    }
+    this.endAt(at, delimiter);
+    // Up to 15 digits, digit by digit arithmetic is exact (below 2^53) and equals Number(text).
+    if (at - start > EXACT_DIGITS || at === start) return Number(text.slice(start, at));
+    return negative ? -value : value;
   }
-  return at;
+
+  /** The same, exact beyond 2^53 (a bigint then). */
+  exactInteger(delimiter: number): number | bigint {
+    const start = this.at;
+    const value = this.integer(delimiter);
+    return this.at - 1 - start > EXACT_DIGITS ? exactInteger(this.text.slice(start, this.at - 1)) : value;
+  }
+
+  private endAt(at: number, delimiter: number): void {
+    const code = this.text.charCodeAt(at);
+    if (code !== delimiter && !(delimiter === SEMICOLON && at === this.text.length)) {
+      throw new Error(`expected an integer from the database, got ${this.text.slice(this.at, at + 1)}`);
+    }
+    this.at = at + 1;
+  }
+}
+
+/** How many of a range's days (from its first) RangeDays looks up: fewer than 3 years. */
+const LOOKED_UP_DAYS = 400;
+
+/**
+ * A row's day as its offset from the range's first day: a day of the range (its first 400) looked
+ * up by year, month and day in a table made once per read, any other computed (dayNumber).
+ */
+export class RangeDays {
+  private readonly firstDay: number;
+  private readonly firstYear: number;
+  /** Per (year - firstYear) * 416 + month * 32 + day: its offset, or -1. */
+  private readonly offsets: Int16Array;
+
+  constructor(startDay: string, endDay: string) {
+    this.firstDay = dayNumber(startDay, 0);
+    this.firstYear = digitsAt(startDay, 0, 4);
+    this.offsets = new Int16Array(416 * 3).fill(-1);
+    const count = Math.min(LOOKED_UP_DAYS, dayNumber(endDay, 0) - this.firstDay + 1);
+    for (let offset = 0; offset < count; offset += 1) {
+      const day = formatDay(this.firstDay + offset);
+      const slot = this.slotOf(digitsAt(day, 0, 4), digitsAt(day, 5, 7), digitsAt(day, 8, 10));
+      if (slot >= 0) this.offsets[slot] = offset;
+    }
+  }
+
+  /** The offset of the YYYY-MM-DD at `start` in `text`. */
+  offsetAt(text: string, start: number): number {
+    const slot = this.slotOf(digitsAt(text, start, start + 4), digitsAt(text, start + 5, start + 7), digitsAt(text, start + 8, start + 10));
+    const offset = slot >= 0 ? (this.offsets[slot] as number) : -1;
+    return offset >= 0 && text.charCodeAt(start + 4) === MINUS && text.charCodeAt(start + 7) === MINUS
+      ? offset
+      : dayNumber(text, start) - this.firstDay;
+  }
+
+  private slotOf(year: number, month: number, day: number): number {
+    const years = year - this.firstYear;
+    return years >= 0 && years < 3 && month <= 12 && day <= 31 ? years * 416 + month * 32 + day : -1;
+  }
+}
+
+/** The digits in [start, end) as a number: an error for anything but digits. */
+function digitsAt(text: string, start: number, end: number): number {
+  let value = 0;
+  for (let index = start; index < end; index += 1) {
+    const digit = text.charCodeAt(index) - ZERO;
+    if (digit < 0 || digit > 9) throw new Error(`expected a day from the database, got ${text.slice(start, end)}`);
+    value = value * 10 + digit;
+  }
+  return value;
 }
 
 /**

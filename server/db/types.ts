@@ -215,7 +215,9 @@ export interface UsageDailyRow extends TokenCounts {
 
 /**
  * One rollup row of the usage report's read (Store.keyDayUsage), as plain values: the row's day
- * as days after the range's first day, each value as in UsageDailyRow.
+ * as days after the range's first day, each value as in UsageDailyRow, and the key's number in
+ * the read: 0 for the first key id handed over, 1 for the next other one, and so on, one number
+ * per key id for the whole read (the report keeps its keys in an array by it, not a Map).
  */
 export type KeyDayVisitor = (
   keyId: string,
@@ -225,6 +227,7 @@ export type KeyDayVisitor = (
   completionTokens: number,
   costNanoUsd: number | bigint,
   costFemtoRemainder: number,
+  keyNumber: number,
 ) => void;
 
 /** What the usage report shows of a key (docs/usage-report.md). */

@@ -73,7 +73,7 @@ export function openSqliteUsageWriter(filename: string, busyTimeoutMs: number): 
         }),
       keyDayUsage: async (accountId, startDay, endDay, visit) =>
         // all() rather than iterate(): one call into the driver, not one per row (a third less CPU).
-        visitSqliteRows(keyDayRows.all(accountId, startDay, endDay), startDay, visit),
+        visitSqliteRows(keyDayRows.all(accountId, startDay, endDay), startDay, endDay, visit),
       close: async () => {
         db.close();
       },

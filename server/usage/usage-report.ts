@@ -1,4 +1,5 @@
 import type { DetailedUsageKeyEntry, DetailedUsageReport, UsageQuery, UsageReport, UsageKeyEntry, UsageModelEntry } from '../../contract';
+import { KeyNumbers } from '../db/key-id-table';
 import { splitFemtoUsd } from '../db/rows';
 import type { KeyDayVisitor, ModelUsageRow, ReportKeyRow, Store, UsageDailyRow } from '../db/types';
 import { invalidRequest } from '../errors/gateway-error';
@@ -54,6 +55,7 @@ export function createUsageReporter(dependencies: { store: Store; now: () => num
       const modelsByKey = groupModels(modelRows);
       // The store returns the rows in no particular order.
       const rowsByKey = new Map<string, UsageDailyRow[]>();
+      const keyNumbers = new KeyNumbers();
       for (const row of rows) {
         days.visit(
           row.keyId,
@@ -63,6 +65,7 @@ export function createUsageReporter(dependencies: { store: Store; now: () => num
           row.completionTokens,
           row.costNanoUsd,
           row.costFemtoRemainder,
+          keyNumbers.numberOf(row.keyId),
         );
         const list = rowsByKey.get(row.keyId);
         if (list) list.push(row);
@@ -102,30 +105,41 @@ const COMPLETION = 3;
 const VALUES = 4;
 
 /**
- * One key's usage in the range: its days' values by offset in the range (its daily entries are
- * made when its entry is, one key after the other: made as the rows come, day by day across the
- * keys, they lay scattered in memory, and JSON.stringify of the report took a third longer), and
- * its totals.
+ * One key's usage in the range: where its days' values are in the report's arrays (its daily
+ * entries are made when its entry is, one key after the other: made as the rows come, day by day
+ * across the keys, they lay scattered in memory, and JSON.stringify of the report took a third
+ * longer), and its totals.
  */
 interface KeyDays {
-  present: Uint8Array;
-  days: Float64Array;
+  /** Its first day's place in ReportDays' `present` (its values' in `values`: times VALUES). */
+  first: number;
   spendNano: NanoSum;
   requests: number;
   promptTokens: number;
   completionTokens: number;
 }
 
-/** The range's days (each one's text), and each key's usage in it, gathered row by row. */
+/**
+ * The range's days (each one's text), and each key's usage in it, gathered row by row: every
+ * key's days in one pair of arrays (grown as keys come), not a pair of its own per key.
+ */
 class ReportDays {
   readonly keys = new Map<string, KeyDays>();
+  /** The same by the read's key number (KeyDayVisitor). */
+  private readonly byNumber: KeyDays[] = [];
   readonly dates: string[];
+  /** Per key and day of the range: 1 when the key has a row on that day. */
+  present: Uint8Array;
+  /** Per key and day of the range: its VALUES values. */
+  values: Float64Array;
   private readonly firstDay: number;
 
   constructor(range: { start: string; end: string }) {
     this.firstDay = parseDay(range.start) ?? 0;
     const count = (parseDay(range.end) ?? 0) - this.firstDay + 1;
     this.dates = Array.from({ length: count }, (_, offset) => formatDay(this.firstDay + offset));
+    this.present = new Uint8Array(count * INITIAL_KEYS);
+    this.values = new Float64Array(count * INITIAL_KEYS * VALUES);
   }
 
   offsetOf(day: string): number {
@@ -133,48 +147,67 @@ class ReportDays {
   }
 
   /** A rollup row (a KeyDayVisitor): its day's values, and its key's totals. */
-  readonly visit: KeyDayVisitor = (keyId, dayOffset, requests, promptTokens, completionTokens, costNanoUsd, costFemtoRemainder) => {
+  readonly visit: KeyDayVisitor = (
+    keyId,
+    dayOffset,
+    requests,
+    promptTokens,
+    completionTokens,
+    costNanoUsd,
+    costFemtoRemainder,
+    keyNumber,
+  ) => {
     if (!(dayOffset >= 0 && dayOffset < this.dates.length)) {
       throw new Error(`usage row of key ${keyId} outside the report's range (day offset ${dayOffset})`);
     }
-    let key = this.keys.get(keyId);
-    if (key === undefined) {
-      const count = this.dates.length;
-      key = {
-        present: new Uint8Array(count),
-        days: new Float64Array(count * VALUES),
-        spendNano: new NanoSum(),
-        requests: 0,
-        promptTokens: 0,
-        completionTokens: 0,
-      };
-      this.keys.set(keyId, key);
-    }
+    const key = this.byNumber[keyNumber] ?? this.addKey(keyId, keyNumber);
     const nano = roundedNanoUsd(costNanoUsd, costFemtoRemainder);
     key.spendNano.add(nano);
     key.requests += requests;
     key.promptTokens += promptTokens;
     key.completionTokens += completionTokens;
-    const at = dayOffset * VALUES;
-    key.present[dayOffset] = 1;
-    key.days[at + SPEND] = nanoToUsd(nano);
-    key.days[at + REQUESTS] = requests;
-    key.days[at + PROMPT] = promptTokens;
-    key.days[at + COMPLETION] = completionTokens;
+    const day = key.first + dayOffset;
+    const at = day * VALUES;
+    const values = this.values;
+    this.present[day] = 1;
+    values[at + SPEND] = nanoToUsd(nano);
+    values[at + REQUESTS] = requests;
+    values[at + PROMPT] = promptTokens;
+    values[at + COMPLETION] = completionTokens;
   };
+
+  private addKey(keyId: string, keyNumber: number): KeyDays {
+    const count = this.dates.length;
+    const first = this.keys.size * count;
+    if (first + count > this.present.length) {
+      const present = new Uint8Array(this.present.length * 2);
+      present.set(this.present);
+      this.present = present;
+      const values = new Float64Array(this.values.length * 2);
+      values.set(this.values);
+      this.values = values;
+    }
+    const key: KeyDays = { first, spendNano: new NanoSum(), requests: 0, promptTokens: 0, completionTokens: 0 };
+    this.keys.set(keyId, key);
+    this.byNumber[keyNumber] = key;
+    return key;
+  }
 }
+
+/** Keys the arrays of ReportDays have room for at first (they double when full). */
+const INITIAL_KEYS = 64;
 
 /** A key's entry: its days in order and their totals. */
 function keyEntry(key: ReportKeyRow, days: ReportDays): UsageKeyEntry {
   const usage = days.keys.get(key.id);
   const daily: DailyEntry[] = [];
   if (usage !== undefined) {
-    const values = usage.days;
-    for (let offset = 0; offset < usage.present.length; offset += 1) {
-      if (usage.present[offset] === 0) continue;
-      const at = offset * VALUES;
+    const { present, values, dates } = days;
+    for (let offset = 0; offset < dates.length; offset += 1) {
+      if (present[usage.first + offset] === 0) continue;
+      const at = (usage.first + offset) * VALUES;
       daily.push({
-        date: days.dates[offset] as string,
+        date: dates[offset] as string,
         spend_usd: values[at + SPEND] as number,
         requests: values[at + REQUESTS] as number,
         prompt_tokens: values[at + PROMPT] as number,

@@ -7,6 +7,7 @@ import type {
   UsageDailyRow,
   UsageEventRow,
 } from '../../server/db/types';
+import { KeyNumbers } from '../../server/db/key-id-table';
 import { splitFemtoUsd } from '../../server/db/rows';
 import { parseDay } from '../../server/usage/shanghai-day';
 import { compare, FakeAccountStore } from './fake-account-store';
@@ -136,9 +137,19 @@ export class FakeStore extends FakeAccountStore implements Store {
   }
 
   async keyDayUsage(accountId: string, startDay: string, endDay: string, visit: KeyDayVisitor): Promise<void> {
+    const keys = new KeyNumbers();
     for (const row of await this.dailyUsage(accountId, startDay, endDay)) {
       const offset = (parseDay(row.day) ?? 0) - (parseDay(startDay) ?? 0);
-      visit(row.keyId, offset, row.requests, row.promptTokens, row.completionTokens, row.costNanoUsd, row.costFemtoRemainder);
+      visit(
+        row.keyId,
+        offset,
+        row.requests,
+        row.promptTokens,
+        row.completionTokens,
+        row.costNanoUsd,
+        row.costFemtoRemainder,
+        keys.numberOf(row.keyId),
+      );
     }
   }
 
