@@ -1,3 +1,4 @@
+import { postgresArrayLiteral, type ColumnValue } from './postgres-array-literal';
 import { REQUEST_LOG_COLUMNS, REQUEST_LOG_COLUMN_TYPES, requestValues } from './request-log-insert';
 import { EVENT_COLUMNS, eventValues, TOKEN_COLUMNS } from './usage-events-insert';
 import type { RequestLogRow, UsageEventRow } from './types';
@@ -99,22 +100,23 @@ SELECT count(*)::integer AS "inserted" FROM "inserted"`,
 };
 
 /**
- * The statement's parameters: one array per column, each event's values as `eventValues`
- * gives them for pg (BigInt as decimal text, `received_at` as UTC wall-clock text), then the
- * request log's columns as `requestValues` gives them.
+ * The statement's parameters: one array literal per column (postgres-array-literal.ts, the
+ * text pg would make of the array), each event's values as `eventValues` gives them for pg
+ * (BigInt as decimal text, `received_at` as UTC wall-clock text), then the request log's
+ * columns as `requestValues` gives them.
  */
-export function recordUsageValues(events: readonly UsageEventRow[], requests: readonly RequestLogRow[] = []): unknown[][] {
-  const columns = EVENT_COLUMNS.map(() => new Array<unknown>(events.length));
+export function recordUsageValues(events: readonly UsageEventRow[], requests: readonly RequestLogRow[] = []): string[] {
+  const columns = EVENT_COLUMNS.map(() => new Array<ColumnValue>(events.length));
   for (let index = 0; index < events.length; index += 1) {
     const event = events[index] as UsageEventRow;
     if (event.costFemtoUsd < 0n) throw new Error(`Usage event ${event.requestId} has a negative cost`);
-    const values = eventValues(event, 'postgres');
-    for (let column = 0; column < columns.length; column += 1) (columns[column] as unknown[])[index] = values[column];
+    const values = eventValues(event, 'postgres') as ColumnValue[];
+    for (let column = 0; column < columns.length; column += 1) (columns[column] as ColumnValue[])[index] = values[column];
   }
-  const requestColumns = REQUEST_LOG_COLUMNS.map(() => new Array<unknown>(requests.length));
+  const requestColumns = REQUEST_LOG_COLUMNS.map(() => new Array<ColumnValue>(requests.length));
   for (let index = 0; index < requests.length; index += 1) {
-    const values = requestValues(requests[index] as RequestLogRow, 'postgres');
-    for (let column = 0; column < requestColumns.length; column += 1) (requestColumns[column] as unknown[])[index] = values[column];
+    const values = requestValues(requests[index] as RequestLogRow, 'postgres') as ColumnValue[];
+    for (let column = 0; column < requestColumns.length; column += 1) (requestColumns[column] as ColumnValue[])[index] = values[column];
   }
-  return columns.concat(requestColumns);
+  return columns.concat(requestColumns).map(postgresArrayLiteral);
 }

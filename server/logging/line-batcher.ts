@@ -18,8 +18,17 @@ export const BATCH_CHARS = 4096;
  * their order (every line of the logger goes through here); `flush`/`flushSync` hand on
  * what is pending first, and so does process exit (a line logged just before
  * `process.exit` is not lost).
+ *
+ * `holdChars`: for a destination that holds what it is given until it has that much anyway
+ * (pino's buffered destination with its `minLength`), the lines are held here instead, across
+ * turns, and handed on in one piece once they reach it (or on `flush`, `flushSync` and exit):
+ * the destination adds each piece to the string it holds and measures that whole string
+ * again, flattening it, so pieces of a turn each cost it a copy of everything held before
+ * (~1.7 KB of garbage per access-log line under load). The lines reach the file when they
+ * did: at `holdChars`, or at the flush.
  */
-export function batchLines(inner: FlushableDestination): FlushableDestination {
+export function batchLines(inner: FlushableDestination, holdChars = 0): FlushableDestination {
+  const handOnAt = Math.max(BATCH_CHARS, holdChars);
   let pending: string[] = [];
   let chars = 0;
   let scheduled = false;
@@ -42,8 +51,10 @@ export function batchLines(inner: FlushableDestination): FlushableDestination {
     write(line: string): void {
       pending.push(line);
       chars += line.length;
-      if (chars >= BATCH_CHARS) {
+      if (chars >= handOnAt) {
         handOn();
+      } else if (holdChars > 0) {
+        if (pending.length === 1) withPending.set(handOn, exitFlush);
       } else if (!scheduled) {
         scheduled = true;
         withPending.set(handOn, exitFlush);

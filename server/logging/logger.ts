@@ -18,9 +18,10 @@ const CENSOR = '[redacted]';
  * objects can hold a key. Top-level keys stay with pino, which also covers child bindings.
  */
 export function createLogger(options: { level: string; destination?: DestinationStream }): Logger {
-  // Lines of one event-loop turn go to pino's buffered destination in one write: line-batcher.ts.
+  // Lines go to pino's buffered destination in pieces of the size it writes at: line-batcher.ts.
   const destination =
-    options.destination ?? batchLines(pino.destination({ sync: false, minLength: WRITE_AT_BYTES, maxWrite: 2 * WRITE_AT_BYTES }));
+    options.destination ??
+    batchLines(pino.destination({ sync: false, minLength: WRITE_AT_BYTES, maxWrite: 2 * WRITE_AT_BYTES }), WRITE_AT_BYTES);
   const logger = pino(
     {
       level: options.level,

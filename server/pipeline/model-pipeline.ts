@@ -127,7 +127,7 @@ export class ModelPipeline {
     context.receivedAt = (this.options.now ?? Date.now)();
     context.route = prepared.path;
     context.requestId = chooseRequestId(request.headers['x-request-id'], this.options.generateId);
-    response.setHeader('x-request-id', context.requestId);
+    // Its `x-request-id` header goes out with the reply's other headers (reply.ts).
     if (this.options.tracing !== undefined) context.trace = this.options.tracing.startRequest(context, request.headers);
     const reply = new ServerReply(response, context);
     // Stage 8 (registered first, runs last): the access log and metrics, once the response closed.

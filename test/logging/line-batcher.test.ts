@@ -43,6 +43,26 @@ describe('batchLines (log lines of one event-loop turn in one write)', () => {
     expect(writes).toEqual([line.repeat(Math.ceil(BATCH_CHARS / line.length))]);
   });
 
+  it('with holdChars, holds the lines across turns and hands them on in one piece once they reach it', async () => {
+    const { writes, inner } = recorder();
+    const holdChars = 3 * BATCH_CHARS;
+    const destination = batchLines(inner, holdChars);
+    const line = `${'x'.repeat(999)}\n`;
+    const count = Math.ceil(holdChars / line.length);
+    for (let index = 0; index < count - 1; index++) {
+      destination.write(line);
+      await nextTurn();
+    }
+    expect(writes).toEqual([]);
+    destination.write(line);
+    expect(writes).toEqual([line.repeat(count)]);
+    destination.write('a\n');
+    await nextTurn();
+    expect(writes).toEqual([line.repeat(count)]);
+    await new Promise<void>((resolve) => destination.flush?.(() => resolve()));
+    expect(writes).toEqual([line.repeat(count), 'a\n']);
+  });
+
   it('flushSync and flush hand on what is pending first', async () => {
     const { writes, inner, syncFlushes } = recorder();
     const destination = batchLines(inner);
