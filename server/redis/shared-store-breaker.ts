@@ -1,4 +1,5 @@
 import { GatewayError } from '../errors/gateway-error';
+import { CallDeadlines } from './call-deadlines';
 
 /** `limits.redis_failure` (docs/rate-limits.md, "Several instances: Redis"). */
 export type SharedStoreFailurePolicy = 'open' | 'closed';
@@ -75,19 +76,24 @@ export function createSharedStoreBreaker(options: SharedStoreBreakerOptions): Sh
     options.onStateChange?.(next, error);
   }
 
+  const deadlines = new CallDeadlines(timeoutMs);
+
+  /** The call's answer, or a SharedStoreTimeoutError after timeoutMs (one timer for every call). */
   function withTimeout<T>(promise: Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      // The timeout is decided one turn of the event loop later (setImmediate runs after the
-      // poll phase): when this process itself was busy past the deadline, an answer that has
-      // been waiting on the socket is read first, so a blocked event loop is not mistaken for
-      // a Redis outage (which would split the limits per instance for a probe interval).
-      timer = setTimeout(() => setImmediate(() => reject(new SharedStoreTimeoutError(timeoutMs))), timeoutMs);
-      timer.unref();
+    return new Promise<T>((resolve, reject) => {
+      const call = deadlines.watch(() => reject(new SharedStoreTimeoutError(timeoutMs)));
+      // A late answer after the timeout settles nothing: the promise was rejected already.
+      promise.then(
+        (result) => {
+          deadlines.answered(call);
+          resolve(result);
+        },
+        (error: unknown) => {
+          deadlines.answered(call);
+          reject(error);
+        },
+      );
     });
-    // A late rejection after the timeout must not become an unhandled rejection.
-    promise.catch(() => undefined);
-    return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
   }
 
   /** Whether this call should go to the shared store; claims the probe slot while down. */
