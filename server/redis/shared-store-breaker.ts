@@ -78,24 +78,6 @@ export function createSharedStoreBreaker(options: SharedStoreBreakerOptions): Sh
 
   const deadlines = new CallDeadlines(timeoutMs);
 
-  /** The call's answer, or a SharedStoreTimeoutError after timeoutMs (one timer for every call). */
-  function withTimeout<T>(promise: Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const call = deadlines.watch(() => reject(new SharedStoreTimeoutError(timeoutMs)));
-      // A late answer after the timeout settles nothing: the promise was rejected already.
-      promise.then(
-        (result) => {
-          deadlines.answered(call);
-          resolve(result);
-        },
-        (error: unknown) => {
-          deadlines.answered(call);
-          reject(error);
-        },
-      );
-    });
-  }
-
   /** Whether this call should go to the shared store; claims the probe slot while down. */
   function shouldTryPrimary(): boolean {
     if (state === 'ok') return true;
@@ -105,26 +87,55 @@ export function createSharedStoreBreaker(options: SharedStoreBreakerOptions): Sh
     return true;
   }
 
-  async function run<T>(primary: () => Promise<T>, fallback: () => Promise<T>): Promise<T> {
-    let failure: unknown;
-    if (shouldTryPrimary()) {
-      const isProbe = state === 'down';
-      try {
-        const result = await withTimeout(primary());
+  /** While down: the policy's 503, or the fallback's answer. */
+  function whenDown<T>(failure: unknown, fallback: () => Promise<T>): Promise<T> {
+    if (policy === 'closed') return Promise.reject(rateLimiterUnavailable(failure));
+    try {
+      return fallback();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /**
+   * One promise and one watched deadline per call, not an async function, a timer and a race
+   * (docs/performance.md, "Speed tricks in the code"): the first of the answer, the failure
+   * and the timeout decides; what comes after it is ignored (a late answer of a call that
+   * timed out stands in Redis, see above).
+   */
+  function run<T>(primary: () => Promise<T>, fallback: () => Promise<T>): Promise<T> {
+    if (!shouldTryPrimary()) return whenDown(undefined, fallback);
+    const isProbe = state === 'down';
+    return new Promise<T>((resolve, reject) => {
+      let decided = false;
+      const onAnswer = (result: T): void => {
+        deadlines.answered(watched);
+        if (decided) return;
+        decided = true;
+        if (isProbe) probing = false;
         setState('ok');
-        return result;
-      } catch (error) {
+        resolve(result);
+      };
+      const onFailure = (error: unknown): void => {
+        deadlines.answered(watched);
+        if (decided) return;
+        decided = true;
+        if (isProbe) probing = false;
         // A programming error (a malformed request) is not an outage.
-        if (error instanceof RangeError) throw error;
-        failure = error;
+        if (error instanceof RangeError) return reject(error);
         if (state === 'ok') lastProbeAt = now();
         setState('down', error);
-      } finally {
-        if (isProbe) probing = false;
+        resolve(whenDown(error, fallback));
+      };
+      const watched = deadlines.watch(() => onFailure(new SharedStoreTimeoutError(timeoutMs)));
+      let answer: Promise<T>;
+      try {
+        answer = primary();
+      } catch (error) {
+        answer = Promise.reject(error);
       }
-    }
-    if (policy === 'closed') throw rateLimiterUnavailable(failure);
-    return fallback();
+      answer.then(onAnswer, onFailure);
+    });
   }
 
   return { run, status: () => state };
