@@ -136,8 +136,6 @@ interface RateLimitCommands {
   [ADJUST_COMMAND](key: string, capacity: number, windowMs: number, delta: number): Promise<unknown>;
 }
 
-const nothing = (): void => undefined;
-
 function parseTakeReply(reply: unknown, requests: BucketRequest[]): TakeResult {
   if (!Array.isArray(reply) || reply.length !== 1 + 3 * requests.length || !reply.every((value) => typeof value === 'number')) {
     throw new Error('rate limit: unexpected reply from the Redis take script');
@@ -186,20 +184,16 @@ export function createRedisRateLimitStore(options: RedisRateLimitStoreOptions): 
   transaction?.defineScript(ADJUST_COMMAND, ADJUST_SCRIPT);
 
   return {
-    // take and adjust return their script's promise (no async function around it: one promise
-    // less a call, docs/performance.md "Speed tricks in the code"); a malformed request rejects.
-    take(requests) {
-      try {
-        validateRequests(requests);
-      } catch (error) {
-        return Promise.reject(error);
-      }
-      if (requests.length === 0) return Promise.resolve({ allowed: true, buckets: [] });
+    async take(requests) {
+      validateRequests(requests);
+      if (requests.length === 0) return { allowed: true, buckets: [] };
       const keys = requests.map((request) => prefix + request.id);
       const args: number[] = [];
       for (const request of requests) args.push(request.capacity, request.windowMs, request.cost);
-      const reply = transaction ? transaction.script(TAKE_COMMAND, keys, args) : redis[TAKE_COMMAND](requests.length, ...keys, ...args);
-      return reply.then((answer) => parseTakeReply(answer, requests));
+      const reply = transaction
+        ? await transaction.script(TAKE_COMMAND, keys, args)
+        : await redis[TAKE_COMMAND](requests.length, ...keys, ...args);
+      return parseTakeReply(reply, requests);
     },
     async hit(windows) {
       validateWindows(windows);
@@ -208,18 +202,15 @@ export function createRedisRateLimitStore(options: RedisRateLimitStoreOptions): 
       const args = windows.flatMap((window) => [window.limit, window.windowMs]);
       return parseHitReply(await redis[HIT_COMMAND](windows.length, ...keys, randomUUID(), ...args), windows);
     },
-    adjust(bucket, delta) {
-      try {
-        validateDelta(bucket, delta);
-      } catch (error) {
-        return Promise.reject(error);
-      }
+    async adjust(bucket, delta) {
+      validateDelta(bucket, delta);
       const key = prefix + bucket.id;
+      if (!transaction) {
+        await redis[ADJUST_COMMAND](key, bucket.capacity, bucket.windowMs, delta);
+        return;
+      }
       // A settlement may wait for the next turn that writes (server/redis/turn-transaction.ts).
-      const reply = transaction
-        ? transaction.script(ADJUST_COMMAND, [key], [bucket.capacity, bucket.windowMs, delta], true)
-        : redis[ADJUST_COMMAND](key, bucket.capacity, bucket.windowMs, delta);
-      return reply.then(nothing);
+      await transaction.script(ADJUST_COMMAND, [key], [bucket.capacity, bucket.windowMs, delta], true);
     },
     async close() {},
   };

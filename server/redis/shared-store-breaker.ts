@@ -1,5 +1,4 @@
 import { GatewayError } from '../errors/gateway-error';
-import { CallDeadlines } from './call-deadlines';
 
 /** `limits.redis_failure` (docs/rate-limits.md, "Several instances: Redis"). */
 export type SharedStoreFailurePolicy = 'open' | 'closed';
@@ -76,7 +75,20 @@ export function createSharedStoreBreaker(options: SharedStoreBreakerOptions): Sh
     options.onStateChange?.(next, error);
   }
 
-  const deadlines = new CallDeadlines(timeoutMs);
+  function withTimeout<T>(promise: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      // The timeout is decided one turn of the event loop later (setImmediate runs after the
+      // poll phase): when this process itself was busy past the deadline, an answer that has
+      // been waiting on the socket is read first, so a blocked event loop is not mistaken for
+      // a Redis outage (which would split the limits per instance for a probe interval).
+      timer = setTimeout(() => setImmediate(() => reject(new SharedStoreTimeoutError(timeoutMs))), timeoutMs);
+      timer.unref();
+    });
+    // A late rejection after the timeout must not become an unhandled rejection.
+    promise.catch(() => undefined);
+    return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  }
 
   /** Whether this call should go to the shared store; claims the probe slot while down. */
   function shouldTryPrimary(): boolean {
@@ -87,55 +99,26 @@ export function createSharedStoreBreaker(options: SharedStoreBreakerOptions): Sh
     return true;
   }
 
-  /** While down: the policy's 503, or the fallback's answer. */
-  function whenDown<T>(failure: unknown, fallback: () => Promise<T>): Promise<T> {
-    if (policy === 'closed') return Promise.reject(rateLimiterUnavailable(failure));
-    try {
-      return fallback();
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  }
-
-  /**
-   * One promise and one watched deadline per call, not an async function, a timer and a race
-   * (docs/performance.md, "Speed tricks in the code"): the first of the answer, the failure
-   * and the timeout decides; what comes after it is ignored (a late answer of a call that
-   * timed out stands in Redis, see above).
-   */
-  function run<T>(primary: () => Promise<T>, fallback: () => Promise<T>): Promise<T> {
-    if (!shouldTryPrimary()) return whenDown(undefined, fallback);
-    const isProbe = state === 'down';
-    return new Promise<T>((resolve, reject) => {
-      let decided = false;
-      const onAnswer = (result: T): void => {
-        deadlines.answered(watched);
-        if (decided) return;
-        decided = true;
-        if (isProbe) probing = false;
+  async function run<T>(primary: () => Promise<T>, fallback: () => Promise<T>): Promise<T> {
+    let failure: unknown;
+    if (shouldTryPrimary()) {
+      const isProbe = state === 'down';
+      try {
+        const result = await withTimeout(primary());
         setState('ok');
-        resolve(result);
-      };
-      const onFailure = (error: unknown): void => {
-        deadlines.answered(watched);
-        if (decided) return;
-        decided = true;
-        if (isProbe) probing = false;
+        return result;
+      } catch (error) {
         // A programming error (a malformed request) is not an outage.
-        if (error instanceof RangeError) return reject(error);
+        if (error instanceof RangeError) throw error;
+        failure = error;
         if (state === 'ok') lastProbeAt = now();
         setState('down', error);
-        resolve(whenDown(error, fallback));
-      };
-      const watched = deadlines.watch(() => onFailure(new SharedStoreTimeoutError(timeoutMs)));
-      let answer: Promise<T>;
-      try {
-        answer = primary();
-      } catch (error) {
-        answer = Promise.reject(error);
+      } finally {
+        if (isProbe) probing = false;
       }
-      answer.then(onAnswer, onFailure);
-    });
+    }
+    if (policy === 'closed') throw rateLimiterUnavailable(failure);
+    return fallback();
   }
 
   return { run, status: () => state };
