@@ -14,6 +14,11 @@ describe('postgresArrayLiteral', () => {
     [0, 12, -3, 2_147_483_647, 1.5, Number.NaN],
     [true, false, null, undefined],
     ['123456789012345678901', 9_223_372_036_854_775_807n, null, 'x'],
+    // Written by one join (no NULL, nothing to escape) and by one repeat (NULLs only).
+    ['x', '', 7, -0, 1e21, 12n, true, false, 'NULL'],
+    [null, undefined, null],
+    [undefined],
+    ['x', null],
   ];
   for (const values of columns) {
     it(`writes ${JSON.stringify(values, (_key, value: unknown) => (typeof value === 'bigint' ? `${value}n` : value))} as pg does`, () => {
@@ -23,5 +28,6 @@ describe('postgresArrayLiteral', () => {
 
   it('refuses a value pg would convert some other way', () => {
     expect(() => postgresArrayLiteral([new Date(0) as unknown as ColumnValue])).toThrow(TypeError);
+    expect(() => postgresArrayLiteral(['x', new Date(0) as unknown as ColumnValue])).toThrow(TypeError);
   });
 });
