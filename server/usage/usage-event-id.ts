@@ -1,4 +1,4 @@
-import { randomFillSync } from 'node:crypto';
+import { randomHexIds } from '../random-ids';
 
 /**
  * A new usage event id: a UUID in the version 7 layout (RFC 9562, section 5.7): 48 bits of
@@ -43,26 +43,17 @@ function timePrefix(ms: number): string {
 }
 
 /*
- * docs/performance.md, "Speed tricks in the code": the random part is hex-encoded from a
- * buffer the CSPRNG refills every 256 ids (as server/random-ids.ts does for request ids), not
- * cut from a `randomUUID()`, which cost several times as much; every request makes two (its
- * usage event's and its request-log record's).
+ * docs/performance.md, "Speed tricks in the code": the random part comes from the gateway's
+ * pooled random hex (server/random-ids.ts), not cut from a `randomUUID()`, which cost several
+ * times as much; every request makes two (its usage event's and its request-log record's).
  */
-const TAIL_BYTES = 10;
-const TAILS_PER_FILL = 256;
-const pool = Buffer.allocUnsafe(TAIL_BYTES * TAILS_PER_FILL);
-let offset = pool.length;
+const randomHex = randomHexIds(10);
 /** The variant digit (binary 10xx) of a random hex digit's low two bits, by the digit's char code. */
 const VARIANT_DIGIT: string[] = [];
 for (let value = 0; value < 16; value += 1) VARIANT_DIGIT[value.toString(16).charCodeAt(0)] = (8 + (value & 3)).toString(16);
 
 /** `xxx-yxxx-xxxxxxxxxxxx`: 74 random bits (18 hex digits and the variant digit's two). */
 function randomTail(): string {
-  if (offset === pool.length) {
-    randomFillSync(pool);
-    offset = 0;
-  }
-  const hex = pool.toString('hex', offset, offset + TAIL_BYTES);
-  offset += TAIL_BYTES;
+  const hex = randomHex();
   return `${hex.slice(0, 3)}-${VARIANT_DIGIT[hex.charCodeAt(3)] as string}${hex.slice(4, 7)}-${hex.slice(7, 19)}`;
 }
