@@ -1,5 +1,5 @@
 import type { ChainableCommander, Redis } from 'ioredis';
-import { batchScript } from './batch-script';
+import { batchScript, FIELD_SEPARATOR } from './batch-script';
 
 /** The replies of one part's commands, in order; each an error or the command's result. */
 export type PartReplies = Array<[Error | null, unknown]>;
@@ -77,6 +77,11 @@ export class RedisTurnTransaction {
   /** One call of a defined script in the turn's batch; its reply, or its own error. */
   script(name: string, keys: readonly string[], args: ReadonlyArray<string | number>, canWait = false): Promise<unknown> {
     if (!this.scripts.has(name)) return Promise.reject(new Error(`Redis turn: no script ${name}`));
+    for (const arg of args) {
+      if (typeof arg === 'string' && arg.includes(FIELD_SEPARATOR)) {
+        return Promise.reject(new Error(`Redis turn: an argument of ${name} holds the batch's field separator`));
+      }
+    }
     return new Promise((resolve, reject) => {
       const call: ScriptCall = { name, keys, args, resolve, reject };
       if (canWait) {
@@ -174,15 +179,21 @@ export class RedisTurnTransaction {
   }
 }
 
-/** KEYS: every call's keys in order; ARGV: per call its name, key count, argument count, arguments. */
-function batchArguments(calls: readonly ScriptCall[]): [number, Array<string | number>] {
-  const keysAndArgs: Array<string | number> = [];
-  for (const call of calls) for (const key of call.keys) keysAndArgs.push(key);
-  const keyCount = keysAndArgs.length;
+/**
+ * KEYS: every call's keys in order; ARGV: one text, per call its name, key count, argument
+ * count and arguments (server/redis/batch-script.ts). `join` writes a number as ioredis would
+ * (`String`), so each script reads the same argument text as when sent alone.
+ */
+function batchArguments(calls: readonly ScriptCall[]): [number, string[]] {
+  const keysAndArgs: string[] = [];
+  const fields: Array<string | number> = [];
   for (const call of calls) {
-    keysAndArgs.push(call.name, call.keys.length, call.args.length);
-    for (const arg of call.args) keysAndArgs.push(arg);
+    for (const key of call.keys) keysAndArgs.push(key);
+    fields.push(call.name, call.keys.length, call.args.length);
+    for (const arg of call.args) fields.push(arg);
   }
+  const keyCount = keysAndArgs.length;
+  keysAndArgs.push(fields.join(FIELD_SEPARATOR));
   return [keyCount, keysAndArgs];
 }
 

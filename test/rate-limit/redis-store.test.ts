@@ -176,3 +176,45 @@ describe.skipIf(!available).each([
     expect((await store.take([bucket('flush', 5)])).buckets[0]?.remaining).toBe(1);
   });
 });
+
+describe.skipIf(!available)("the turn's batch script", () => {
+  let redis: Redis;
+
+  beforeAll(async () => {
+    redis = createTestRedis();
+    await redis.connect();
+  });
+
+  afterAll(async () => {
+    await redis.quit();
+  });
+
+  it('gives each call its own keys and its arguments as their text, empty ones included', async () => {
+    const transaction = new RedisTurnTransaction(redis);
+    transaction.defineScript('echo', 'return { KEYS, ARGV }');
+    const replies = await Promise.all([
+      transaction.script('echo', ['a', 'b'], [1, '', 'two words', 2.5, -3]),
+      transaction.script('echo', [], []),
+      transaction.script('echo', ['c'], ['']),
+    ]);
+    expect(replies).toEqual([
+      [
+        ['a', 'b'],
+        ['1', '', 'two words', '2.5', '-3'],
+      ],
+      [[], []],
+      [['c'], ['']],
+    ]);
+  });
+
+  it('refuses an argument holding the field separator, the turn going on without it', async () => {
+    const transaction = new RedisTurnTransaction(redis);
+    transaction.defineScript('echo', 'return ARGV');
+    const [refused, passed] = await Promise.allSettled([
+      transaction.script('echo', [], ['one\ntwo']),
+      transaction.script('echo', [], ['one']),
+    ]);
+    expect(refused.status).toBe('rejected');
+    expect(passed).toEqual({ status: 'fulfilled', value: ['one'] });
+  });
+});
