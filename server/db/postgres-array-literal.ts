@@ -8,7 +8,7 @@ export type ColumnValue = string | number | bigint | boolean | null | undefined;
  * Postgres reads exactly what it read when the array was bound as is.
  *
  * docs/performance.md, "Speed tricks in the code": pg escapes each element with two regular
- * expression replacements; here a string is scanned for the two characters once, and
+ * expression replacements; here a string is searched for the two characters (`includes`), and
  * replaced only when it holds one (ids, names and timestamps never do): the batch's
  * parameters cost about half the CPU.
  */
