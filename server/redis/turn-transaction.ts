@@ -70,6 +70,7 @@ export class RedisTurnTransaction {
    * ending in a `return` (server/redis/batch-script.ts). Called when a store is made.
    */
   defineScript(name: string, lua: string): void {
+    if (name.includes(FIELD_SEPARATOR)) throw new Error(`Redis turn: a script's name may not hold the batch's field separator (${name})`);
     this.scripts.set(name, lua);
     this.redis.defineCommand(BATCH_COMMAND, { lua: batchScript(this.scripts) });
   }

@@ -216,5 +216,6 @@ describe.skipIf(!available)("the turn's batch script", () => {
     ]);
     expect(refused.status).toBe('rejected');
     expect(passed).toEqual({ status: 'fulfilled', value: ['one'] });
+    expect(() => transaction.defineScript('two\nlines', 'return 1')).toThrow('field separator');
   });
 });
