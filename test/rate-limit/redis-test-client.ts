@@ -1,8 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 
-/** CI runs a Redis; a developer without one gets the Redis tests skipped, with a message saying so. */
-export const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+/**
+ * CI runs a Redis; a developer without one gets the Redis tests skipped, with a message saying
+ * so. The URL the suite's gateways are given (GATEWAY_TEST_REDIS_URL, README "Development")
+ * first, so that one variable points every test at the same Redis database.
+ */
+export const redisUrl = process.env.GATEWAY_TEST_REDIS_URL || process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 
 /** A client that fails fast instead of queueing or reconnecting forever. */
 export function createTestRedis(url = redisUrl): Redis {
