@@ -250,25 +250,12 @@ function digitsAt(text: string, start: number, end: number): number {
  * days-from-civil in integer arithmetic: http://howardhinnant.github.io/date_algorithms.html).
  */
 function dayNumber(text: string, start: number): number {
-  const month = numberAt(text, start + 5, start + 7);
-  const year = numberAt(text, start, start + 4) - (month <= 2 ? 1 : 0);
-  const day = numberAt(text, start + 8, start + 10);
+  const month = digitsAt(text, start + 5, start + 7);
+  const year = digitsAt(text, start, start + 4) - (month <= 2 ? 1 : 0);
+  const day = digitsAt(text, start + 8, start + 10);
   const era = Math.floor(year / 400);
   const yearOfEra = year - era * 400;
   const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
   const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
   return era * 146_097 + dayOfEra - 719_468;
-}
-
-/** The integer text in [start, end) as Number() reads it. */
-function numberAt(text: string, start: number, end: number): number {
-  if (end - start > EXACT_DIGITS || end === start) return Number(text.slice(start, end));
-  const negative = text.charCodeAt(start) === MINUS;
-  let value = 0;
-  for (let index = negative ? start + 1 : start; index < end; index += 1) {
-    const digit = text.charCodeAt(index) - ZERO;
-    if (digit < 0 || digit > 9) throw new Error(`expected an integer from the database, got ${text.slice(start, end)}`);
-    value = value * 10 + digit;
-  }
-  return negative ? -value : value;
 }

@@ -66,32 +66,19 @@ export class ServerReply implements Reply {
       response.end();
       return;
     }
-    if (headers !== undefined) {
-      this.prepareHeaders();
-      // After the context's: an error's own headers (its `retry-after`) win.
-      for (const name in headers) response.setHeader(name, headers[name] as string);
-      response.statusCode = status;
-      response.setHeader('content-type', JSON_CONTENT_TYPE);
-      response.setHeader('content-length', Buffer.byteLength(json));
-    } else {
-      // docs/performance.md, "Speed tricks in the code": the same headers, in the same order,
-      // given to writeHead as one list instead of a setHeader call each (Node validates and
-      // stores each of those in an object of its own). The context's names are the gateway's
-      // (rate limits, cost, deployment), never one of the four written here.
-      const list: string[] = [REQUEST_ID_HEADER, context.requestId];
-      const extra = context.responseHeaders;
-      if (extra !== null) for (const name in extra) list.push(name, extra[name] as string);
-      list.push(
-        OVERHEAD_HEADER,
-        context.markHeaders().toFixed(2),
-        'content-type',
-        JSON_CONTENT_TYPE,
-        'content-length',
-        String(Buffer.byteLength(json)),
-      );
-      this.requestIdSet = true;
-      response.writeHead(status, list);
+    // docs/performance.md, "Speed tricks in the code": the headers given to writeHead as one
+    // list instead of a setHeader call each (Node validates and stores each of those in an
+    // object of its own). An error's own headers (its `retry-after`) win over the context's.
+    const list: string[] = [REQUEST_ID_HEADER, context.requestId];
+    const extra = context.responseHeaders;
+    if (extra !== null) {
+      for (const name in extra) if (headers === undefined || !hasHeader(headers, name)) list.push(name, extra[name] as string);
     }
+    list.push(OVERHEAD_HEADER, context.markHeaders().toFixed(2));
+    if (headers !== undefined) for (const name in headers) list.push(name, headers[name] as string);
+    list.push('content-type', JSON_CONTENT_TYPE, 'content-length', String(Buffer.byteLength(json)));
+    this.requestIdSet = true;
+    response.writeHead(status, list);
     context.markFirstByte();
     if (context.bodyLimitBytes > 0) context.keepResponseText(json);
     response.end(json);
@@ -150,6 +137,13 @@ export class ServerReply implements Reply {
     this.requestIdSet = true;
     this.response.setHeader(REQUEST_ID_HEADER, this.context.requestId);
   }
+}
+
+/** Whether `headers` has `name`, whatever the case of either (as Node's header names). */
+function hasHeader(headers: Readonly<Record<string, string>>, name: string): boolean {
+  const wanted = name.toLowerCase();
+  for (const own in headers) if (own.toLowerCase() === wanted) return true;
+  return false;
 }
 
 const REQUEST_ID_HEADER = 'x-request-id';
