@@ -29,7 +29,7 @@ export interface IdleCollector {
  * minute of streaming: 150 MB of old space, 37 MB of it live, RSS 285 MiB), and while nothing
  * is allocated it does not collect again: the process would keep that memory however long it
  * stays idle. So when no request has arrived for `quietMs` and the heap is `growthBytes`
- * larger than what was live after the last collection, a full collection runs (tens of milliseconds,
+ * larger than what was live after the last collection, a full collection runs (up to ~0.1 s,
  * while nothing waits; a stream still open meanwhile sees one event a little later). Config
  * `server.idle_gc` (on by default).
  *
@@ -115,18 +115,27 @@ function v8Heap(): { total: number; used: number } {
 }
 
 /**
- * V8's full collection, as `--expose-gc` gives it, twice; a no-op without the flag. Serving
- * processes start with it (server/cli/serving-flags.ts, docs/performance.md), and so do the
- * test workers (vitest.config.ts); a program that embeds the gateway without it simply gets
- * no idle collection. Twice: the pages a collection empties go back to the system only once
- * its concurrent sweeping is finished, which the second collection does at once (measured:
- * one collection left RSS where it was; the second brought it from ~230 to ~140 MiB).
+ * V8's last-resort collection, as `--expose-gc` gives it (`gc({ type: 'major', flavor:
+ * 'last-resort' })`); a no-op without the flag. Serving processes start with it
+ * (server/cli/serving-flags.ts, docs/performance.md), and so do the test workers
+ * (vitest.config.ts); a program that embeds the gateway without it simply gets no idle
+ * collection. The last-resort flavour is the collection V8 runs when memory is short: full
+ * collections that compact and shrink the heap, then the emptied pages handed back to the
+ * system at once. A plain full collection keeps those pages in V8's pool until its memory
+ * reducer runs, seconds later or, with nothing allocating, not at all (docs/performance.md,
+ * "Memory").
  */
 function fullCollection(): () => void {
-  const gc = (globalThis as { gc?: () => void }).gc;
+  const gc = (globalThis as { gc?: (options?: V8CollectionOptions) => void }).gc;
   if (!gc) return () => undefined;
-  return () => {
-    gc();
-    gc();
-  };
+  return () => gc(LAST_RESORT);
 }
+
+/** The options V8's `gc()` takes (its gc extension). */
+interface V8CollectionOptions {
+  type: 'major' | 'minor';
+  execution: 'sync' | 'async';
+  flavor: 'regular' | 'last-resort';
+}
+
+const LAST_RESORT: V8CollectionOptions = { type: 'major', execution: 'sync', flavor: 'last-resort' };
