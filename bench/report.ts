@@ -10,6 +10,8 @@ export interface TargetStats {
   p90Ms: number;
   p99Ms: number;
   cpuMicros: number;
+  /** CPU µs per request of each round, in the order the rounds ran. */
+  roundCpu: number[];
   rssMiB: number;
   errors: number;
   /** The gateway's own time (`x-gateway-overhead-ms`), means over rounds, in ms; one connection only. */
@@ -18,7 +20,7 @@ export interface TargetStats {
 }
 
 export function emptyStats(target: string): TargetStats {
-  return { target, requests: 0, seconds: 0, p50Ms: 0, p90Ms: 0, p99Ms: 0, cpuMicros: 0, rssMiB: 0, errors: 0 };
+  return { target, requests: 0, seconds: 0, p50Ms: 0, p90Ms: 0, p99Ms: 0, cpuMicros: 0, roundCpu: [], rssMiB: 0, errors: 0 };
 }
 
 /** Adds one round; percentiles are averaged over rounds (each round weighs the same). */
@@ -29,6 +31,7 @@ export function addRound(stats: TargetStats, result: LoadResult, cpuMicros: numb
   stats.p90Ms += result.latencyUs.p90 / 1000 / rounds;
   stats.p99Ms += result.latencyUs.p99 / 1000 / rounds;
   stats.cpuMicros += cpuMicros;
+  stats.roundCpu.push(cpuMicros / Math.max(result.requests, 1));
   stats.errors += errors;
   if (result.overheadUs) {
     stats.overheadP50Ms = (stats.overheadP50Ms ?? 0) + result.overheadUs.p50 / 1000 / rounds;

@@ -257,7 +257,10 @@ async function runScenario(
   const stats = list.map((target) => emptyStats(target.name));
   const seconds = Math.max(1, Math.round(options.duration / options.rounds));
   for (let round = 0; round < options.rounds; round++) {
-    for (const [index, target] of list.entries()) {
+    // Each round starts one target later: no target always follows the same one (docs/performance.md, "Reading the table").
+    for (const index of Array.from(list, (_, at) => (at + round) % list.length)) {
+      const target = list[index];
+      if (!target) continue;
       const before = cpuMicros(target.process.pid);
       const result = await load(target, seconds);
       const entry = stats[index];
