@@ -40,7 +40,9 @@ function bundleIsCurrent() {
 
 let main;
 if (bundleIsCurrent()) {
-  process.setSourceMapsEnabled(true);
+  // No source maps unless the operator asks (NODE_OPTIONS=--enable-source-maps, README "Set up"):
+  // Node reads the stack of every socket destroyed with an error (a client that leaves), and with
+  // them on, the first such read parses the bundle's map and keeps it (docs/performance.md, "Memory").
   ({ main } = await import('../dist/model-gateway.js'));
 } else {
   const { register } = await import('tsx/esm/api');
