@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { formatDay } from '../usage/shanghai-day';
-import { KeyIdTable, KeyNumbers } from './key-id-table';
+import { KeyIdTable } from './key-id-table';
 import { exactInteger } from './rows';
 import type { KeyDayVisitor } from './types';
 
@@ -10,26 +10,28 @@ export type KeyDayUsageQuery = (accountId: string, startDay: string, endDay: str
  * The usage report's read (docs/performance.md, "Usage writes and the usage report"): every
  * rollup row of one account in a range of up to 92 days, i.e. up to 92 x its keys rows (70,000
  * for an account of 1,000 keys), handed to the report row by row as plain values: no object per
- * row on the way. Both databases read them from the index by account and day alone (migration
- * 0010), which carries every column read here.
+ * row on the way.
  *
- * Postgres writes them as one text: "<length of the key id>,<key id>,<day>,<requests>,<prompt
- * tokens>,<completion tokens>,<nano-dollars>,<femto remainder>" per row, ";" between rows, in
- * no particular order (the length makes any key id safe to read). A result row per rollup row
- * cost the driver (pg) an object and a dozen strings each; the text is read here in one pass.
- * No ORDER BY and no GROUP BY: sorting in the database spilled to disk, and the report places
- * each day by its offset.
+ * Each rollup row carries itself as text, computed by the database when the row is written
+ * (the generated column "report_row", migration 0011): "<length of the key id>,<key id>,<day>,
+ * <requests>,<prompt tokens>,<completion tokens>,<nano-dollars>,<femto remainder>" (the length
+ * makes any key id safe to read). Both databases read the texts of the range from the index by
+ * account and day alone, which carries them, and join them with ";" in no particular order: the
+ * report places each day by its offset. Formatting the values at read time was two thirds of
+ * Postgres's work for the read; a result row per rollup row cost the driver an array and seven
+ * values each. The joined text is read here in one pass.
  */
 const POSTGRES_STATEMENT = {
-  // Named: each pooled connection parses and plans it once. concat_ws is Postgres's cheapest
-  // way to the text (a chain of || costs it twice as much), each value one of its arguments.
+  // Named: each pooled connection parses and plans it once.
   name: 'gateway_key_day_usage',
-  text: `SELECT string_agg(concat_ws(',', char_length("key_id"), "key_id", "day", "requests", "prompt_tokens", "completion_tokens", "cost_nano_usd", "cost_femto_remainder"), ';')
-    FROM "usage_daily" WHERE "account_id" = $1 AND "day" >= $2 AND "day" <= $3`,
+  text: `SELECT string_agg("report_row", ';') FROM "usage_daily" WHERE "account_id" = $1 AND "day" >= $2 AND "day" <= $3`,
   rowMode: 'array' as const,
   // Read as Postgres sent it, whatever pg.types says.
   types: { getTypeParser: () => (text: string) => text },
 };
+
+/** SQLite's read of the same text (parameters: account, first day, last day). */
+export const SQLITE_KEY_DAY_USAGE_SQL = `SELECT group_concat("report_row", ';') FROM "usage_daily" WHERE "account_id" = ? AND "day" >= ? AND "day" <= ?`;
 
 /**
  * Days per statement: a long range is read as several statements at once, each on a connection
@@ -64,44 +66,16 @@ export function keyDayUsageThroughPg(pool: pg.Pool): KeyDayUsageQuery {
 
 /** [startDay, endDay] as consecutive ranges of at most `days` days. */
 export function dayChunks(startDay: string, endDay: string, days: number): Array<[string, string]> {
-  const first = dayNumber(startDay, 0);
-  const last = dayNumber(endDay, 0);
+  const first = dayNumber(Buffer.from(startDay), 0);
+  const last = dayNumber(Buffer.from(endDay), 0);
   const chunks: Array<[string, string]> = [];
   for (let from = first; from <= last; from += days) chunks.push([formatDay(from), formatDay(Math.min(last, from + days - 1))]);
   return chunks;
 }
 
-/**
- * SQLite's read of the same rows (parameters: account, first day, last day), run by the usage
- * writer's connection (usage-writer-sqlite.ts) as raw rows: better-sqlite3 makes the values
- * directly, which costs less than SQLite writing them as one text and this module reading it.
- * Nano-dollars beyond 2^53 come as text, to stay exact.
- */
-export const SQLITE_KEY_DAY_USAGE_SQL = `SELECT "key_id", "day", "requests", "prompt_tokens", "completion_tokens",
-      CASE WHEN "cost_nano_usd" BETWEEN -9007199254740991 AND 9007199254740991 THEN "cost_nano_usd" ELSE CAST("cost_nano_usd" AS TEXT) END,
-      "cost_femto_remainder"
-    FROM "usage_daily" WHERE "account_id" = ? AND "day" >= ? AND "day" <= ?`;
-
-export type SqliteKeyDayRow = [string, string, number, number, number, number | string, number];
-
-/** SQLite's rows (SQLITE_KEY_DAY_USAGE_SQL, raw) to the visitor. */
-export function visitSqliteRows(rows: Iterable<SqliteKeyDayRow>, startDay: string, endDay: string, visit: KeyDayVisitor): void {
-  const days = new RangeDays(startDay, endDay);
-  const keys = new KeyNumbers();
-  for (const row of rows) {
-    const nano = row[5];
-    const keyId = row[0];
-    visit(
-      keyId,
-      days.offsetAt(row[1], 0),
-      row[2],
-      row[3],
-      row[4],
-      typeof nano === 'number' ? nano : exactInteger(nano),
-      row[6],
-      keys.numberOf(keyId),
-    );
-  }
+/** SQLite: the joined text of SQLITE_KEY_DAY_USAGE_SQL (null for no rows) to the visitor. */
+export function visitSqliteText(text: string | null, startDay: string, endDay: string, visit: KeyDayVisitor): void {
+  visitAccountDays(text, new RangeDays(startDay, endDay), visit, new KeyIdTable());
 }
 
 const COMMA = 0x2c;
@@ -110,36 +84,30 @@ const ZERO = 0x30;
 const MINUS = 0x2d;
 /** Up to 15 digits, digit by digit arithmetic is exact (below 2^53) and equals Number(text). */
 const EXACT_DIGITS = 15;
-const SURROGATE = /[\ud800-\udbff]/;
 
 /**
- * Postgres's text (see above) to the visitor, row by row, each value as dailyUsage reads it, in
- * one pass over the text (each integer read where it is found); `keyIds` numbers the key ids, for
- * every statement of the read.
+ * The database's text (see above) to the visitor, row by row, each value as dailyUsage reads it, in
+ * one pass over the text's UTF-8 bytes (each integer read where it is found; indexing a byte
+ * array costs half of charCodeAt on the string); `keyIds` numbers the key ids, for every
+ * statement of the read.
  */
 export function visitAccountDays(text: string | null, days: RangeDays, visit: KeyDayVisitor, keyIds: KeyIdTable): void {
   if (text === null || text === '') return;
-  const end = text.length;
-  // Postgres counts a key id's length in code points; without a surrogate pair in the text each
-  // is one UTF-16 unit, and the key id's end needs no walk through its characters.
-  const oneUnitPerCodePoint = !SURROGATE.test(text);
-  const row = new RowReader(text);
+  const bytes = Buffer.from(text, 'utf8');
+  const end = bytes.length;
+  // Both databases count a key id's length in code points; in a text of ASCII alone each is one
+  // byte, and the key id's end needs no walk through its characters.
+  const oneBytePerCodePoint = end === text.length;
+  const row = new RowReader(bytes);
   while (row.at < end) {
     const characters = row.integer(COMMA);
     const keyStart = row.at;
-    let keyEnd = keyStart + characters;
-    if (!oneUnitPerCodePoint) {
-      keyEnd = keyStart;
-      for (let left = characters; left > 0; left -= 1) {
-        const code = text.charCodeAt(keyEnd);
-        keyEnd += code >= 0xd800 && code <= 0xdbff ? 2 : 1;
-      }
+    const keyEnd = oneBytePerCodePoint ? keyStart + characters : endOfCodePoints(bytes, keyStart, characters);
+    if (keyEnd > end || bytes[keyEnd] !== COMMA || bytes[keyEnd + 11] !== COMMA) {
+      throw new Error(`unexpected usage row text for key ${bytes.toString('utf8', keyStart, keyEnd)}`);
     }
-    if (keyEnd > end || text.charCodeAt(keyEnd) !== COMMA || text.charCodeAt(keyEnd + 11) !== COMMA) {
-      throw new Error(`unexpected usage row text for key ${text.slice(keyStart, keyEnd)}`);
-    }
-    const keyNumber = keyIds.find(text, keyStart, keyEnd);
-    const dayOffset = days.offsetAt(text, keyEnd + 1);
+    const keyNumber = keyIds.find(bytes, keyStart, keyEnd);
+    const dayOffset = days.offsetAt(bytes, keyEnd + 1);
     row.at = keyEnd + 12;
     const requests = row.integer(COMMA);
     const promptTokens = row.integer(COMMA);
@@ -150,31 +118,41 @@ export function visitAccountDays(text: string | null, days: RangeDays, visit: Ke
   }
 }
 
+/** Where `count` code points from `start` end in UTF-8 `bytes` (each lead byte tells its length). */
+function endOfCodePoints(bytes: Buffer, start: number, count: number): number {
+  let at = start;
+  for (let left = count; left > 0; left -= 1) {
+    const lead = bytes[at] ?? 0;
+    at += lead < 0x80 ? 1 : lead < 0xe0 ? 2 : lead < 0xf0 ? 3 : 4;
+  }
+  return at;
+}
+
 /** Reads the integers of the row text one after the other, each up to its delimiter. */
 class RowReader {
   /** Where the next value starts. */
   at = 0;
 
-  constructor(private readonly text: string) {}
+  constructor(private readonly bytes: Buffer) {}
 
   /**
    * The integer from `at` to `delimiter` (the row's last value: to a semicolon or the text's
    * end) as Number() reads it; `at` moves past the delimiter.
    */
   integer(delimiter: number): number {
-    const text = this.text;
+    const bytes = this.bytes;
     const start = this.at;
-    const negative = text.charCodeAt(start) === MINUS;
+    const negative = bytes[start] === MINUS;
     let at = negative ? start + 1 : start;
     let value = 0;
-    for (; at < text.length; at += 1) {
-      const digit = text.charCodeAt(at) - ZERO;
+    for (; at < bytes.length; at += 1) {
+      const digit = (bytes[at] as number) - ZERO;
       if (digit < 0 || digit > 9) break;
       value = value * 10 + digit;
     }
     this.endAt(at, delimiter);
     // Up to 15 digits, digit by digit arithmetic is exact (below 2^53) and equals Number(text).
-    if (at - start > EXACT_DIGITS || at === start) return Number(text.slice(start, at));
+    if (at - start > EXACT_DIGITS || at === start) return Number(bytes.toString('latin1', start, at));
     return negative ? -value : value;
   }
 
@@ -182,13 +160,13 @@ class RowReader {
   exactInteger(delimiter: number): number | bigint {
     const start = this.at;
     const value = this.integer(delimiter);
-    return this.at - 1 - start > EXACT_DIGITS ? exactInteger(this.text.slice(start, this.at - 1)) : value;
+    return this.at - 1 - start > EXACT_DIGITS ? exactInteger(this.bytes.toString('latin1', start, this.at - 1)) : value;
   }
 
   private endAt(at: number, delimiter: number): void {
-    const code = this.text.charCodeAt(at);
-    if (code !== delimiter && !(delimiter === SEMICOLON && at === this.text.length)) {
-      throw new Error(`expected an integer from the database, got ${this.text.slice(this.at, at + 1)}`);
+    const code = this.bytes[at];
+    if (code !== delimiter && !(delimiter === SEMICOLON && at === this.bytes.length)) {
+      throw new Error(`expected an integer from the database, got ${this.bytes.toString('utf8', this.at, at + 1)}`);
     }
     this.at = at + 1;
   }
@@ -208,24 +186,27 @@ export class RangeDays {
   private readonly offsets: Int16Array;
 
   constructor(startDay: string, endDay: string) {
-    this.firstDay = dayNumber(startDay, 0);
-    this.firstYear = digitsAt(startDay, 0, 4);
+    const start = Buffer.from(startDay);
+    this.firstDay = dayNumber(start, 0);
+    this.firstYear = digitsAt(start, 0, 4);
     this.offsets = new Int16Array(416 * 3).fill(-1);
-    const count = Math.min(LOOKED_UP_DAYS, dayNumber(endDay, 0) - this.firstDay + 1);
+    const count = Math.min(LOOKED_UP_DAYS, dayNumber(Buffer.from(endDay), 0) - this.firstDay + 1);
     for (let offset = 0; offset < count; offset += 1) {
-      const day = formatDay(this.firstDay + offset);
+      const day = Buffer.from(formatDay(this.firstDay + offset));
       const slot = this.slotOf(digitsAt(day, 0, 4), digitsAt(day, 5, 7), digitsAt(day, 8, 10));
       if (slot >= 0) this.offsets[slot] = offset;
     }
   }
 
-  /** The offset of the YYYY-MM-DD at `start` in `text`. */
-  offsetAt(text: string, start: number): number {
-    const slot = this.slotOf(digitsAt(text, start, start + 4), digitsAt(text, start + 5, start + 7), digitsAt(text, start + 8, start + 10));
+  /** The offset of the YYYY-MM-DD at `start` in `bytes`. */
+  offsetAt(bytes: Buffer, start: number): number {
+    const slot = this.slotOf(
+      digitsAt(bytes, start, start + 4),
+      digitsAt(bytes, start + 5, start + 7),
+      digitsAt(bytes, start + 8, start + 10),
+    );
     const offset = slot >= 0 ? (this.offsets[slot] as number) : -1;
-    return offset >= 0 && text.charCodeAt(start + 4) === MINUS && text.charCodeAt(start + 7) === MINUS
-      ? offset
-      : dayNumber(text, start) - this.firstDay;
+    return offset >= 0 && bytes[start + 4] === MINUS && bytes[start + 7] === MINUS ? offset : dayNumber(bytes, start) - this.firstDay;
   }
 
   private slotOf(year: number, month: number, day: number): number {
@@ -235,11 +216,11 @@ export class RangeDays {
 }
 
 /** The digits in [start, end) as a number: an error for anything but digits. */
-function digitsAt(text: string, start: number, end: number): number {
+function digitsAt(bytes: Buffer, start: number, end: number): number {
   let value = 0;
   for (let index = start; index < end; index += 1) {
-    const digit = text.charCodeAt(index) - ZERO;
-    if (digit < 0 || digit > 9) throw new Error(`expected a day from the database, got ${text.slice(start, end)}`);
+    const digit = (bytes[index] ?? 0) - ZERO;
+    if (digit < 0 || digit > 9) throw new Error(`expected a day from the database, got ${bytes.toString('utf8', start, end)}`);
     value = value * 10 + digit;
   }
   return value;
@@ -249,10 +230,10 @@ function digitsAt(text: string, start: number, end: number): number {
  * The YYYY-MM-DD at `start` as days since 1970-01-01 (the proleptic Gregorian calendar's
  * days-from-civil in integer arithmetic: http://howardhinnant.github.io/date_algorithms.html).
  */
-function dayNumber(text: string, start: number): number {
-  const month = digitsAt(text, start + 5, start + 7);
-  const year = digitsAt(text, start, start + 4) - (month <= 2 ? 1 : 0);
-  const day = digitsAt(text, start + 8, start + 10);
+function dayNumber(bytes: Buffer, start: number): number {
+  const month = digitsAt(bytes, start + 5, start + 7);
+  const year = digitsAt(bytes, start, start + 4) - (month <= 2 ? 1 : 0);
+  const day = digitsAt(bytes, start + 8, start + 10);
   const era = Math.floor(year / 400);
   const yearOfEra = year - era * 400;
   const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;

@@ -2,12 +2,14 @@
  * The key ids of one usage report's read as they are found in the database's row text
  * (docs/performance.md, "Speed tricks in the code"): each key id is made a string once and given
  * its number in the read (KeyDayVisitor), and every later row of the same key finds that number
- * by a hash of its characters in place and a compare in place: no string per row, and no Map
+ * by a hash of its bytes in place and a compare in place: no string per row, and no Map
  * hashing one.
  */
 export class KeyIdTable {
   /** Each key id by its number. */
   readonly ids: string[] = [];
+  /** The same as UTF-8 bytes. */
+  private readonly idBytes: Buffer[] = [];
   /** Per slot: the number of the key id in it, or -1. */
   private numbers: Int32Array;
   private hashes: Int32Array;
@@ -20,26 +22,23 @@ export class KeyIdTable {
     this.mask = capacity - 1;
   }
 
-  /** The number of the key id that is the text in [start, end) (a new one for a new id). */
-  find(text: string, start: number, end: number): number {
-    // FNV-1a over the UTF-16 units (all of them: ids alike in their ends must not pile up on
-    // one slot).
+  /** The number of the key id whose UTF-8 bytes are `bytes` [start, end) (a new one for a new id). */
+  find(bytes: Buffer, start: number, end: number): number {
+    // FNV-1a over the bytes (all of them: ids alike in their ends must not pile up on one slot).
     let hash = -2_128_831_035;
-    for (let at = start; at < end; at += 1) hash = Math.imul(hash ^ text.charCodeAt(at), 16_777_619);
-    const length = end - start;
+    for (let at = start; at < end; at += 1) hash = Math.imul(hash ^ (bytes[at] as number), 16_777_619);
     for (let slot = hash & this.mask; ; slot = (slot + 1) & this.mask) {
       const number = this.numbers[slot] as number;
-      if (number < 0) return this.add(text.slice(start, end), hash, slot);
-      if (this.hashes[slot] === hash) {
-        const id = this.ids[number] as string;
-        if (id.length === length && sameText(id, text, start)) return number;
-      }
+      if (number < 0) return this.add(bytes, start, end, hash, slot);
+      if (this.hashes[slot] === hash && sameBytes(this.idBytes[number] as Buffer, bytes, start, end)) return number;
     }
   }
 
-  private add(id: string, hash: number, slot: number): number {
+  private add(bytes: Buffer, start: number, end: number, hash: number, slot: number): number {
     const number = this.ids.length;
-    this.ids.push(id);
+    this.ids.push(bytes.toString('utf8', start, end));
+    // A copy: a view would keep the whole text's bytes.
+    this.idBytes.push(Buffer.from(bytes.subarray(start, end)));
     this.numbers[slot] = number;
     this.hashes[slot] = hash;
     // At most half full, so that a miss ends at a free slot soon.
@@ -78,10 +77,11 @@ export class KeyNumbers {
   }
 }
 
-/** Whether `text` holds `id` at `start`, compared unit by unit. */
-function sameText(id: string, text: string, start: number): boolean {
+/** Whether `bytes` [start, end) are `id`'s, compared byte by byte. */
+function sameBytes(id: Buffer, bytes: Buffer, start: number, end: number): boolean {
+  if (id.length !== end - start) return false;
   for (let index = 0; index < id.length; index += 1) {
-    if (id.charCodeAt(index) !== text.charCodeAt(start + index)) return false;
+    if (id[index] !== bytes[start + index]) return false;
   }
   return true;
 }

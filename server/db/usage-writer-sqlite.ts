@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { SQLITE_CONNECTION_PRAGMAS } from './database-url';
-import { SQLITE_KEY_DAY_USAGE_SQL, visitSqliteRows, type KeyDayUsageQuery, type SqliteKeyDayRow } from './key-day-usage';
+import { SQLITE_KEY_DAY_USAGE_SQL, visitSqliteText, type KeyDayUsageQuery } from './key-day-usage';
 import { INSERT_REQUEST_SQLITE_SQL, requestValues } from './request-log-insert';
 import type { RequestLogRow, UsageEventRow } from './types';
 import { eventValues, INSERT_EVENT_SQLITE_SQL, sqliteTimestamp } from './usage-events-insert';
@@ -27,7 +27,7 @@ export function openSqliteUsageWriter(filename: string, busyTimeoutMs: number): 
     );
     // The usage report's read (key-day-usage.ts) runs here too: synchronous like the batches,
     // it never interleaves with one.
-    const keyDayRows = db.prepare<[string, string, string], SqliteKeyDayRow>(SQLITE_KEY_DAY_USAGE_SQL).raw();
+    const keyDayText = db.prepare<[string, string, string], string | null>(SQLITE_KEY_DAY_USAGE_SQL).pluck();
     const writeBatch = db.transaction((events: readonly UsageEventRow[], requests: readonly RequestLogRow[]) => {
       // Only what this transaction inserted goes into the rollup: an event already stored
       // (its batch committed before, but the acknowledgement was lost) was counted then.
@@ -72,8 +72,7 @@ export function openSqliteUsageWriter(filename: string, busyTimeoutMs: number): 
           });
         }),
       keyDayUsage: async (accountId, startDay, endDay, visit) =>
-        // all() rather than iterate(): one call into the driver, not one per row (a third less CPU).
-        visitSqliteRows(keyDayRows.all(accountId, startDay, endDay), startDay, endDay, visit),
+        visitSqliteText(keyDayText.get(accountId, startDay, endDay) ?? null, startDay, endDay, visit),
       close: async () => {
         db.close();
       },

@@ -216,7 +216,8 @@ export function openClient(url: string): TestClient {
 /** Each column of `table` as the database has it, and whether it is nullable. */
 export async function databaseColumns(dialect: Dialect, url: string, table: string): Promise<Map<string, boolean>> {
   if (dialect === 'sqlite') {
-    const rows = await rawQuery<{ name: string; notnull: bigint }>(url, `PRAGMA table_info("${table}")`);
+    // table_xinfo: generated columns too.
+    const rows = await rawQuery<{ name: string; notnull: bigint }>(url, `PRAGMA table_xinfo("${table}")`);
     return new Map(rows.map((row) => [row.name, row.notnull === 0n]));
   }
   const rows = await rawQuery<{ column_name: string; is_nullable: string }>(

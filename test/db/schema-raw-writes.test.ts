@@ -179,9 +179,18 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
         const recorded = await storedRows('usage_events', byRequest(''), ['id', 'event_id', 'request_id']);
         expect(recorded).toHaveLength(2);
         expect(recorded).toEqual(await storedRows('usage_events', byRequest('client_'), ['id', 'event_id', 'request_id']));
-        const rolledUp = await storedRows('usage_daily', `"key_id" = 'key_fmt'`, ['key_id']);
+        const rolledUp = await storedRows('usage_daily', `"key_id" = 'key_fmt'`, ['key_id', 'report_row']);
         expect(rolledUp).toHaveLength(1);
-        expect(rolledUp).toEqual(await storedRows('usage_daily', `"key_id" = 'client_key_fmt'`, ['key_id']));
+        expect(rolledUp).toEqual(await storedRows('usage_daily', `"key_id" = 'client_key_fmt'`, ['key_id', 'report_row']));
+        // The row as the usage report reads it (migration 0011), the same text on both databases.
+        const reportRows = await rawQuery<{ report_row: string }>(
+          database.url,
+          `SELECT "report_row" FROM "usage_daily" WHERE "key_id" IN ('key_fmt', 'client_key_fmt') ORDER BY "key_id"`,
+        );
+        expect(reportRows.map((row) => row.report_row)).toEqual([
+          '14,client_key_fmt,2026-02-01,2,2000000003,4,9223372036856,775806',
+          '7,key_fmt,2026-02-01,2,2000000003,4,9223372036856,775806',
+        ]);
         // And the stored text of the instants is UTC, as the client's.
         expect(recorded.map((row) => String(row.received_at))).toEqual(
           dialect === 'sqlite'

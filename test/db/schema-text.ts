@@ -11,7 +11,7 @@ export interface ModelColumns {
   columns: Map<string, boolean>;
 }
 
-const SCALAR_TYPES = new Set(['String', 'Int', 'BigInt', 'Boolean', 'DateTime', 'Float', 'Decimal', 'Bytes', 'Json']);
+const SCALAR_TYPES = new Set(['String', 'Int', 'BigInt', 'Boolean', 'DateTime', 'Float', 'Decimal', 'Bytes', 'Json', 'Unsupported']);
 
 export function schemaText(dialect: Dialect): string {
   return readFileSync(fileURLToPath(new URL(`../../prisma/${dialect}/schema.prisma`, import.meta.url)), 'utf8');
@@ -35,7 +35,8 @@ export function parseModels(schema: string): ModelColumns[] {
     const table = /@@map\("([^"]+)"\)/.exec(body)?.[1] ?? model;
     const columns = new Map<string, boolean>();
     for (const line of body.split('\n').map((text) => text.trim())) {
-      const field = /^(\w+)\s+(\w+)(\?|\[\])?(.*)$/.exec(line);
+      // A column Prisma cannot declare (a generated one) is Unsupported("<its type>").
+      const field = /^(\w+)\s+(\w+)(?:\("[^"]*"\))?(\?|\[\])?(.*)$/.exec(line);
       if (field === null) continue;
       const [, name = '', type = '', modifier, attributes = ''] = field;
       if (!SCALAR_TYPES.has(type) || modifier === '[]') continue;
