@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASE_TEST_CONFIG, startTestGateway, type TestGateway } from '../helpers/test-gateway';
+import { redisUrl } from './redis-test-client';
 
 /**
  * docs/rate-limits.md through HTTP: per-key RPM/TPM with the headers on every response, 429 +
@@ -148,7 +149,7 @@ async function redisReachable(url: string): Promise<boolean> {
   }
 }
 
-const REDIS_URL = process.env.GATEWAY_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const REDIS_URL = redisUrl;
 const hasRedis = await redisReachable(REDIS_URL);
 
 describe.skipIf(!hasRedis)('Redis limiter shared by two instances', () => {
