@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASE_TEST_CONFIG, startTestGateway, type TestGateway } from '../helpers/test-gateway';
-import { redisUrl } from './redis-test-client';
+import { isRedisReachable, redisUrl } from './redis-test-client';
 
 /**
  * docs/rate-limits.md through HTTP: per-key RPM/TPM with the headers on every response, 429 +
@@ -135,22 +134,8 @@ describe('in-memory limiter, frozen clock', () => {
   });
 });
 
-async function redisReachable(url: string): Promise<boolean> {
-  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, connectTimeout: 1000 });
-  try {
-    await client.connect();
-    await client.ping();
-    return true;
-  } catch {
-    console.warn(`Skipping the Redis rate-limit tests: no Redis at ${url}.`);
-    return false;
-  } finally {
-    client.disconnect();
-  }
-}
-
 const REDIS_URL = redisUrl;
-const hasRedis = await redisReachable(REDIS_URL);
+const hasRedis = await isRedisReachable();
 
 describe.skipIf(!hasRedis)('Redis limiter shared by two instances', () => {
   let first: TestGateway;
