@@ -1,10 +1,6 @@
-import { copyFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { migrate } from '../../server/db/migrate';
-import { defaultMigrationsDirectory } from '../../server/db/migration-files';
 import { dialectsUnderTest, rawQuery, type TestDatabase } from './databases';
+import { migrateOverRows } from './migrate-over-rows';
 
 /*
  * docs/operator-controls.md, "Who set a key's settings": a database with keys from before the
@@ -42,18 +38,7 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
     it('makes the settings existing keys hold the operator’s, and the unset ones nobody’s', async () => {
       const database: TestDatabase = await create();
       cleanups.push(database.drop);
-      const directory = mkdtempSync(path.join(os.tmpdir(), 'gw-migrations-'));
-      cleanups.push(async () => rmSync(directory, { recursive: true, force: true }));
-      const shipped = defaultMigrationsDirectory(dialect);
-      // The migrations before this one, then keys written as a gateway of that time wrote them.
-      for (const file of readdirSync(shipped).filter((name) => name.endsWith('.sql') && name < MIGRATION)) {
-        copyFileSync(path.join(shipped, file), path.join(directory, file));
-      }
-      writeFileSync(path.join(directory, '0006_zz_fixture_rows.sql'), FIXTURE_ROWS);
-      await migrate(database.url, { migrationsDirectory: directory });
-
-      copyFileSync(path.join(shipped, MIGRATION), path.join(directory, MIGRATION));
-      expect(await migrate(database.url, { migrationsDirectory: directory })).toEqual({ applied: [MIGRATION] });
+      expect(await migrateOverRows(dialect, database, MIGRATION, FIXTURE_ROWS, cleanups)).toEqual({ applied: [MIGRATION] });
       const rows = await rawQuery<SetByColumns>(
         database.url,
         'SELECT "id", "rpm_set_by", "tpm_set_by", "models_set_by", "expires_at_set_by", "budget_set_by" FROM "api_keys" ORDER BY "id"',

@@ -1,11 +1,7 @@
-import { copyFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createStore } from '../../server/db/create-store';
-import { migrate } from '../../server/db/migrate';
-import { defaultMigrationsDirectory } from '../../server/db/migration-files';
 import { dialectsUnderTest, rawQuery, type TestDatabase } from './databases';
+import { migrateOverRows } from './migrate-over-rows';
 
 /*
  * docs/performance.md, "Usage writes and the usage report": a database with usage from before
@@ -32,18 +28,7 @@ for (const { dialect, available, create } of await dialectsUnderTest()) {
     it('gives every existing rollup row its report text, which the report reads', async () => {
       const database: TestDatabase = await create();
       cleanups.push(database.drop);
-      const directory = mkdtempSync(path.join(os.tmpdir(), 'gw-migrations-'));
-      cleanups.push(async () => rmSync(directory, { recursive: true, force: true }));
-      const shipped = defaultMigrationsDirectory(dialect);
-      // The migrations before this one, then rollup rows written as a gateway of that time wrote them.
-      for (const file of readdirSync(shipped).filter((name) => name.endsWith('.sql') && name < MIGRATION)) {
-        copyFileSync(path.join(shipped, file), path.join(directory, file));
-      }
-      writeFileSync(path.join(directory, '0010_zz_fixture_rows.sql'), FIXTURE_ROWS);
-      await migrate(database.url, { migrationsDirectory: directory });
-
-      copyFileSync(path.join(shipped, MIGRATION), path.join(directory, MIGRATION));
-      expect(await migrate(database.url, { migrationsDirectory: directory })).toEqual({ applied: [MIGRATION] });
+      expect(await migrateOverRows(dialect, database, MIGRATION, FIXTURE_ROWS, cleanups)).toEqual({ applied: [MIGRATION] });
       const rows = await rawQuery<{ report_row: string }>(
         database.url,
         'SELECT "report_row" FROM "usage_daily" ORDER BY "day", "account_id"',
