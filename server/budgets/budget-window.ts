@@ -1,8 +1,6 @@
 import { getTimezoneOffset } from 'date-fns-tz/getTimezoneOffset';
 import type { BudgetPeriod } from '../db/types';
-import { formatDay, REPORT_TIME_ZONE } from '../usage/shanghai-day';
-
-const DAY_MS = 86_400_000;
+import { DAY_MS, formatDay, REPORT_TIME_ZONE } from '../usage/shanghai-day';
 
 /**
  * The window of a budget period that holds an instant (docs/operator-controls.md, spend

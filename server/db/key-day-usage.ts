@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { formatDay } from '../usage/shanghai-day';
+import { DAY_MS, formatDay, parseDay } from '../usage/shanghai-day';
 import { KeyIdTable } from './key-id-table';
 import { exactInteger } from './rows';
 import type { KeyDayVisitor } from './types';
@@ -66,8 +66,8 @@ export function keyDayUsageThroughPg(pool: pg.Pool): KeyDayUsageQuery {
 
 /** [startDay, endDay] as consecutive ranges of at most `days` days. */
 export function dayChunks(startDay: string, endDay: string, days: number): Array<[string, string]> {
-  const first = dayNumber(Buffer.from(startDay), 0);
-  const last = dayNumber(Buffer.from(endDay), 0);
+  const first = rangeDay(startDay);
+  const last = rangeDay(endDay);
   const chunks: Array<[string, string]> = [];
   for (let from = first; from <= last; from += days) chunks.push([formatDay(from), formatDay(Math.min(last, from + days - 1))]);
   return chunks;
@@ -186,14 +186,13 @@ export class RangeDays {
   private readonly offsets: Int16Array;
 
   constructor(startDay: string, endDay: string) {
-    const start = Buffer.from(startDay);
-    this.firstDay = dayNumber(start, 0);
-    this.firstYear = digitsAt(start, 0, 4);
+    this.firstDay = rangeDay(startDay);
+    this.firstYear = new Date(this.firstDay * DAY_MS).getUTCFullYear();
     this.offsets = new Int16Array(416 * 3).fill(-1);
-    const count = Math.min(LOOKED_UP_DAYS, dayNumber(Buffer.from(endDay), 0) - this.firstDay + 1);
+    const count = Math.min(LOOKED_UP_DAYS, rangeDay(endDay) - this.firstDay + 1);
     for (let offset = 0; offset < count; offset += 1) {
-      const day = Buffer.from(formatDay(this.firstDay + offset));
-      const slot = this.slotOf(digitsAt(day, 0, 4), digitsAt(day, 5, 7), digitsAt(day, 8, 10));
+      const date = new Date((this.firstDay + offset) * DAY_MS);
+      const slot = this.slotOf(date.getUTCFullYear(), date.getUTCMonth() + 1, date.getUTCDate());
       if (slot >= 0) this.offsets[slot] = offset;
     }
   }
@@ -213,6 +212,13 @@ export class RangeDays {
     const years = year - this.firstYear;
     return years >= 0 && years < 3 && month <= 12 && day <= 31 ? years * 416 + month * 32 + day : -1;
   }
+}
+
+/** A range's first or last day (YYYY-MM-DD, checked by the report) as its day number. */
+function rangeDay(day: string): number {
+  const number = parseDay(day);
+  if (number === null) throw new Error(`expected a day of the report's range, got ${day}`);
+  return number;
 }
 
 /** The digits in [start, end) as a number: an error for anything but digits. */

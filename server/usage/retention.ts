@@ -1,4 +1,5 @@
 import type { Store } from '../db/types';
+import { DAY_MS } from './shanghai-day';
 
 export interface RetentionOptions {
   retentionDays: number;
@@ -14,8 +15,6 @@ export interface RetentionOptions {
     onPruned?: (pruned: { records: number; bodies: number }) => void;
   };
 }
-
-const DAY_MS = 86_400_000;
 
 /**
  * Deletes raw usage events older than the retention setting (`usage.retention_days`), once

@@ -2,7 +2,7 @@ import { getTimezoneOffset } from 'date-fns-tz/getTimezoneOffset';
 
 export const REPORT_TIME_ZONE = 'Asia/Shanghai';
 
-const DAY_MS = 86_400_000;
+export const DAY_MS = 86_400_000;
 
 /** The day last asked for, as an interval of instants: every usage event asks, and nearly all fall in it. */
 let current: { from: number; to: number; day: string } | null = null;

@@ -1,11 +1,10 @@
 import type { UsageEventRow } from '../db/types';
-import { shanghaiDay } from './shanghai-day';
+import { DAY_MS, shanghaiDay } from './shanghai-day';
 import type { UsageEvent } from './types';
 
 /** The largest value of the INTEGER columns (Postgres `integer`, Prisma `Int`). */
 const INT32_MAX = 2_147_483_647;
 const INT64_MAX = 9_223_372_036_854_775_807n;
-const DAY_MS = 86_400_000;
 /** Asia/Shanghai is UTC+8 without DST since 1991; only a guess, checked against shanghaiDay. */
 const SHANGHAI_OFFSET_MS = 8 * 3_600_000;
 
