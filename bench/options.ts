@@ -24,12 +24,14 @@ export const USAGE = `npm run bench -- [options]
                      per request over it
   --traces           also measure this gateway with traces on (docs/tracing.md), exported to the mock's OTLP
                      endpoint, and with the request log off (docs/request-log.md), in the same rounds, as
-                     "gateway (traces on)" and "gateway (request log off)"; judged: traces on at most 10% more CPU
-                     per request, the request log (bodies off) and, with --compare of a build without tracing,
+                     "gateway (traces on)" and "gateway (request log off)", then each in paired rounds beside the
+                     gateway (both under load at once); judged on those: traces on at most 10% more CPU per
+                     request, the request log (bodies off) and, with --compare of a build without tracing,
                      traces off within the run's noise (5%)
   --deployments      also measure this gateway with the chat model served by three deployments (docs/routing.md:
                      weighted, session affinity, one mock behind three providers), in the same rounds, as
-                     "gateway (three deployments)"; judged: the choice within the run's noise (5%) of one deployment
+                     "gateway (three deployments)", then in paired rounds beside the gateway; judged on those: the
+                     choice within the run's noise (5%) of one deployment
   --json-proxy       also measure bench/json-proxy.ts on the non-streaming scenarios, as "json proxy": parsing,
                      forwarding with undici and serializing, without the gateway's features
   --json FILE        also write the raw results as JSON

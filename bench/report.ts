@@ -1,4 +1,5 @@
 import type { LoadResult } from './load';
+import type { PairedCpu } from './paired-rounds';
 
 /** One target's aggregate over the measured rounds of a scenario. */
 export interface TargetStats {
@@ -12,6 +13,8 @@ export interface TargetStats {
   cpuMicros: number;
   /** CPU µs per request of each round, in the order the rounds ran. */
   roundCpu: number[];
+  /** A variant that changes one feature of the gateway: its paired rounds beside the gateway (bench/paired-rounds.ts). */
+  pairedCpu?: PairedCpu;
   rssMiB: number;
   errors: number;
   /** The gateway's own time (`x-gateway-overhead-ms`), means over rounds, in ms; one connection only. */

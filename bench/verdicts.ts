@@ -67,23 +67,37 @@ export const REQUEST_LOG_OFF_TARGET = 'gateway (request log off)';
 export const OTHER_TARGET = 'other gateway';
 export const DEPLOYMENTS_TARGET = 'gateway (three deployments)';
 
+/** The variants whose verdict is a feature's cost over the gateway, measured in paired rounds (bench/paired-rounds.ts). */
+export const PAIRED_TARGETS: ReadonlySet<string> = new Set([TRACES_TARGET, REQUEST_LOG_OFF_TARGET, DEPLOYMENTS_TARGET, OTHER_TARGET]);
+
 /**
  * A feature's CPU per request over the same gateway without it, judged against `limit` (a
- * share) on the median of the rounds' ratios: each round's pair ran seconds apart, so the
- * machine's slower spells, which move one round's figures by a quarter or more on the shared
- * VM, weigh on one ratio of several instead of on the pooled figures (docs/performance.md,
- * "Reading the table"). The pooled figures and the rounds' range are shown beside it.
+ * share) on the median of the paired rounds' ratios: in each the two gateways ran under load
+ * at once, through the same spells of the machine (docs/performance.md, "Reading the table").
+ * The rounds' range and the sequential rounds' pooled figures are shown beside it. `variant`
+ * is the gateway with the feature changed; `variantHasIt` says whether it is the one with it.
  */
-function addedCpuRow(metric: string, withIt: TargetStats, without: TargetStats, limit: number, within: string): BenchRow {
+function addedCpuRow(
+  metric: string,
+  variant: TargetStats,
+  gateway: TargetStats,
+  variantHasIt: boolean,
+  limit: number,
+  within: string,
+): BenchRow {
+  const [withIt, without] = variantHasIt ? [variant, gateway] : [gateway, variant];
   const pooled = cpuPerRequest(withIt) / cpuPerRequest(without) - 1;
-  const ratios = withIt.roundCpu.map((cpu, round) => cpu / (without.roundCpu[round] ?? Number.NaN) - 1).filter(Number.isFinite);
+  const paired = variant.pairedCpu;
+  const byRound = paired ?? { variant: variant.roundCpu, gateway: gateway.roundCpu };
+  const [withRounds, withoutRounds] = variantHasIt ? [byRound.variant, byRound.gateway] : [byRound.gateway, byRound.variant];
+  const ratios = withRounds.map((cpu, round) => cpu / (withoutRounds[round] ?? Number.NaN) - 1).filter(Number.isFinite);
   const added = ratios.length > 0 ? percentile(ratios, 0.5) : pooled;
   const percent = (share: number) => `${share < 0 ? '−' : '+'}${Math.abs(100 * share).toFixed(0)}%`;
   const rounds = ratios.length > 1 ? ` (${percent(Math.min(...ratios))} to ${percent(Math.max(...ratios))})` : '';
   return {
     metric,
     value:
-      `${percent(added)} by round${rounds}; ` +
+      `${percent(added)} by ${paired ? 'paired ' : ''}round${rounds}; ` +
       `${Math.round(cpuPerRequest(withIt))} µs over ${Math.round(cpuPerRequest(without))} µs = ${percent(pooled)} pooled`,
     target: `<= ${100 * limit}%${within}`,
     verdict: added <= limit ? 'PASS' : 'FAIL',
@@ -138,21 +152,22 @@ export function verdicts(
     }
     // docs/tracing.md, docs/request-log.md: what observability costs a request.
     const traced = find(id, TRACES_TARGET);
-    if (traced) rows.push(addedCpuRow(`  traces on, ${label}: CPU per request over traces off`, traced, gateway, TRACES_CPU_TARGET, ''));
+    if (traced)
+      rows.push(addedCpuRow(`  traces on, ${label}: CPU per request over traces off`, traced, gateway, true, TRACES_CPU_TARGET, ''));
     const unlogged = find(id, REQUEST_LOG_OFF_TARGET);
     if (unlogged) {
       const metric = `  request log on (bodies off), ${label}: CPU per request over off`;
-      rows.push(addedCpuRow(metric, gateway, unlogged, NOT_MEASURABLE, ' (noise)'));
+      rows.push(addedCpuRow(metric, unlogged, gateway, false, NOT_MEASURABLE, ' (noise)'));
     }
     const routed = find(id, DEPLOYMENTS_TARGET);
     if (routed) {
       const metric = `  three deployments, ${label}: CPU per request over one`;
-      rows.push(addedCpuRow(metric, routed, gateway, NOT_MEASURABLE, ' (noise)'));
+      rows.push(addedCpuRow(metric, routed, gateway, true, NOT_MEASURABLE, ' (noise)'));
     }
     const withoutTracing = options.traces ? find(id, OTHER_TARGET) : undefined;
     if (withoutTracing) {
       const metric = `  traces off, ${label}: CPU per request over the other gateway (without tracing)`;
-      rows.push(addedCpuRow(metric, gateway, withoutTracing, NOT_MEASURABLE, ' (noise)'));
+      rows.push(addedCpuRow(metric, withoutTracing, gateway, false, NOT_MEASURABLE, ' (noise)'));
     }
     const json = find(id, 'json proxy');
     if (json) {
