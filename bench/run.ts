@@ -269,18 +269,27 @@ async function runScenario(
       if (entry) addRound(entry, result, cpuMicros(target.process.pid) - before, errorCount(result), options.rounds);
     }
   }
-  // docs/performance.md, "Reading the table": a feature's cost is judged on paired rounds.
-  const gatewayTarget = list.find((target) => target.name === 'gateway');
-  if (!sequential && gatewayTarget) {
-    const paired = (at: typeof gatewayTarget): PairedTarget => ({
-      pid: at.process.pid,
-      load: (connections, roundSeconds) => load(at, roundSeconds, connections),
-    });
-    for (const [index, target] of list.entries()) {
-      const entry = stats[index];
-      if (!entry || !PAIRED_TARGETS.has(target.name)) continue;
-      entry.pairedCpu = await pairedRounds(paired(gatewayTarget), paired(target), scenario.connections, seconds, options.rounds);
-    }
+  // docs/performance.md, "Reading the table": a feature's cost is judged on paired rounds (their errors count too).
+  const gatewayIndex = list.findIndex((target) => target.name === 'gateway');
+  const paired = (index: number): PairedTarget | undefined => {
+    const target = list[index];
+    const entry = stats[index];
+    if (!target || !entry) return undefined;
+    return {
+      pid: target.process.pid,
+      load: async (connections, roundSeconds) => {
+        const result = await load(target, roundSeconds, connections);
+        entry.errors += errorCount(result);
+        return result;
+      },
+    };
+  };
+  const gatewayPair = sequential ? undefined : paired(gatewayIndex);
+  for (const [index, target] of list.entries()) {
+    const variantPair = PAIRED_TARGETS.has(target.name) ? paired(index) : undefined;
+    const entry = stats[index];
+    if (!gatewayPair || !variantPair || !entry) continue;
+    entry.pairedCpu = await pairedRounds(gatewayPair, variantPair, scenario.connections, seconds, options.rounds);
   }
   list.forEach((target, index) => {
     const entry = stats[index];
